@@ -1,0 +1,1 @@
+"""Reports: one model (``model.py``), and one pure renderer per output format."""

@@ -1,0 +1,153 @@
+"""The report model: plain dataclasses for one conformance run, and the verdict rule.
+
+Every output format (JSON, Markdown, HTML, JUnit, Allure) is a pure function of a ``Report``.
+Nothing in here talks to a target or to pytest.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+SCHEMA_VERSION = "1.0"
+
+
+class Outcome(StrEnum):
+    """How one requirement (or one test) ended. A skip is never a pass."""
+
+    PASS = "pass"
+    FAIL = "fail"
+    UNSUPPORTED = "unsupported"  # the profile declared the capability absent
+    NOT_MEASURABLE = "not-measurable"  # no way to provoke it, or our own rate-limit budget ran out
+    KNOWN_FAILURE = "known-failure"  # failed, and listed in the profile's baseline
+    SPEC_DOUBT = "spec-doubt"  # failed only on a not-shown / inferred element of the contract
+
+
+# When several tests check one requirement, the requirement takes the worst of their outcomes.
+SEVERITY: dict[Outcome, int] = {
+    Outcome.PASS: 0,
+    Outcome.UNSUPPORTED: 1,
+    Outcome.NOT_MEASURABLE: 2,
+    Outcome.SPEC_DOUBT: 3,
+    Outcome.KNOWN_FAILURE: 4,
+    Outcome.FAIL: 5,
+}
+
+
+class Verdict(StrEnum):
+    CONFORMANT = "conformant"
+    CONFORMANT_WITH_EXCEPTIONS = "conformant-with-declared-exceptions"
+    NOT_CONFORMANT = "not-conformant"
+
+
+@dataclass(frozen=True)
+class Exchange:
+    """One request and its response, secrets already redacted, bodies already truncated."""
+
+    method: str
+    url: str
+    request_headers: dict[str, str]
+    request_body: str | None
+    status: int | None  # None: no response (transport error)
+    response_headers: dict[str, str]
+    response_body: str | None
+    elapsed_ms: float
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """Why a test failed: the rule, expected against received, and how to reproduce it."""
+
+    test_id: str
+    requirement_ids: tuple[str, ...]
+    title: str
+    expected: str
+    received: str
+    curl: str | None
+    exchanges: tuple[Exchange, ...] = ()
+    check: str | None = None  # fuzz stage: the schemathesis check that failed
+    seed: int | None = None  # fuzz stage: the seed that reproduces it
+
+
+@dataclass(frozen=True)
+class TestResult:
+    """One executed test (scenario or fuzzed operation) and the requirements it speaks for."""
+
+    test_id: str
+    stage: str  # "scenarios" | "fuzz"
+    requirement_ids: tuple[str, ...]
+    outcome: Outcome
+    duration_s: float
+    message: str = ""
+    evidence: Evidence | None = None
+
+
+@dataclass(frozen=True)
+class RequirementResult:
+    id: str
+    section: str
+    text: str
+    basis: str  # "stated" | "inferred"
+    outcome: Outcome
+    tests: tuple[str, ...]
+    evidence: tuple[Evidence, ...] = ()
+    note: str = ""  # e.g. "baseline entry now passes: remove it", or why it was not measured
+
+
+@dataclass(frozen=True)
+class StageSummary:
+    name: str
+    tests: int
+    duration_s: float
+    details: dict[str, Any] = field(default_factory=dict)  # fuzz cases and seed, p-values, ...
+
+
+@dataclass(frozen=True)
+class Report:
+    suite_version: str
+    contract_sha256: str
+    catalogue_sha256: str
+    target_url: str
+    target_fingerprint: str
+    profile: dict[str, Any]  # secrets redacted
+    started_at: str  # ISO 8601 UTC
+    duration_s: float
+    requirements: tuple[RequirementResult, ...]
+    stages: tuple[StageSummary, ...] = ()
+    schema_version: str = SCHEMA_VERSION
+
+    @property
+    def counts(self) -> dict[str, int]:
+        counts = {outcome.value: 0 for outcome in Outcome}
+        for requirement in self.requirements:
+            counts[requirement.outcome.value] += 1
+        return counts
+
+    @property
+    def verdict(self) -> Verdict:
+        return verdict_of(r.outcome for r in self.requirements)
+
+    @property
+    def not_measured(self) -> tuple[str, ...]:
+        return tuple(
+            r.id
+            for r in self.requirements
+            if r.outcome in (Outcome.NOT_MEASURABLE, Outcome.UNSUPPORTED)
+        )
+
+
+def worst(outcomes: Iterable[Outcome]) -> Outcome:
+    """The outcome a requirement takes from its tests' outcomes (PASS when there are none)."""
+    return max(outcomes, key=SEVERITY.__getitem__, default=Outcome.PASS)
+
+
+def verdict_of(outcomes: Iterable[Outcome]) -> Verdict:
+    """FAIL anywhere: not conformant. Declared exceptions or doubts: conformant with exceptions."""
+    seen = set(outcomes)
+    if Outcome.FAIL in seen:
+        return Verdict.NOT_CONFORMANT
+    if seen & {Outcome.UNSUPPORTED, Outcome.KNOWN_FAILURE, Outcome.SPEC_DOUBT}:
+        return Verdict.CONFORMANT_WITH_EXCEPTIONS
+    return Verdict.CONFORMANT

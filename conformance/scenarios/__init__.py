@@ -1,0 +1,1 @@
+"""Hand-written scenarios, each tied to requirement ids with the ``requirement`` marker."""
