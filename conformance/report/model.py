@@ -117,6 +117,7 @@ class Report:
     requirements: tuple[RequirementResult, ...]
     stages: tuple[StageSummary, ...] = ()
     schema_version: str = SCHEMA_VERSION
+    tests: tuple[TestResult, ...] = ()  # every executed test (JUnit per-test detail, diffs)
 
     @property
     def counts(self) -> dict[str, int]:

@@ -1,0 +1,84 @@
+"""The report writer: renders one ``Report`` to every requested format in the report directory."""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Iterable
+from pathlib import Path
+
+from conformance.report.model import Report
+from conformance.report.redaction import profile_secrets, redact, redact_profile, redact_value
+
+DEFAULT_DIR = Path("reports")
+Renderer = Callable[[Report], str]
+
+
+# format name -> (file name, module, function): each renderer is a pure ``Report -> str``.
+FORMATS: dict[str, tuple[str, str, str]] = {
+    "json": ("conformance.json", "conformance.report.json_report", "dumps"),
+    "md": ("conformance.md", "conformance.report.markdown_report", "render"),
+    "html": ("conformance.html", "conformance.report.html_report", "render"),
+    "junit": ("junit.xml", "conformance.report.junit_report", "render"),
+}
+
+
+def _renderers() -> dict[str, tuple[str, Renderer]]:
+    """The formats whose renderer module is present, imported lazily."""
+    table: dict[str, tuple[str, Renderer]] = {}
+    for name, (file_name, module_name, function) in FORMATS.items():
+        try:
+            module = importlib.import_module(module_name)
+        except ModuleNotFoundError as error:
+            if error.name != module_name:
+                raise
+            continue  # not built yet
+        table[name] = (file_name, getattr(module, function))
+    return table
+
+
+def available_formats() -> tuple[str, ...]:
+    return tuple(_renderers())
+
+
+def sanitize(report: Report, secrets: Iterable[str] = ()) -> tuple[Report, list[str]]:
+    """The report with its profile's credentials masked and every known secret removed."""
+    secret_list = sorted({*secrets, *profile_secrets(report.profile)})
+    masked = redact_value(report, secret_list)
+    masked = _with_profile(masked, redact_profile(masked.profile))
+    return masked, secret_list
+
+
+def _with_profile(report: Report, profile: dict[str, object]) -> Report:
+    from dataclasses import replace
+
+    return replace(report, profile=profile)
+
+
+def write_reports(
+    report: Report,
+    report_dir: Path,
+    formats: Iterable[str] = ("json", "md", "html", "junit"),
+    secrets: Iterable[str] = (),
+) -> list[Path]:
+    """Write each format's file into ``report_dir`` (created if absent); return the paths written.
+
+    Secrets are removed twice: from the model before rendering, and from each rendered text."""
+    renderers = _renderers()
+    wanted = sorted(dict.fromkeys(formats), key=lambda n: (n != "json", n))  # JSON first
+    unknown = [name for name in wanted if name not in FORMATS]
+    if unknown:
+        raise ValueError(
+            f"unknown report format(s) {', '.join(unknown)}; known: {', '.join(FORMATS)}"
+        )
+    clean, secret_list = sanitize(report, secrets)
+    report_dir = Path(report_dir)
+    report_dir.mkdir(parents=True, exist_ok=True)
+    written: list[Path] = []
+    for name in wanted:
+        if name not in renderers:
+            continue
+        file_name, render = renderers[name]
+        path = report_dir / file_name
+        path.write_text(redact(render(clean), secret_list), encoding="utf-8")
+        written.append(path)
+    return written
