@@ -1,0 +1,73 @@
+"""The suite's one exception root: the target is wrong, you ran me wrong, or it cannot be measured."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+
+class ConformanceError(Exception):
+    """Root of every error the suite raises on purpose."""
+
+
+class ContractViolation(ConformanceError, AssertionError):
+    """The target broke a rule. Reads, in order: rule, expected, received, reproduction."""
+
+    def __init__(
+        self,
+        requirement_ids: Sequence[str],
+        title: str,
+        expected: str,
+        received: str,
+        curl: str | None = None,
+        sections: Sequence[str] = (),
+    ) -> None:
+        self.requirement_ids = tuple(requirement_ids)
+        self.title = title
+        self.expected = expected
+        self.received = received
+        self.curl = curl
+        self.sections = tuple(sections)
+        super().__init__(self.render())
+
+    def render(self) -> str:
+        ids = ", ".join(self.requirement_ids) or "(no requirement id)"
+        where = f" (spec {', '.join(self.sections)})" if self.sections else ""
+        lines = [
+            f"Rule broken: {ids}{where}: {self.title}",
+            f"Expected: {self.expected}",
+            f"Received: {self.received}",
+        ]
+        if self.curl:
+            lines.append(f"Reproduce: {self.curl}")
+        return "\n".join(lines)
+
+
+class UsageError(ConformanceError):
+    """The suite was run wrongly (bad profile, unreachable target). Says what to do next."""
+
+    def __init__(self, problem: str, what_to_do: str = "") -> None:
+        self.problem = problem
+        self.what_to_do = what_to_do
+        super().__init__(self.render())
+
+    def render(self) -> str:
+        if not self.what_to_do:
+            return self.problem
+        return f"{self.problem}\nWhat to do: {self.what_to_do}"
+
+
+class NotMeasurable(ConformanceError):
+    """The behaviour cannot be observed on this target (no trigger, or our own budget ran out)."""
+
+    def __init__(self, reason: str, requirement_ids: Sequence[str] = ()) -> None:
+        self.reason = reason
+        self.requirement_ids = tuple(requirement_ids)
+        super().__init__(reason)
+
+
+class Unsupported(ConformanceError):
+    """The profile declares the capability absent: the requirement is unsupported, not passed."""
+
+    def __init__(self, capability: str) -> None:
+        self.capability = capability
+        super().__init__(f"capability {capability!r} is declared absent in the target profile")
