@@ -1,0 +1,54 @@
+"""Evidence as plain text: one failure's rule, expected/received, reproduction and exchanges."""
+
+from __future__ import annotations
+
+from conformance.report.model import Evidence, Exchange
+
+BODY_LIMIT = 2000  # characters of a body shown in text outputs (the JSON keeps what it was given)
+
+
+def truncate(text: str, limit: int = BODY_LIMIT) -> str:
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit]}… [{len(text) - limit} more characters]"
+
+
+def request_text(exchange: Exchange, limit: int = BODY_LIMIT) -> str:
+    lines = [f"{exchange.method} {exchange.url}"]
+    lines += [f"{name}: {value}" for name, value in exchange.request_headers.items()]
+    if exchange.request_body:
+        lines += ["", truncate(exchange.request_body, limit)]
+    return "\n".join(lines)
+
+
+def response_text(exchange: Exchange, limit: int = BODY_LIMIT) -> str:
+    if exchange.status is None:
+        return f"(no response after {exchange.elapsed_ms:.0f} ms)"
+    lines = [f"HTTP {exchange.status} ({exchange.elapsed_ms:.0f} ms)"]
+    lines += [f"{name}: {value}" for name, value in exchange.response_headers.items()]
+    if exchange.response_body:
+        lines += ["", truncate(exchange.response_body, limit)]
+    return "\n".join(lines)
+
+
+def exchange_text(exchange: Exchange, limit: int = BODY_LIMIT) -> str:
+    return f"> {request_text(exchange, limit)}\n\n< {response_text(exchange, limit)}"
+
+
+def evidence_text(evidence: Evidence, limit: int = BODY_LIMIT) -> str:
+    """Reads in order: rule, expected, received, reproduction, then the exchanges."""
+    lines = [
+        f"Rule broken: {', '.join(evidence.requirement_ids) or '(none)'}: {evidence.title}",
+        f"Test: {evidence.test_id}",
+        f"Expected: {truncate(evidence.expected, limit)}",
+        f"Received: {truncate(evidence.received, limit)}",
+    ]
+    if evidence.check:
+        lines.append(f"Check: {evidence.check}")
+    if evidence.seed is not None:
+        lines.append(f"Seed: {evidence.seed}")
+    if evidence.curl:
+        lines.append(f"Reproduce: {evidence.curl}")
+    for number, exchange in enumerate(evidence.exchanges, start=1):
+        lines += ["", f"--- exchange {number} ---", exchange_text(exchange, limit)]
+    return "\n".join(lines)

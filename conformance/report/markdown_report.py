@@ -1,0 +1,160 @@
+"""conformance.md: a one-screen summary for a pull-request comment or a CI job summary."""
+
+from __future__ import annotations
+
+import re
+
+from conformance.report.evidence_text import truncate
+from conformance.report.model import Evidence, Outcome, Report, RequirementResult
+from conformance.report.sections import by_section, outcome_counts
+from conformance.report.vocabulary import OUTCOME_ORDER, OUTCOME_STYLES, VERDICT_STYLES
+
+FAILURES_SHOWN = 10  # beyond this, the reader is sent to conformance.html
+TEXT_LIMIT = 300  # characters of expected/received shown per failure
+ATTENTION = (Outcome.KNOWN_FAILURE, Outcome.SPEC_DOUBT)
+NOT_MEASURED = (Outcome.NOT_MEASURABLE, Outcome.UNSUPPORTED)
+MARKDOWN_ESCAPED = frozenset("\\|<>[]")  # table breaks, raw HTML, links
+
+
+def _cell(text: str) -> str:
+    """Text on one line, safe inside a Markdown table cell (no table break, HTML or link)."""
+    flat = " ".join(text.split())
+    return "".join(f"\\{c}" if c in MARKDOWN_ESCAPED else c for c in flat)
+
+
+def _inline(text: str) -> str:
+    """Text as an inline code span, whatever backticks it holds."""
+    flat = " ".join(text.split())
+    longest = max((len(run) for run in re.findall(r"`+", flat)), default=0)
+    fence = "`" * (longest + 1)
+    pad = " " if flat.startswith("`") or flat.endswith("`") else ""
+    return f"{fence}{pad}{flat}{pad}{fence}"
+
+
+def _block(text: str, language: str = "") -> list[str]:
+    longest = max((len(run) for run in re.findall(r"`{3,}", text)), default=2)
+    fence = "`" * (longest + 1)
+    return [f"{fence}{language}", text, fence]
+
+
+def _header(report: Report) -> list[str]:
+    style = VERDICT_STYLES[report.verdict]
+    return [
+        f"# {style.mark} RCES conformance: {style.headline}",
+        "",
+        style.explanation,
+        "",
+        f"- Target: {_inline(report.target_url)}"
+        f" (fingerprint {_inline(report.target_fingerprint)})",
+        f"- Suite {_inline(report.suite_version)}, contract sha256 "
+        f"{_inline(report.contract_sha256[:12])}, catalogue sha256 "
+        f"{_inline(report.catalogue_sha256[:12])}",
+        f"- Started {report.started_at}, took {report.duration_s:.1f} s",
+        "",
+    ]
+
+
+def _totals(report: Report) -> list[str]:
+    counts = outcome_counts(report.requirements)
+    parts = [
+        f"{OUTCOME_STYLES[o].mark} {counts[o]} {OUTCOME_STYLES[o].label}" for o in OUTCOME_ORDER
+    ]
+    return [f"**{len(report.requirements)} requirements:** " + " · ".join(parts), ""]
+
+
+def _section_table(report: Report) -> list[str]:
+    head = "| Section | " + " | ".join(OUTCOME_STYLES[o].label for o in OUTCOME_ORDER) + " |"
+    rule = "|---|" + "---:|" * len(OUTCOME_ORDER)
+    lines = ["## Outcomes per section", "", head, rule]
+    for section, requirements in by_section(report):
+        counts = outcome_counts(requirements)
+        cells = " | ".join(str(counts[o]) if counts[o] else "·" for o in OUTCOME_ORDER)
+        lines.append(f"| {_cell(section)} | {cells} |")
+    return [*lines, ""]
+
+
+def _evidence(evidence: Evidence) -> list[str]:
+    lines = [
+        f"- Test: {_inline(evidence.test_id)}: {_cell(evidence.title)}",
+        f"- Expected: {_cell(truncate(evidence.expected, TEXT_LIMIT))}",
+        f"- Received: {_cell(truncate(evidence.received, TEXT_LIMIT))}",
+    ]
+    if evidence.check:
+        lines.append(f"- Check: {_inline(evidence.check)}")
+    if evidence.seed is not None:
+        lines.append(f"- Seed: {_inline(str(evidence.seed))}")
+    if evidence.curl:
+        lines += ["", *_block(evidence.curl, "sh")]
+    return lines
+
+
+def _failure(requirement: RequirementResult) -> list[str]:
+    lines = [
+        f"### {requirement.id} (§{_cell(requirement.section)})",
+        "",
+        f"> {_cell(requirement.text)}",
+        "",
+    ]
+    if not requirement.evidence:
+        lines += [f"- Tests: {', '.join(requirement.tests) or '(none)'}; no evidence recorded"]
+    for evidence in requirement.evidence:
+        lines += [*_evidence(evidence), ""]
+    return lines
+
+
+def _failures(report: Report) -> list[str]:
+    failed = [
+        r for r in sorted(report.requirements, key=lambda r: r.id) if r.outcome is Outcome.FAIL
+    ]
+    if not failed:
+        return []
+    lines = [f"## Failures ({len(failed)})", ""]
+    for requirement in failed[:FAILURES_SHOWN]:
+        lines += _failure(requirement)
+    if len(failed) > FAILURES_SHOWN:
+        lines += [f"…and {len(failed) - FAILURES_SHOWN} more: see conformance.html.", ""]
+    return lines
+
+
+def _listing(title: str, requirements: list[RequirementResult]) -> list[str]:
+    if not requirements:
+        return []
+    lines = [f"## {title} ({len(requirements)})", ""]
+    for r in requirements:
+        note = f": {_cell(r.note)}" if r.note else ""
+        lines.append(f"- **{r.id}** ({OUTCOME_STYLES[r.outcome].label}, §{_cell(r.section)}){note}")
+    return [*lines, ""]
+
+
+def _stages(report: Report) -> list[str]:
+    if not report.stages:
+        return []
+    lines = ["## Stages", "", "| Stage | Tests | Duration | Details |", "|---|---:|---:|---|"]
+    for stage in report.stages:
+        details = ", ".join(f"{k}={_detail(v)}" for k, v in sorted(stage.details.items()))
+        lines.append(
+            f"| {_cell(stage.name)} | {stage.tests} | {stage.duration_s:.1f} s | {_cell(details)} |"
+        )
+    return [*lines, ""]
+
+
+def _detail(value: object) -> str:
+    if isinstance(value, float):
+        return f"{value:.4g}"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{k}: {_detail(v)}" for k, v in sorted(value.items())) + "}"
+    return str(value)
+
+
+def render(report: Report) -> str:
+    by_id = sorted(report.requirements, key=lambda r: r.id)
+    lines = [
+        *_header(report),
+        *_totals(report),
+        *_section_table(report),
+        *_failures(report),
+        *_listing("Declared exceptions", [r for r in by_id if r.outcome in ATTENTION]),
+        *_listing("Not measured", [r for r in by_id if r.outcome in NOT_MEASURED]),
+        *_stages(report),
+    ]
+    return "\n".join(lines).rstrip() + "\n"

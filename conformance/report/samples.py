@@ -1,0 +1,287 @@
+"""Hand-built sample Reports (conformant, with exceptions, not conformant) for tests and previews.
+
+Run ``python -m conformance.report.samples DIR`` to render all three into DIR/<name>/.
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import replace
+from pathlib import Path
+
+from conformance.report.model import (
+    Evidence,
+    Exchange,
+    Outcome,
+    Report,
+    RequirementResult,
+    StageSummary,
+    TestResult,
+)
+
+STARTED_AT = "2026-01-02T03:04:05Z"
+CONTRACT_SHA = "a" * 64
+CATALOGUE_SHA = "b" * 64
+URL = "http://127.0.0.1:8765"
+
+PROFILE = {
+    "profile_version": 1,
+    "credentials": {
+        "pat": "<redacted>",
+        "sdk_keys": [{"key": "<redacted>", "environments": ["development"]}],
+    },
+    "project": {"application_id": 1, "environments": {"development": 1, "production": 2}},
+    "capabilities": {"experiments": True, "load_shedding": True},
+    "baseline": [],
+}
+
+# (id, section, text, basis, tests)
+REQUIREMENTS: tuple[tuple[str, str, str, str, tuple[str, ...]], ...] = (
+    (
+        "CFG-CREATE-RECORD",
+        "4.1",
+        "Creating a configuration returns the configuration record (2.1).",
+        "stated",
+        ("scenarios/test_configurations.py::test_create_returns_record",),
+    ),
+    (
+        "CFG-PATCH-409-STALE",
+        "4.1",
+        "A PATCH whose base is stale answers 409 and changes nothing.",
+        "stated",
+        ("scenarios/test_patch.py::test_stale_base_conflicts",),
+    ),
+    (
+        "EXP-LIST",
+        "4.2",
+        "GET .../v2/experiments lists the project's experiments.",
+        "inferred",
+        ("scenarios/test_experiments.py::test_list",),
+    ),
+    (
+        "EXP-BUCKETING-UNIFORM",
+        "4.2",
+        "Weighted-hash assignment spreads units over groups in proportion to their weights.",
+        "inferred",
+        ("scenarios/test_bucketing.py::test_uniform",),
+    ),
+    (
+        "SDK-STATUS-304-IF-NONE-MATCH",
+        "4.3",
+        'If-None-Match equal to the current snapshot hash answers 304 with no body (<"&">).',
+        "stated",
+        ("scenarios/test_status.py::test_304_if_none_match", "fuzz::GET /sdk/v2/status"),
+    ),
+    (
+        "SDK-STATUS-ETAG",
+        "4.3",
+        "Every status response carries its snapshot hash as the ETag header.",
+        "stated",
+        ("scenarios/test_status.py::test_etag",),
+    ),
+    (
+        "SDK-STATUS-403-SCOPE",
+        "7",
+        "An environment alias outside the key's scope answers 403.",
+        "stated",
+        ("scenarios/test_status.py::test_scope",),
+    ),
+    (
+        "LIMIT-LOAD-SHED-POLLING",
+        "8",
+        "Under load shedding the response carries polling.intervalSeconds and jitterRatio.",
+        "stated",
+        ("scenarios/test_limits.py::test_load_shedding",),
+    ),
+    (
+        "VER-LEGACY-SDK-KEY",
+        "9",
+        "SDK keys with the older prefix sdk_ are still accepted.",
+        "stated",
+        ("scenarios/test_auth.py::test_legacy_key",),
+    ),
+)
+
+STAGES = (
+    StageSummary("scenarios", tests=9, duration_s=4.25),
+    StageSummary(
+        "fuzz",
+        tests=19,
+        duration_s=31.5,
+        details={"cases": 1900, "seed": 12345, "operations": 19},
+    ),
+    StageSummary(
+        "bucketing",
+        tests=1,
+        duration_s=2.0,
+        details={"p_values": {"chi2_groups": 0.4121, "ks_hash": 0.8875}},
+    ),
+)
+
+
+def _base(outcomes: dict[str, Outcome], notes: dict[str, str] | None = None) -> Report:
+    notes = notes or {}
+    requirements = tuple(
+        RequirementResult(
+            id=rid,
+            section=section,
+            text=text,
+            basis=basis,
+            outcome=outcomes.get(rid, Outcome.PASS),
+            tests=tests,
+            note=notes.get(rid, ""),
+        )
+        for rid, section, text, basis, tests in REQUIREMENTS
+    )
+    tests = tuple(
+        TestResult(
+            test_id=test_id,
+            stage="fuzz" if test_id.startswith("fuzz::") else "scenarios",
+            requirement_ids=(rid,),
+            outcome=outcomes.get(rid, Outcome.PASS),
+            duration_s=0.25,
+        )
+        for rid, _s, _t, _b, test_ids in REQUIREMENTS
+        for test_id in test_ids
+    )
+    return Report(
+        suite_version="0.1.0",
+        contract_sha256=CONTRACT_SHA,
+        catalogue_sha256=CATALOGUE_SHA,
+        target_url=URL,
+        target_fingerprint="sha256:0123456789abcdef",
+        profile=PROFILE,
+        started_at=STARTED_AT,
+        duration_s=37.75,
+        requirements=requirements,
+        stages=STAGES,
+        tests=tests,
+    )
+
+
+def conformant() -> Report:
+    return _base({})
+
+
+def with_exceptions() -> Report:
+    return _base(
+        {
+            "VER-LEGACY-SDK-KEY": Outcome.UNSUPPORTED,
+            "LIMIT-LOAD-SHED-POLLING": Outcome.NOT_MEASURABLE,
+            "SDK-STATUS-ETAG": Outcome.KNOWN_FAILURE,
+            "EXP-LIST": Outcome.SPEC_DOUBT,
+        },
+        {
+            "VER-LEGACY-SDK-KEY": "capability 'legacy_sdk_key' is declared absent in the profile",
+            "LIMIT-LOAD-SHED-POLLING": "load_shedding.provoke is none: no way to provoke it",
+            "SDK-STATUS-ETAG": "baseline: tracked in TICKET-12",
+            "EXP-LIST": "failed only on an inferred element (response envelope)",
+        },
+    )
+
+
+STATUS_EXCHANGE = Exchange(
+    method="GET",
+    url=f"{URL}/sdk/v2/status",
+    request_headers={"authorization": "<redacted>", "If-None-Match": '"3f2a"'},
+    request_body=None,
+    status=200,
+    response_headers={"content-type": "application/json", "etag": '"3f2a"'},
+    response_body='{"hash": "3f2a", "configurations": [], "note": "<script>alert(1)</script>"}',
+    elapsed_ms=4.5,
+)
+
+PATCH_EXCHANGE = Exchange(
+    method="PATCH",
+    url=f"{URL}/application/1/v2/configuration/7",
+    request_headers={"Authorization": "Bearer <redacted>", "content-type": "application/json"},
+    request_body='{"baseHash": "old", "operations": [{"op": "add", "path": "/a", "value": 1}]}',
+    status=200,
+    response_headers={"content-type": "application/json"},
+    response_body='{"id": 7, "configuration": {"a": 1}}',
+    elapsed_ms=6.25,
+)
+
+
+def not_conformant() -> Report:
+    report = _base(
+        {
+            "SDK-STATUS-304-IF-NONE-MATCH": Outcome.FAIL,
+            "CFG-PATCH-409-STALE": Outcome.FAIL,
+            "VER-LEGACY-SDK-KEY": Outcome.UNSUPPORTED,
+        },
+        {"VER-LEGACY-SDK-KEY": "capability 'legacy_sdk_key' is declared absent in the profile"},
+    )
+    evidence = {
+        "SDK-STATUS-304-IF-NONE-MATCH": (
+            Evidence(
+                test_id="scenarios/test_status.py::test_304_if_none_match",
+                requirement_ids=("SDK-STATUS-304-IF-NONE-MATCH",),
+                title="If-None-Match equal to the current hash must answer 304",
+                expected="status 304 and an empty body",
+                received="status 200 with a body of 74 bytes",
+                curl=f"curl -sS -i -H 'authorization: $RCES_KEY_DEV' "
+                f"-H 'If-None-Match: \"3f2a\"' '{URL}/sdk/v2/status'",
+                exchanges=(STATUS_EXCHANGE,),
+            ),
+            Evidence(
+                test_id="fuzz::GET /sdk/v2/status",
+                requirement_ids=("SDK-STATUS-304-IF-NONE-MATCH",),
+                title="GET /sdk/v2/status: status code conformance",
+                expected="one of the documented statuses 200, 304, 403",
+                received="200 where 304 was due",
+                curl=f"curl -X GET -H 'authorization: $RCES_KEY_DEV' "
+                f"'{URL}/sdk/v2/status?hash=3f2a'",
+                exchanges=(STATUS_EXCHANGE,),
+                check="status_code_conformance",
+                seed=12345,
+            ),
+        ),
+        "CFG-PATCH-409-STALE": (
+            Evidence(
+                test_id="scenarios/test_patch.py::test_stale_base_conflicts",
+                requirement_ids=("CFG-PATCH-409-STALE",),
+                title="A stale base must be refused with 409",
+                expected="409 and the record unchanged",
+                received="200 and the patch applied | twice `x`",
+                curl=f"curl -sS -i -X PATCH -H 'Authorization: Bearer $RCES_PAT' "
+                f"-d @patch.json '{URL}/application/1/v2/configuration/7'",
+                exchanges=(PATCH_EXCHANGE,),
+            ),
+        ),
+    }
+    requirements = tuple(replace(r, evidence=evidence.get(r.id, ())) for r in report.requirements)
+    tests = tuple(
+        replace(
+            t,
+            evidence=next(
+                (e for e in evidence.get(t.requirement_ids[0], ()) if e.test_id == t.test_id),
+                None,
+            ),
+            message="see evidence" if t.outcome is Outcome.FAIL else "",
+        )
+        for t in report.tests
+    )
+    return replace(report, requirements=requirements, tests=tests)
+
+
+SAMPLES = {
+    "conformant": conformant,
+    "with-exceptions": with_exceptions,
+    "not-conformant": not_conformant,
+}
+
+
+def main(argv: list[str] | None = None) -> int:
+    from conformance.report.writer import write_reports
+
+    args = sys.argv[1:] if argv is None else argv
+    out = Path(args[0] if args else "reports/samples")
+    for name, build in SAMPLES.items():
+        for path in write_reports(build(), out / name):
+            print(path)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

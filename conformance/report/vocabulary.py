@@ -1,0 +1,52 @@
+"""Vocabulary shared by the human-readable reports: outcome and verdict labels, order, colours."""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from conformance.report.model import Outcome, Verdict
+
+
+class OutcomeStyle(NamedTuple):
+    label: str
+    mark: str  # a short symbol for terminals and Markdown
+    colour: str  # CSS colour for the HTML report
+
+
+# Display order: what a reader must act on first.
+OUTCOME_STYLES: dict[Outcome, OutcomeStyle] = {
+    Outcome.FAIL: OutcomeStyle("fail", "❌", "#c62828"),
+    Outcome.KNOWN_FAILURE: OutcomeStyle("known failure", "🟠", "#ef6c00"),
+    Outcome.SPEC_DOUBT: OutcomeStyle("spec doubt", "❔", "#8e24aa"),
+    Outcome.NOT_MEASURABLE: OutcomeStyle("not measurable", "⚪", "#757575"),
+    Outcome.UNSUPPORTED: OutcomeStyle("unsupported", "⏭️", "#546e7a"),
+    Outcome.PASS: OutcomeStyle("pass", "✅", "#2e7d32"),
+}
+OUTCOME_ORDER: tuple[Outcome, ...] = tuple(OUTCOME_STYLES)
+
+
+class VerdictStyle(NamedTuple):
+    headline: str
+    mark: str
+    colour: str
+    explanation: str
+
+
+VERDICT_STYLES: dict[Verdict, VerdictStyle] = {
+    Verdict.CONFORMANT: VerdictStyle(
+        "Conformant", "✅", "#2e7d32", "Every requirement that was measured passed."
+    ),
+    Verdict.CONFORMANT_WITH_EXCEPTIONS: VerdictStyle(
+        "Conformant with declared exceptions",
+        "⚠️",
+        "#ef6c00",
+        "No unexpected failure; some requirements are unsupported, known failures or spec doubts.",
+    ),
+    Verdict.NOT_CONFORMANT: VerdictStyle(
+        "Not conformant", "❌", "#c62828", "At least one requirement failed."
+    ),
+}
+
+
+def label(outcome: Outcome) -> str:
+    return OUTCOME_STYLES[outcome].label
