@@ -5,12 +5,15 @@ from __future__ import annotations
 import dataclasses
 import html
 import json
+import re
 from collections.abc import Callable, Iterable, Mapping
 from enum import Enum
 from typing import Any, TypeVar
 from urllib.parse import quote, quote_plus
 
 MASK = "***"
+# Values that are already masks or unresolved ``${ENV}`` references, not secrets themselves.
+PLACEHOLDER = re.compile(r"\*+|<redacted>|\$\{?[A-Za-z_][A-Za-z0-9_]*\}?|\s*")
 T = TypeVar("T")
 
 # Every spelling a secret may take once a renderer has escaped it.
@@ -24,8 +27,10 @@ SPELLINGS: tuple[Callable[[str], str], ...] = (
     lambda s: quote_plus(s),
 )
 
-# Profile keys whose every leaf value is a secret, wherever they sit.
+# Profile keys whose every string leaf is a secret, wherever they sit ...
 SECRET_KEYS = frozenset({"credentials", "pat", "key", "token", "password", "secret"})
+# ... except below these, which name scopes, not secrets.
+PUBLIC_KEYS = frozenset({"environments"})
 
 
 def spellings(secrets: Iterable[str]) -> list[str]:
@@ -71,57 +76,48 @@ def redact_value(value: T, secrets: Iterable[str]) -> T:
     return result
 
 
-def _leaves(value: Any) -> Iterable[str]:
-    if isinstance(value, Mapping):
-        for item in value.values():
-            yield from _leaves(item)
-    elif isinstance(value, list | tuple):
-        for item in value:
-            yield from _leaves(item)
-    elif isinstance(value, str) and value != MASK:
-        yield value
+def _secret_leaves(node: Any, secret: bool = False) -> Iterable[tuple[bool, str]]:
+    """Every string leaf with whether it is a secret (it sits under a secret-named key and
+    not under a public one)."""
+    if isinstance(node, Mapping):
+        for key, item in node.items():
+            name = str(key).lower()
+            inner = False if name in PUBLIC_KEYS else secret or name in SECRET_KEYS
+            yield from _secret_leaves(item, inner)
+    elif isinstance(node, list | tuple):
+        for item in node:
+            yield from _secret_leaves(item, secret)
+    elif isinstance(node, str):
+        yield secret, node
 
 
 def profile_secrets(profile: Mapping[str, Any]) -> list[str]:
-    """The secret strings of a profile: every string leaf under a secret-named key."""
-    found: list[str] = []
-
-    def walk(node: Any) -> None:
-        if isinstance(node, Mapping):
-            for key, item in node.items():
-                if str(key).lower() in SECRET_KEYS:
-                    found.extend(_leaves(item))
-                else:
-                    walk(item)
-        elif isinstance(node, list | tuple):
-            for item in node:
-                walk(item)
-
-    walk(profile)
-    return sorted(set(found))
+    """The secret strings of a profile (masks and ``${ENV}`` references excluded)."""
+    return sorted(
+        {
+            value
+            for secret, value in _secret_leaves(profile)
+            if secret and not PLACEHOLDER.fullmatch(value)
+        }
+    )
 
 
 def redact_profile(profile: Mapping[str, Any]) -> dict[str, Any]:
-    """The profile with every string leaf under a secret-named key replaced by the mask."""
+    """The profile with every secret string leaf replaced by the mask."""
 
-    def mask(node: Any) -> Any:
+    def walk(node: Any, secret: bool) -> Any:
         if isinstance(node, Mapping):
-            return {key: mask(item) for key, item in node.items()}
-        if isinstance(node, list):
-            return [mask(item) for item in node]
-        if isinstance(node, tuple):
-            return tuple(mask(item) for item in node)
-        return MASK if isinstance(node, str) else node
-
-    def walk(node: Any) -> Any:
-        if isinstance(node, Mapping):
-            return {
-                key: mask(item) if str(key).lower() in SECRET_KEYS else walk(item)
-                for key, item in node.items()
-            }
-        if isinstance(node, list):
-            return [walk(item) for item in node]
+            result = {}
+            for key, item in node.items():
+                name = str(key).lower()
+                inner = False if name in PUBLIC_KEYS else secret or name in SECRET_KEYS
+                result[key] = walk(item, inner)
+            return result
+        if isinstance(node, list | tuple):
+            return type(node)(walk(item, secret) for item in node)
+        if isinstance(node, str) and secret and not PLACEHOLDER.fullmatch(node):
+            return MASK
         return node
 
-    result: dict[str, Any] = walk(profile)
-    return result
+    masked: dict[str, Any] = walk(profile, False)
+    return masked

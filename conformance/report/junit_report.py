@@ -1,0 +1,124 @@
+"""junit.xml: one testsuite per spec section, one testcase per requirement, for CI test tabs."""
+
+from __future__ import annotations
+
+import re
+import xml.etree.ElementTree as ET
+
+from conformance.report.evidence_text import evidence_text
+from conformance.report.model import Outcome, Report, RequirementResult, TestResult
+from conformance.report.sections import by_section
+from conformance.report.vocabulary import OUTCOME_STYLES
+
+# XML 1.0 cannot carry most control characters, even escaped.
+_ILLEGAL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")
+
+# How each outcome appears: (child element or None, its ``type``, message prefix).
+ELEMENTS: dict[Outcome, tuple[str | None, str, str]] = {
+    Outcome.PASS: (None, "", ""),
+    Outcome.FAIL: ("failure", "ContractViolation", ""),
+    Outcome.UNSUPPORTED: ("skipped", "unsupported", "unsupported: "),
+    Outcome.NOT_MEASURABLE: ("skipped", "not-measurable", "not measurable: "),
+    Outcome.KNOWN_FAILURE: ("skipped", "known-failure", "known failure (not counted): "),
+    Outcome.SPEC_DOUBT: ("skipped", "spec-doubt", "spec doubt (not counted): "),
+}
+
+
+def _clean(text: str) -> str:
+    return _ILLEGAL.sub("\ufffd", text)
+
+
+def _seconds(value: float) -> str:
+    return f"{value:.3f}"
+
+
+def _message(requirement: RequirementResult) -> str:
+    _element, _kind, prefix = ELEMENTS[requirement.outcome]
+    if requirement.evidence:
+        reason = "; ".join(e.title for e in requirement.evidence)
+    else:
+        reason = requirement.note or OUTCOME_STYLES[requirement.outcome].label
+    return _clean(prefix + reason)
+
+
+def _body(requirement: RequirementResult) -> str:
+    parts = [requirement.text]
+    if requirement.note:
+        parts.append(f"Note: {requirement.note}")
+    parts += [evidence_text(e) for e in requirement.evidence]
+    return _clean("\n\n".join(parts))
+
+
+def _testcase(
+    parent: ET.Element, requirement: RequirementResult, tests: dict[str, TestResult]
+) -> tuple[Outcome, float]:
+    duration = sum(tests[t].duration_s for t in requirement.tests if t in tests)
+    case = ET.SubElement(
+        parent,
+        "testcase",
+        {
+            "classname": f"conformance.section_{requirement.section}",
+            "name": requirement.id,
+            "time": _seconds(duration),
+        },
+    )
+    properties = ET.SubElement(case, "properties")
+    ET.SubElement(properties, "property", {"name": "requirement", "value": requirement.id})
+    ET.SubElement(properties, "property", {"name": "section", "value": requirement.section})
+    ET.SubElement(properties, "property", {"name": "basis", "value": requirement.basis})
+    ET.SubElement(properties, "property", {"name": "outcome", "value": requirement.outcome.value})
+    for test_id in requirement.tests:
+        ET.SubElement(properties, "property", {"name": "test", "value": _clean(test_id)})
+    element, kind, _prefix = ELEMENTS[requirement.outcome]
+    if element is not None:
+        child = ET.SubElement(case, element, {"type": kind, "message": _message(requirement)})
+        if element == "failure" or requirement.evidence:
+            child.text = _body(requirement)
+    elif requirement.note:
+        ET.SubElement(case, "system-out").text = _clean(requirement.note)
+    return requirement.outcome, duration
+
+
+def render(report: Report) -> str:
+    tests = {t.test_id: t for t in report.tests}
+    root = ET.Element("testsuites", {"name": "rces-conformance"})
+    totals = {"tests": 0, "failures": 0, "skipped": 0}
+    total_time = 0.0
+    for section, requirements in by_section(report):
+        suite = ET.SubElement(
+            root,
+            "testsuite",
+            {"name": f"§{section}", "timestamp": report.started_at, "hostname": "conformance"},
+        )
+        properties = ET.SubElement(suite, "properties")
+        for name, value in (
+            ("verdict", report.verdict.value),
+            ("suite_version", report.suite_version),
+            ("target_url", report.target_url),
+            ("target_fingerprint", report.target_fingerprint),
+        ):
+            ET.SubElement(properties, "property", {"name": name, "value": _clean(value)})
+        counts = {"tests": 0, "failures": 0, "skipped": 0}
+        time = 0.0
+        for requirement in requirements:
+            outcome, duration = _testcase(suite, requirement, tests)
+            element = ELEMENTS[outcome][0]
+            counts["tests"] += 1
+            counts["failures"] += element == "failure"
+            counts["skipped"] += element == "skipped"
+            time += duration
+        suite.set("tests", str(counts["tests"]))
+        suite.set("failures", str(counts["failures"]))
+        suite.set("errors", "0")
+        suite.set("skipped", str(counts["skipped"]))
+        suite.set("time", _seconds(time))
+        for key in totals:
+            totals[key] += counts[key]
+        total_time += time
+    root.set("tests", str(totals["tests"]))
+    root.set("failures", str(totals["failures"]))
+    root.set("errors", "0")
+    root.set("skipped", str(totals["skipped"]))
+    root.set("time", _seconds(report.duration_s if report.duration_s else total_time))
+    ET.indent(root)
+    return '<?xml version="1.0" encoding="utf-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
