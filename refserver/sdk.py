@@ -1,0 +1,258 @@
+"""The SDK endpoints: ``GET /sdk/v2/status`` and ``GET /sdk/v2/bootstrap`` (spec 4.3).
+
+The status path is the hot one and never touches SQLite in the steady state: the key, the
+environment and the stored snapshot all come from memory. Order of checks: key (401) -> header
+syntax (400) -> environment scope (403) -> rate limit (429, status only) -> 304 or 200.
+Bootstrap with a ``unit-id`` header hands the base payload to ``unit_bootstrap.build`` inside a
+write transaction and hashes whatever it returns.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from dataclasses import dataclass
+from typing import Any
+
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import Response
+
+from refserver import snapshot, unit_bootstrap
+from refserver.auth import SdkKey
+from refserver.errors import ApiError
+from refserver.hashing import snapshot_hash
+from refserver.inputs import loads
+from refserver.state import AppState, state_of
+
+MAX_SAFE_INTEGER = 9007199254740991
+SERVER_ID_MAX = 128
+UNIT_ID_MAX = 256
+
+# environment header value -> environment alias
+ENVIRONMENT_ALIASES: dict[str, str] = {
+    "production": "production",
+    "development": "development",
+    "studio": "development",
+}
+UNIT_TYPES = ("user", "server")
+
+
+@dataclass(frozen=True)
+class SdkCall:
+    """A checked SDK request: who, which environment, which instance."""
+
+    key: SdkKey
+    environment_id: int
+    instance: str
+    client_hash: str | None  # the ?hash= value
+
+
+def _utf8(value: str) -> str | None:
+    """Header values arrive as latin-1; the text the client meant, or None if not UTF-8."""
+    try:
+        return value.encode("latin-1").decode("utf-8")
+    except (UnicodeEncodeError, UnicodeDecodeError):
+        return None
+
+
+def _check_project_id(raw: str | None) -> None:
+    if raw is None:
+        return
+    if (
+        not (raw.isascii() and raw.isdigit())
+        or len(raw) > 16
+        or not 0 < int(raw) <= MAX_SAFE_INTEGER
+    ):
+        raise ApiError(
+            400, "INVALID_PROJECT_ID", f"project-id must be an integer in 1..{MAX_SAFE_INTEGER}"
+        )
+
+
+def _server_id(raw: str | None) -> str | None:
+    if raw is None:
+        return None
+    text = _utf8(raw)
+    if text is None or not 1 <= len(text) <= SERVER_ID_MAX:
+        raise ApiError(
+            400, "INVALID_SERVER_ID", f"server-id must be 1 to {SERVER_ID_MAX} characters"
+        )
+    return text
+
+
+def _environment_alias(raw: str | None) -> str:
+    if raw is None:
+        return "development"
+    alias = ENVIRONMENT_ALIASES.get(raw)
+    if alias is None:
+        raise ApiError(
+            400, "INVALID_ENVIRONMENT", "environment must be production, development or studio"
+        )
+    return alias
+
+
+def _environment_id(state: AppState, project_id: int, alias: str) -> int:
+    cache = state.environment_ids
+    found = cache.get((project_id, alias))
+    if found is not None:
+        return found
+    with state.store.read() as conn:
+        row = conn.execute(
+            "SELECT id FROM environments WHERE project_id = ? AND alias = ?", (project_id, alias)
+        ).fetchone()
+    if row is None:
+        raise ApiError(404, "ENVIRONMENT_NOT_FOUND", f"the project has no {alias} environment")
+    cache[(project_id, alias)] = int(row["id"])
+    return int(row["id"])
+
+
+def check_call(request: Request, state: AppState) -> SdkCall:
+    """Authenticate and check the common SDK headers (everything before the rate limit)."""
+    headers = request.headers
+    key = state.keys.authenticate(headers.get("authorization"))
+    alias = _environment_alias(headers.get("environment"))
+    _check_project_id(headers.get("project-id"))
+    server_id = _server_id(headers.get("server-id"))
+    client_hash = request.query_params.get("hash")
+    if client_hash is not None and not client_hash:
+        raise ApiError(400, "INVALID_HASH", "hash must not be empty")
+    if alias not in key.environments:
+        raise ApiError(403, "FORBIDDEN", f"the key's scope does not include {alias}")
+    environment_id = _environment_id(state, key.project_id, alias)
+    if server_id is not None:
+        instance = "server-id:" + server_id
+    else:
+        instance = "ip:" + (request.client.host if request.client else "unknown")
+    return SdkCall(key, environment_id, instance, client_hash)
+
+
+def _validators(header: str) -> list[str]:
+    """Entity tags of an If-None-Match value, unquoted, weak prefix dropped."""
+    tags = []
+    for part in header.split(","):
+        tag = part.strip()
+        if tag.startswith("W/"):
+            tag = tag[2:]
+        if len(tag) >= 2 and tag[0] == '"' and tag[-1] == '"':
+            tag = tag[1:-1]
+        if tag:
+            tags.append(tag)
+    return tags
+
+
+def not_modified(request: Request, client_hash: str | None, current: str) -> bool:
+    """Whether ``If-None-Match`` or ``?hash=`` names the current hash."""
+    if client_hash == current:
+        return True
+    header = request.headers.get("if-none-match")
+    if header is None:
+        return False
+    return any(tag == "*" or tag == current for tag in _validators(header))
+
+
+def answer(request: Request, state: AppState, call: SdkCall, digest: str, body: bytes) -> Response:
+    """304 or 200 with ETag, adding the polling hint while shedding."""
+    etag = {"etag": f'"{digest}"'}
+    if not_modified(request, call.client_hash, digest):
+        return Response(status_code=304, headers=etag)
+    if state.load.shedding():
+        body = body[:-1] + b',"polling":' + state.load.hint_json + b"}"
+    return Response(body, status_code=200, media_type="application/json", headers=etag)
+
+
+async def sdk_status(request: Request) -> Response:
+    """GET /sdk/v2/status: the environment's snapshot without documents."""
+    state = state_of(request)
+    state.load.hit()
+    call = check_call(request, state)
+    wait = state.limiter.take(call.key.key, call.instance)
+    if wait:
+        raise ApiError(
+            429, "RATE_LIMITED", "too many status requests", headers={"retry-after": str(wait)}
+        )
+    snap = state.snapshots.get(call.key.project_id, call.environment_id)
+    return answer(request, state, call, snap.hash, snap.status_body)
+
+
+@dataclass(frozen=True)
+class Identity:
+    """The unit a bootstrap evaluates experiments for."""
+
+    unit_id: str
+    unit_type: str
+    context: dict[str, Any]
+
+
+def _identity(request: Request) -> Identity | None:
+    headers = request.headers
+    raw_type = headers.get("unit-type")
+    unit_type = "user" if raw_type is None else raw_type
+    if unit_type not in UNIT_TYPES:
+        raise ApiError(400, "INVALID_UNIT_TYPE", "unit-type must be user or server")
+    context = _context(headers.get("unit-context"))
+    raw_id = headers.get("unit-id")
+    if raw_id is None:
+        return None
+    unit_id = _utf8(raw_id)
+    if unit_id is None or not 1 <= len(unit_id) <= UNIT_ID_MAX:
+        raise ApiError(400, "INVALID_UNIT_ID", f"unit-id must be 1 to {UNIT_ID_MAX} characters")
+    return Identity(unit_id, unit_type, context)
+
+
+def _context(raw: str | None) -> dict[str, Any]:
+    if raw is None:
+        return {}
+    text = _utf8(raw)
+    problem = ApiError(
+        400, "INVALID_CONTEXT", "unit-context must be a JSON object of string/number/boolean"
+    )
+    if text is None:
+        raise problem
+    try:
+        value = loads(text)
+    except (ValueError, RecursionError):
+        raise problem from None
+    if not isinstance(value, dict) or not all(
+        isinstance(v, str | int | float | bool) for v in value.values()
+    ):
+        raise problem
+    return value
+
+
+def _unit_payload(state: AppState, call: SdkCall, identity: Identity) -> tuple[str, bytes]:
+    project_id = call.key.project_id
+    with state.store.write() as conn:
+        base = _base_payload(conn, project_id, call.environment_id)
+        payload = unit_bootstrap.build(
+            conn,
+            project_id,
+            call.environment_id,
+            identity.unit_id,
+            identity.unit_type,
+            identity.context,
+            base,
+        )
+    payload.pop("polling", None)
+    digest = snapshot_hash(payload)
+    body = {"hash": digest, **{k: v for k, v in payload.items() if k != "hash"}}
+    text = json.dumps(body, separators=(",", ":"), ensure_ascii=False)
+    return digest, text.encode("utf-8")
+
+
+def _base_payload(conn: sqlite3.Connection, project_id: int, environment_id: int) -> dict[str, Any]:
+    payload = snapshot.build(conn, project_id, environment_id)
+    payload.pop("_expires_at", None)
+    return payload
+
+
+async def sdk_bootstrap(request: Request) -> Response:
+    """GET /sdk/v2/bootstrap: every configuration with its document (per unit with unit-id)."""
+    state = state_of(request)
+    state.load.hit()
+    call = check_call(request, state)
+    identity = _identity(request)
+    if identity is None:
+        snap = state.snapshots.get(call.key.project_id, call.environment_id)
+        return answer(request, state, call, snap.hash, snap.bootstrap_body)
+    digest, body = await run_in_threadpool(_unit_payload, state, call, identity)
+    return answer(request, state, call, digest, body)
