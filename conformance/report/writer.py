@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable, Iterable
+from dataclasses import replace
 from pathlib import Path
 
 from conformance.report.model import Report
@@ -23,16 +24,11 @@ FORMATS: dict[str, tuple[str, str, str]] = {
 
 
 def _renderers() -> dict[str, tuple[str, Renderer]]:
-    """The formats whose renderer module is present, imported lazily."""
+    """Each format's file name and renderer, imported lazily (a format not asked for costs
+    nothing)."""
     table: dict[str, tuple[str, Renderer]] = {}
     for name, (file_name, module_name, function) in FORMATS.items():
-        try:
-            module = importlib.import_module(module_name)
-        except ModuleNotFoundError as error:
-            if error.name != module_name:
-                raise
-            continue  # not built yet
-        table[name] = (file_name, getattr(module, function))
+        table[name] = (file_name, getattr(importlib.import_module(module_name), function))
     return table
 
 
@@ -49,8 +45,6 @@ def sanitize(report: Report, secrets: Iterable[str] = ()) -> tuple[Report, list[
 
 
 def _with_profile(report: Report, profile: dict[str, object]) -> Report:
-    from dataclasses import replace
-
     return replace(report, profile=profile)
 
 
@@ -63,20 +57,18 @@ def write_reports(
     """Write each format's file into ``report_dir`` (created if absent); return the paths written.
 
     Secrets are removed twice: from the model before rendering, and from each rendered text."""
-    renderers = _renderers()
-    wanted = sorted(dict.fromkeys(formats), key=lambda n: (n != "json", n))  # JSON first
+    wanted = sorted(dict.fromkeys(formats), key=lambda n: n != "json")  # JSON first
     unknown = [name for name in wanted if name not in FORMATS]
     if unknown:
         raise ValueError(
             f"unknown report format(s) {', '.join(unknown)}; known: {', '.join(FORMATS)}"
         )
+    renderers = _renderers()
     clean, secret_list = sanitize(report, secrets)
     report_dir = Path(report_dir)
     report_dir.mkdir(parents=True, exist_ok=True)
     written: list[Path] = []
     for name in wanted:
-        if name not in renderers:
-            continue
         file_name, render = renderers[name]
         path = report_dir / file_name
         path.write_text(redact(render(clean), secret_list), encoding="utf-8")

@@ -1,0 +1,118 @@
+"""Allure results during the pytest session: requirement labels, spec-section features, exchange
+attachments and one distinct history id per fuzzed operation. Every function is a no-op unless
+allure-pytest is installed and active (``--alluredir`` given)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from conformance.report.evidence_text import BODY_LIMIT, request_text, response_text
+from conformance.report.model import Exchange
+from conformance.report.redaction import redact
+
+EPIC = "RCES conformance"
+LISTENER = "allure_listener"  # the name allure-pytest registers its listener under
+
+
+def _allure() -> Any | None:
+    try:
+        import allure
+    except ImportError:  # allure-pytest is optional
+        return None
+    return allure
+
+
+def allure_active(config: Any) -> bool:
+    """True when allure-pytest is recording this session (``--alluredir`` was given)."""
+    return _allure() is not None and bool(config.pluginmanager.has_plugin(LISTENER))
+
+
+def _recording() -> bool:
+    """True when an allure listener is registered (used where no pytest config is at hand)."""
+    try:
+        from allure_commons import plugin_manager
+    except ImportError:
+        return False
+    return any(type(p).__name__ == "AllureListener" for p in plugin_manager.get_plugins())
+
+
+def _entry_field(entry: Any, name: str) -> str:
+    """A field of one catalogue entry, whether it is a mapping or an object."""
+    value = entry.get(name) if isinstance(entry, Mapping) else getattr(entry, name, None)
+    return "" if value is None else str(value)
+
+
+def operation_of(item: Any) -> str | None:
+    """The fuzzed operation ("GET /sdk/v2/status") of a schemathesis-generated item, else None."""
+    label = getattr(item, "operation_label", None)
+    return str(label) if label else None
+
+
+def labels_for(
+    requirement_ids: Iterable[str], catalogue: Mapping[str, Any]
+) -> list[tuple[str, str]]:
+    """The (label type, value) pairs for a test checking ``requirement_ids``: pure, testable."""
+    ids = list(dict.fromkeys(requirement_ids))
+    sections = list(
+        dict.fromkeys(_entry_field(catalogue[rid], "section") for rid in ids if rid in catalogue)
+    )
+    pairs = [("epic", EPIC)]
+    pairs += [("feature", f"§{section}") for section in sections if section]
+    pairs += [("story", rid) for rid in ids]
+    pairs += [("requirement", rid) for rid in ids]
+    return pairs
+
+
+def apply_allure_labels(
+    item: Any,
+    requirement_ids: Iterable[str],
+    catalogue: Mapping[str, Any],
+    operation: str | None = None,
+) -> None:
+    """Label the running test: one ``requirement`` label per id, its spec section(s) as the
+    feature, the id as the story. A fuzzed operation (given, or read from a schemathesis item)
+    becomes the ``operation`` parameter (a distinct history id) and the test's title.
+
+    Call while ``item`` runs (setup, call or teardown), e.g. from an autouse fixture."""
+    allure = _allure()
+    if allure is None or not allure_active(item.config):
+        return
+    for label_type, value in labels_for(requirement_ids, catalogue):
+        allure.dynamic.label(label_type, value)
+    fuzzed = operation or operation_of(item)
+    if fuzzed:
+        allure.dynamic.parameter("operation", fuzzed)
+        allure.dynamic.title(f"fuzz: {fuzzed}")
+
+
+def label_fuzzed_operation(operation: str) -> None:
+    """For a fuzz test that loops over operations itself: name the current one (one history id
+    per operation, a readable title)."""
+    allure = _allure()
+    if allure is None or not _recording():
+        return
+    allure.dynamic.parameter("operation", operation)
+    allure.dynamic.title(f"fuzz: {operation}")
+
+
+def attach_exchanges(
+    exchanges: Iterable[Exchange], secrets: Iterable[str] = (), limit: int = BODY_LIMIT
+) -> None:
+    """Attach each request and its response (redacted, bodies truncated) to the running test."""
+    allure = _allure()
+    if allure is None or not _recording():
+        return
+    secret_list = list(secrets)
+    for number, exchange in enumerate(exchanges, start=1):
+        status = "no response" if exchange.status is None else str(exchange.status)
+        allure.attach(
+            redact(request_text(exchange, limit), secret_list),
+            name=f"request {number}: {exchange.method} {exchange.url}",
+            attachment_type=allure.attachment_type.TEXT,
+        )
+        allure.attach(
+            redact(response_text(exchange, limit), secret_list),
+            name=f"response {number}: {status}",
+            attachment_type=allure.attachment_type.TEXT,
+        )

@@ -1,0 +1,86 @@
+"""Report diffs for CI on pull requests: what newly passes, newly fails, or changes outcome."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from conformance.report.model import Outcome, Report
+
+
+@dataclass(frozen=True)
+class OutcomeChange:
+    requirement_id: str
+    old: Outcome | None  # None: the requirement is new
+    new: Outcome | None  # None: the requirement is gone
+
+
+@dataclass(frozen=True)
+class ReportDiff:
+    newly_passing: tuple[OutcomeChange, ...]
+    newly_failing: tuple[OutcomeChange, ...]
+    changed: tuple[OutcomeChange, ...]  # every other change of outcome (added, removed included)
+    old_verdict: str
+    new_verdict: str
+
+    @property
+    def exit_code(self) -> int:
+        """1 when anything newly fails, else 0."""
+        return 1 if self.newly_failing else 0
+
+    @property
+    def unchanged(self) -> bool:
+        return not (self.newly_passing or self.newly_failing or self.changed)
+
+
+def diff_reports(old: Report, new: Report) -> ReportDiff:
+    """Compare outcomes per requirement id. Newly failing: FAIL now, and not FAIL before (a new
+    requirement that fails counts). Newly passing: PASS now, and something else before."""
+    before = {r.id: r.outcome for r in old.requirements}
+    after = {r.id: r.outcome for r in new.requirements}
+    passing: list[OutcomeChange] = []
+    failing: list[OutcomeChange] = []
+    changed: list[OutcomeChange] = []
+    for rid in sorted(before.keys() | after.keys()):
+        was, now = before.get(rid), after.get(rid)
+        if was == now:
+            continue
+        change = OutcomeChange(rid, was, now)
+        if now is Outcome.FAIL:
+            failing.append(change)
+        elif now is Outcome.PASS:
+            passing.append(change)
+        else:
+            changed.append(change)
+    return ReportDiff(
+        newly_passing=tuple(passing),
+        newly_failing=tuple(failing),
+        changed=tuple(changed),
+        old_verdict=old.verdict.value,
+        new_verdict=new.verdict.value,
+    )
+
+
+def _name(outcome: Outcome | None) -> str:
+    return "(absent)" if outcome is None else outcome.value
+
+
+def format_diff(diff: ReportDiff) -> str:
+    """Plain text for a terminal or a CI log."""
+    verdict = (
+        f"Verdict: {diff.old_verdict}"
+        if diff.old_verdict == diff.new_verdict
+        else f"Verdict: {diff.old_verdict} -> {diff.new_verdict}"
+    )
+    lines = [verdict]
+    for title, changes in (
+        ("Newly failing", diff.newly_failing),
+        ("Newly passing", diff.newly_passing),
+        ("Changed outcome", diff.changed),
+    ):
+        if not changes:
+            continue
+        lines += ["", f"{title} ({len(changes)}):"]
+        lines += [f"  {c.requirement_id}: {_name(c.old)} -> {_name(c.new)}" for c in changes]
+    if diff.unchanged:
+        lines += ["", "No requirement changed outcome."]
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,42 @@
+"""Re-rendering: the Markdown and HTML reports again from a report directory's conformance.json."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from conformance.errors import UsageError
+from conformance.report.json_report import FILE_NAME, from_json
+from conformance.report.model import Report
+from conformance.report.report_schema import schema_errors
+from conformance.report.writer import write_reports
+
+RERENDERED = ("md", "html")
+
+
+def load_report(path: Path) -> Report:
+    """Read and validate one conformance.json; a missing or invalid file is a usage error."""
+    path = Path(path)
+    try:
+        data: Any = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise UsageError(
+            f"no report at {path}", "run `conformance run` first, or pass the report's path"
+        ) from None
+    except (OSError, ValueError) as error:
+        raise UsageError(f"cannot read {path}: {error}", "pass a conformance.json") from None
+    errors = schema_errors(data)
+    if errors:
+        shown = "; ".join(errors[:5])
+        raise UsageError(
+            f"{path} is not a valid conformance report: {shown}",
+            "re-run the suite, or check the file was written by a compatible version",
+        )
+    return from_json(data)
+
+
+def rerender(report_dir: Path, formats: tuple[str, ...] = RERENDERED) -> list[Path]:
+    """Write conformance.md and conformance.html next to ``report_dir``/conformance.json."""
+    report_dir = Path(report_dir)
+    return write_reports(load_report(report_dir / FILE_NAME), report_dir, formats)
