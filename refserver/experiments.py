@@ -23,6 +23,7 @@ from refserver import experiment_store as db
 from refserver.assignment import ACTIVE, MANUAL, UNENROLLED, WEIGHTED_HASH
 from refserver.auth import authorize_pat, require_environment
 from refserver.errors import ApiError
+from refserver.experiment_input import WEIGHT_TOTAL
 from refserver.inputs import json_body, parse_id
 from refserver.lifecycle import Action, State, transition
 from refserver.responses import json_response
@@ -30,6 +31,7 @@ from refserver.state import AppState, state_of
 from refserver.timestamps import now_iso
 
 PREFIX = "/application/{applicationId}/v2/experiments"
+Handler = Callable[[Request], Awaitable[Response]]
 
 
 class Call:
@@ -199,7 +201,7 @@ async def experiment_assignment_counts(request: Request) -> Response:
     def work(conn: sqlite3.Connection) -> dict[str, Any]:
         experiment = call.experiment(conn, experiment_id)
         counts = db.counts_by_group(conn, experiment_id)
-        groups = [
+        groups: list[dict[str, Any]] = [
             {
                 "groupId": g.id,
                 "label": g.label,
@@ -208,8 +210,8 @@ async def experiment_assignment_counts(request: Request) -> Response:
             }
             for g in experiment.groups
         ]
-        active = sum(g["active"] for g in groups)
-        unenrolled = sum(g["unenrolled"] for g in groups)
+        active = sum(counts.get((g.id, ACTIVE), 0) for g in experiment.groups)
+        unenrolled = sum(counts.get((g.id, UNENROLLED), 0) for g in experiment.groups)
         return {
             "experimentId": experiment_id,
             "groups": groups,
@@ -223,7 +225,7 @@ async def experiment_assignment_counts(request: Request) -> Response:
 
 def _assignment_pages(
     render: Callable[[db.Assignment], dict[str, Any]],
-) -> Callable[[Request], Awaitable[Response]]:
+) -> Handler:
     async def handler(request: Request) -> Response:
         call = await _call(request, write=False)
         experiment_id = call.experiment_id()
@@ -257,15 +259,15 @@ async def set_manual_assignment(request: Request) -> Response:
         transition(experiment.status, Action.ASSIGN_MANUALLY)
         if experiment.group(group_id) is None:
             raise ApiError(404, "GROUP_NOT_FOUND", f"group {group_id} is not in this experiment")
-        stored = db.put_assignment(conn, experiment_id, unit_id, group_id, ACTIVE, MANUAL, now_iso())
+        stored = db.put_assignment(
+            conn, experiment_id, unit_id, group_id, ACTIVE, MANUAL, now_iso()
+        )
         return db.render_assignment(stored)
 
     return json_response(await call.write(work))
 
 
-def _member_status_change(
-    action: Action, status: str
-) -> Callable[[Request], Awaitable[Response]]:
+def _member_status_change(action: Action, status: str) -> Handler:
     async def handler(request: Request) -> Response:
         call = await _call(request, write=True)
         experiment_id = call.experiment_id()
@@ -323,11 +325,11 @@ def _new_weights(experiment: db.Experiment, weights: dict[int, int]) -> dict[int
             raise ApiError(404, "GROUP_NOT_FOUND", f"group {group_id} is not in this experiment")
     merged = {g.id: weights.get(g.id, g.weight or 0) for g in experiment.groups}
     total = sum(merged.values())
-    if total != experiment_input.WEIGHT_TOTAL:
+    if total != WEIGHT_TOTAL:
         raise ApiError(
             400,
             "INVALID_REQUEST",
-            f"group weights must add up to {experiment_input.WEIGHT_TOTAL} (they add up to {total})",
+            f"group weights must add up to {WEIGHT_TOTAL} (they add up to {total})",
         )
     return merged
 
@@ -368,7 +370,7 @@ async def terminate_experiment(request: Request) -> Response:
 
 
 # (path suffix, methods, handler, operationId). Fixed suffixes come before {experimentId}.
-ROUTES: list[tuple[str, list[str], Callable[[Request], Awaitable[Response]], str]] = [
+ROUTES: list[tuple[str, list[str], Handler, str]] = [
     ("", ["GET"], list_experiments, "listExperiments"),
     ("", ["POST"], create_experiment, "createExperiment"),
     ("/analytics-catalog", ["GET"], analytics_catalog, "getAnalyticsCatalog"),
@@ -392,9 +394,30 @@ ROUTES: list[tuple[str, list[str], Callable[[Request], Awaitable[Response]], str
 ]
 
 
+def _by_method(handlers: dict[str, Handler]) -> Handler:
+    """One endpoint for every method of a path (so a 405 lists them all in ``Allow``)."""
+
+    async def endpoint(request: Request) -> Response:
+        method = "GET" if request.method == "HEAD" else request.method
+        return await handlers[method](request)
+
+    return endpoint
+
+
 def routes() -> list[BaseRoute]:
     """The experiment routes, for the app factory."""
+    paths: dict[str, dict[str, Handler]] = {}
+    names: dict[str, list[str]] = {}
+    for suffix, methods, handler, operation_id in ROUTES:
+        for method in methods:
+            paths.setdefault(suffix, {})[method] = handler
+        names.setdefault(suffix, []).append(operation_id)
     return [
-        Route(PREFIX + suffix, handler, methods=methods, name=operation_id)
-        for suffix, methods, handler, operation_id in ROUTES
+        Route(
+            PREFIX + suffix,
+            _by_method(handlers),
+            methods=list(handlers),
+            name="|".join(names[suffix]),
+        )
+        for suffix, handlers in paths.items()
     ]
