@@ -1,0 +1,555 @@
+"""The OpenAPI contract: valid 3.1, the agreed operations, honest examples, marked gaps.
+
+Also the unit tests of ``conformance.contract``, which loads the document at run time.
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import json
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pytest
+import referencing
+from openapi_spec_validator import OpenAPIV31SpecValidator
+from referencing.jsonschema import DRAFT202012
+
+from conformance import contract
+
+REPO = Path(__file__).resolve().parents[2]
+CONTRACT_URI = "urn:rces:contract"
+
+# The agreed operationIds (prompts/opids.md): operationId -> (METHOD, path).
+EXPERIMENTS = "/application/{applicationId}/v2/experiments"
+AGREED_OPERATIONS: dict[str, tuple[str, str]] = {
+    "createConfiguration": ("POST", "/application/{applicationId}/v2/configuration"),
+    "patchConfiguration": (
+        "PATCH",
+        "/application/{applicationId}/v2/configuration/{configurationId}",
+    ),
+    "listExperiments": ("GET", EXPERIMENTS),
+    "createExperiment": ("POST", EXPERIMENTS),
+    "getAnalyticsCatalog": ("GET", f"{EXPERIMENTS}/analytics-catalog"),
+    "getAssignmentCounts": ("GET", f"{EXPERIMENTS}/assignment-counts"),
+    "listContextProperties": ("GET", f"{EXPERIMENTS}/context-properties"),
+    "getExperiment": ("GET", f"{EXPERIMENTS}/{{experimentId}}"),
+    "getExperimentAssignmentCounts": ("GET", f"{EXPERIMENTS}/{{experimentId}}/assignment-counts"),
+    "listAssignments": ("GET", f"{EXPERIMENTS}/{{experimentId}}/assignments"),
+    "setManualAssignment": ("POST", f"{EXPERIMENTS}/{{experimentId}}/assignments"),
+    "reactivateMember": ("POST", f"{EXPERIMENTS}/{{experimentId}}/assignments/reactivate"),
+    "unenrollMember": ("POST", f"{EXPERIMENTS}/{{experimentId}}/assignments/unenroll"),
+    "listMembers": ("GET", f"{EXPERIMENTS}/{{experimentId}}/members"),
+    "getRollout": ("GET", f"{EXPERIMENTS}/{{experimentId}}/rollout"),
+    "changeRollout": ("PATCH", f"{EXPERIMENTS}/{{experimentId}}/rollout"),
+    "terminateExperiment": ("POST", f"{EXPERIMENTS}/{{experimentId}}/terminate"),
+    "getSdkStatus": ("GET", "/sdk/v2/status"),
+    "getSdkBootstrap": ("GET", "/sdk/v2/bootstrap"),
+}
+SDK_OPERATIONS = ("getSdkStatus", "getSdkBootstrap")
+MARKS = {"stated", "inferred", "not-shown"}
+REQUIRED_SCHEMAS = (
+    "ConfigurationRecord",
+    "CreateConfigurationBody",
+    "PatchConfigurationBody",
+    "JsonPatchOperation",
+    "StatusSnapshot",
+    "ConfigurationSummary",
+    "ExperimentSummary",
+    "Group",
+    "BootstrapSnapshot",
+    "Assignment",
+    "Member",
+    "Experiment",
+    "CreateExperimentBody",
+    "ChangesetOperation",
+    "Rollout",
+    "ChangeRolloutBody",
+    "ExperimentPage",
+    "AssignmentPage",
+    "MemberPage",
+    "AssignmentCounts",
+    "ExperimentAssignmentCounts",
+    "AnalyticsCatalog",
+    "ContextProperties",
+    "Polling",
+    "ErrorBody",
+)
+
+# Keys under which a Schema Object holds further Schema Objects (one schema, or a map/list).
+_SCHEMA_ONE = ("items", "additionalProperties", "propertyNames", "contentSchema", "not")
+_SCHEMA_MAP = ("properties", "$defs", "patternProperties")
+_SCHEMA_LIST = ("allOf", "anyOf", "oneOf", "prefixItems")
+
+
+@pytest.fixture(scope="module")
+def document() -> dict[str, Any]:
+    return contract.load_contract()
+
+
+@pytest.fixture(scope="module")
+def registry(document: dict[str, Any]) -> referencing.Registry[Any]:
+    empty: referencing.Registry[Any] = referencing.Registry()
+    return empty.with_resource(CONTRACT_URI, DRAFT202012.create_resource(document))
+
+
+def _pointer(tokens: tuple[str, ...]) -> str:
+    return "".join("/" + t.replace("~", "~0").replace("/", "~1") for t in tokens)
+
+
+def _validator(registry: referencing.Registry[Any], tokens: tuple[str, ...]) -> Any:
+    schema = {"$ref": f"{CONTRACT_URI}#{_pointer(tokens)}"}
+    return jsonschema.Draft202012Validator(
+        schema, registry=registry, format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER
+    )
+
+
+def _resolve(document: dict[str, Any], node: Any) -> Any:
+    while isinstance(node, dict) and "$ref" in node:
+        target: Any = document
+        for token in node["$ref"][2:].split("/"):
+            target = target[token]
+        node = target
+    return node
+
+
+def _schema_examples(
+    node: Any, tokens: tuple[str, ...]
+) -> Iterator[tuple[tuple[str, ...], str, Any]]:
+    """(schema location, label, example) for every example inside a Schema Object tree."""
+    if not isinstance(node, dict):
+        return
+    if "example" in node:
+        yield tokens, _pointer((*tokens, "example")), node["example"]
+    for index, value in enumerate(node.get("examples", [])):
+        yield tokens, _pointer((*tokens, "examples", str(index))), value
+    for key in _SCHEMA_ONE:
+        yield from _schema_examples(node.get(key), (*tokens, key))
+    for key in _SCHEMA_MAP:
+        for name, child in node.get(key, {}).items():
+            yield from _schema_examples(child, (*tokens, key, name))
+    for key in _SCHEMA_LIST:
+        for index, child in enumerate(node.get(key, [])):
+            yield from _schema_examples(child, (*tokens, key, str(index)))
+
+
+def _holder_examples(
+    document: dict[str, Any], node: Any, tokens: tuple[str, ...]
+) -> Iterator[tuple[tuple[str, ...], str, Any]]:
+    """Examples of every object that holds a ``schema`` (media types, parameters, headers)."""
+    if isinstance(node, list):
+        for index, child in enumerate(node):
+            yield from _holder_examples(document, child, (*tokens, str(index)))
+        return
+    if not isinstance(node, dict):
+        return
+    if isinstance(node.get("schema"), dict):
+        schema_tokens = (*tokens, "schema")
+        if "example" in node:
+            yield schema_tokens, _pointer((*tokens, "example")), node["example"]
+        for name, example in node.get("examples", {}).items():
+            value = _resolve(document, example)["value"]
+            yield schema_tokens, _pointer((*tokens, "examples", name)), value
+        yield from _schema_examples(node["schema"], schema_tokens)
+    for key, child in node.items():
+        if key not in ("schema", "examples", "example", "links"):
+            yield from _holder_examples(document, child, (*tokens, key))
+
+
+def _all_examples(document: dict[str, Any]) -> list[tuple[tuple[str, ...], str, Any]]:
+    found = list(_holder_examples(document, document.get("paths", {}), ("paths",)))
+    components = document.get("components", {})
+    for section in ("parameters", "headers", "responses", "requestBodies"):
+        holder = components.get(section, {})
+        found += _holder_examples(document, holder, ("components", section))
+    for name, schema in components.get("schemas", {}).items():
+        found += _schema_examples(schema, ("components", "schemas", name))
+    return found
+
+
+def _walk(node: Any, tokens: tuple[str, ...] = ()) -> Iterator[tuple[tuple[str, ...], Any]]:
+    yield tokens, node
+    if isinstance(node, dict):
+        for key, child in node.items():
+            yield from _walk(child, (*tokens, str(key)))
+    elif isinstance(node, list):
+        for index, child in enumerate(node):
+            yield from _walk(child, (*tokens, str(index)))
+
+
+def _operations(document: dict[str, Any]) -> Iterator[tuple[str, str, dict[str, Any]]]:
+    for path, item in document["paths"].items():
+        for method, operation in item.items():
+            if method in contract.HTTP_METHODS:
+                yield path, method, operation
+
+
+def _operation(document: dict[str, Any], operation_id: str) -> dict[str, Any]:
+    for _path, _method, operation in _operations(document):
+        if operation["operationId"] == operation_id:
+            return operation
+    raise KeyError(operation_id)
+
+
+def _parameters(document: dict[str, Any], operation: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    resolved = (_resolve(document, p) for p in operation.get("parameters", []))
+    return {p["name"]: p for p in resolved}
+
+
+# --- the document -----------------------------------------------------------------------------
+
+
+def test_document_is_valid_openapi_3_1(document: dict[str, Any]) -> None:
+    assert document["openapi"] == "3.1.0"
+    errors = [e.message for e in OpenAPIV31SpecValidator(document).iter_errors()]
+    assert errors == []
+
+
+def test_validator_rejects_a_broken_document(document: dict[str, Any]) -> None:
+    broken = copy.deepcopy(document)
+    broken["paths"]["/sdk/v2/status"]["get"]["responses"]["200"].pop("description")
+    assert list(OpenAPIV31SpecValidator(broken).iter_errors()) != []
+
+
+def test_exactly_the_agreed_operations(document: dict[str, Any]) -> None:
+    found = {
+        op["operationId"]: (method.upper(), path) for path, method, op in _operations(document)
+    }
+    assert found == AGREED_OPERATIONS
+    assert len(list(_operations(document))) == 19
+
+
+def test_servers_and_description(document: dict[str, Any]) -> None:
+    assert [server["url"] for server in document["servers"]] == ["http://127.0.0.1:8000"]
+    assert "interface-specification.md" in document["info"]["description"]
+
+
+def test_required_schemas_exist(document: dict[str, Any]) -> None:
+    missing = [n for n in REQUIRED_SCHEMAS if n not in document["components"]["schemas"]]
+    assert missing == []
+
+
+def test_security_schemes_and_their_use(document: dict[str, Any]) -> None:
+    schemes = document["components"]["securitySchemes"]
+    assert schemes["personalAccessToken"] == schemes["personalAccessToken"] | {
+        "type": "http",
+        "scheme": "bearer",
+    }
+    assert (
+        schemes["sdkKey"] | {"type": "apiKey", "in": "header", "name": "authorization"}
+        == (schemes["sdkKey"])
+    )
+    for _path, _method, operation in _operations(document):
+        expected = "sdkKey" if operation["operationId"] in SDK_OPERATIONS else "personalAccessToken"
+        assert operation["security"] == [{expected: []}], operation["operationId"]
+
+
+def test_configuration_record_allows_extra_properties_and_null_deleted_at(
+    document: dict[str, Any],
+) -> None:
+    record = document["components"]["schemas"]["ConfigurationRecord"]
+    assert record["additionalProperties"] is True
+    assert "null" in record["properties"]["deletedAt"]["type"]
+    assert record["properties"]["deletedAt"]["x-spec"] == "not-shown"
+
+
+def test_patch_operations_are_one_of_per_op_kind(document: dict[str, Any]) -> None:
+    operation = document["components"]["schemas"]["JsonPatchOperation"]
+    kinds = {branch["properties"]["op"]["const"] for branch in operation["oneOf"]}
+    assert kinds == {"add", "remove", "replace", "move", "copy", "test"}
+    body = document["components"]["schemas"]["PatchConfigurationBody"]
+    assert set(body["properties"]) == {"operations", "baseHash", "keyOrder"}
+    assert "required" not in body
+
+
+# --- examples ---------------------------------------------------------------------------------
+
+
+def test_every_example_validates_against_its_schema(
+    document: dict[str, Any], registry: referencing.Registry[Any]
+) -> None:
+    examples = _all_examples(document)
+    assert len(examples) >= 60, "the example walker lost track of the document"
+    failures = [
+        f"{label}: {error.message} at {error.json_path}"
+        for tokens, label, example in examples
+        for error in _validator(registry, tokens).iter_errors(example)
+    ]
+    assert failures == []
+
+
+def test_main_schemas_and_request_bodies_carry_examples(document: dict[str, Any]) -> None:
+    schemas = document["components"]["schemas"]
+    without = [n for n in REQUIRED_SCHEMAS if "example" not in schemas[n]]
+    assert without == []
+    for _path, _method, operation in _operations(document):
+        if "requestBody" in operation:
+            media = operation["requestBody"]["content"]["application/json"]
+            assert "example" in media or "examples" in media, operation["operationId"]
+
+
+def test_example_check_has_teeth(
+    document: dict[str, Any], registry: referencing.Registry[Any]
+) -> None:
+    record = copy.deepcopy(document["components"]["schemas"]["ConfigurationRecord"]["example"])
+    record["deletedAt"] = 5
+    del record["contentHash"]
+    validator = _validator(registry, ("components", "schemas", "ConfigurationRecord"))
+    assert len(list(validator.iter_errors(record))) == 2
+    status = _validator(registry, ("components", "schemas", "StatusSnapshot"))
+    snapshot = copy.deepcopy(document["components"]["schemas"]["StatusSnapshot"]["example"])
+    snapshot["experiments"]["user"][0]["groups"][0]["weight"] = "half"
+    assert list(status.iter_errors(snapshot)) != []
+
+
+# --- gaps are marked --------------------------------------------------------------------------
+
+
+def _reference_choice_headers() -> list[str]:
+    """Header names of the SDK table in docs/reference-choices.md (second column, in backticks)."""
+    text = (REPO / "docs" / "reference-choices.md").read_text(encoding="utf-8")
+    table = text.split("| Spec name | Header | Rule |", 1)[1].split("\n\n", 1)[0]
+    return re.findall(r"^\|[^|]*\|\s*`([^`]+)`\s*\|", table, flags=re.MULTILINE)
+
+
+def test_every_not_shown_header_of_the_reference_choices_is_marked(
+    document: dict[str, Any],
+) -> None:
+    headers = _reference_choice_headers()
+    assert len(headers) >= 8 and "server-id" in headers
+    declared: dict[str, list[dict[str, Any]]] = {}
+    for _path, _method, operation in _operations(document):
+        for name, parameter in _parameters(document, operation).items():
+            if parameter["in"] == "header":
+                declared.setdefault(name, []).append(parameter)
+    problems = []
+    for name in headers:
+        if name == "authorization":  # stated by the spec; a security scheme, not a parameter
+            continue
+        for parameter in declared.get(name) or [{"name": name, "missing": True}]:
+            if parameter.get("x-spec") not in ("not-shown", "inferred"):
+                problems.append(f"{name}: x-spec is {parameter.get('x-spec')!r}")
+            if not str(parameter.get("x-profile-key", "")).startswith("headers."):
+                problems.append(f"{name}: x-profile-key is {parameter.get('x-profile-key')!r}")
+    assert problems == []
+
+
+def test_sdk_header_bounds(document: dict[str, Any]) -> None:
+    status = _parameters(document, _operation(document, "getSdkStatus"))
+    bootstrap = _parameters(document, _operation(document, "getSdkBootstrap"))
+    assert status["environment"]["schema"]["enum"] == ["production", "development", "studio"]
+    assert status["environment"]["schema"]["minLength"] == 1
+    assert (
+        status["project-id"]["schema"] | {"exclusiveMinimum": 0} == status["project-id"]["schema"]
+    )
+    assert status["project-id"]["schema"]["maximum"] == 9007199254740991
+    assert (
+        status["server-id"]["schema"]["minLength"],
+        status["server-id"]["schema"]["maxLength"],
+    ) == (
+        1,
+        128,
+    )
+    assert status["hash"]["in"] == "query" and status["hash"]["schema"]["minLength"] == 1
+    assert {"If-None-Match", "sdkversion"} <= set(status)
+    assert (
+        bootstrap["unit-id"]["schema"]["minLength"],
+        bootstrap["unit-id"]["schema"]["maxLength"],
+    ) == (
+        1,
+        256,
+    )
+    assert bootstrap["unit-type"]["schema"]["enum"] == ["user", "server"]
+    assert bootstrap["unit-context"]["schema"]["contentMediaType"] == "application/json"
+
+
+def test_environment_id_on_management_and_experiment_operations(
+    document: dict[str, Any],
+) -> None:
+    for _path, _method, operation in _operations(document):
+        if operation["operationId"] in SDK_OPERATIONS:
+            continue
+        parameter = _parameters(document, operation)["environment_id"]
+        assert parameter["in"] == "header" and parameter["required"] is True
+        assert parameter["schema"]["type"] == "integer" and parameter["schema"]["minimum"] == 1
+
+
+def test_list_endpoints_page(document: dict[str, Any]) -> None:
+    for operation_id in ("listExperiments", "listAssignments", "listMembers"):
+        parameters = _parameters(document, _operation(document, operation_id))
+        limit = parameters["limit"]["schema"]
+        assert (parameters["limit"]["in"], limit["minimum"], limit["maximum"]) == ("query", 1, 100)
+        assert parameters["cursor"]["in"] == "query"
+
+
+def test_marks_are_known_values_and_links_carry_none(document: dict[str, Any]) -> None:
+    marks = [(t, n["x-spec"]) for t, n in _walk(document) if isinstance(n, dict) and "x-spec" in n]
+    assert len(marks) > 40
+    assert [(t, m) for t, m in marks if m not in MARKS] == []
+    in_links = [t for t, _m in marks if "links" in t]
+    assert in_links == []
+
+
+def test_profile_keys_exist_in_the_profile_schema(document: dict[str, Any]) -> None:
+    profile_schema = json.loads((REPO / "conformance" / "profile.schema.json").read_text())
+    keys = {
+        n["x-profile-key"]
+        for _t, n in _walk(document)
+        if isinstance(n, dict) and "x-profile-key" in n
+    }
+    assert len(keys) >= 20
+    missing = []
+    for key in sorted(keys):
+        node = profile_schema
+        for part in key.split("."):
+            node = _resolve(profile_schema, node)
+            node = node.get("properties", {}).get(part)
+            if node is None:
+                missing.append(key)
+                break
+    assert missing == []
+
+
+# --- responses --------------------------------------------------------------------------------
+
+
+def _responses(document: dict[str, Any], operation_id: str) -> dict[str, dict[str, Any]]:
+    operation = _operation(document, operation_id)
+    return {code: _resolve(document, r) for code, r in operation["responses"].items()}
+
+
+def test_304_responses_have_no_content(document: dict[str, Any]) -> None:
+    seen = 0
+    for _path, _method, operation in _operations(document):
+        for code, response in _responses(document, operation["operationId"]).items():
+            if code == "304":
+                seen += 1
+                assert "content" not in response, operation["operationId"]
+    assert seen == 2
+
+
+def test_status_and_bootstrap_declare_etag_on_200_and_304(document: dict[str, Any]) -> None:
+    for operation_id in SDK_OPERATIONS:
+        responses = _responses(document, operation_id)
+        for code in ("200", "304"):
+            header = _resolve(document, responses[code]["headers"]["ETag"])
+            assert header["required"] is True, (operation_id, code)
+
+
+def test_error_responses_use_error_body(document: dict[str, Any]) -> None:
+    for _path, _method, operation in _operations(document):
+        for code, response in _responses(document, operation["operationId"]).items():
+            if code.startswith("4"):
+                schema = response["content"]["application/json"]["schema"]
+                assert schema == {"$ref": "#/components/schemas/ErrorBody"}, (
+                    operation["operationId"],
+                    code,
+                )
+
+
+def test_expected_statuses_per_operation(document: dict[str, Any]) -> None:
+    transitions = {"setManualAssignment", "reactivateMember", "unenrollMember", "changeRollout"}
+    transitions |= {"terminateExperiment", "patchConfiguration"}
+    for _path, _method, operation in _operations(document):
+        operation_id = operation["operationId"]
+        codes = set(operation["responses"])
+        expected = {"400", "401"}
+        if operation_id in SDK_OPERATIONS:
+            expected |= {"200", "304", "403"}
+        else:
+            expected |= {"403", "404"}
+            expected |= {"201"} if operation_id.startswith("create") else {"200"}
+        if operation_id in transitions:
+            expected.add("409")
+        if "requestBody" in operation:
+            expected |= {"413", "415"}
+        if operation_id == "getSdkStatus":
+            expected.add("429")
+        assert codes == expected, operation_id
+    retry_after = _responses(document, "getSdkStatus")["429"]["headers"]
+    assert "Retry-After" in retry_after
+
+
+def test_links_from_create_operations(document: dict[str, Any]) -> None:
+    links = _responses(document, "createConfiguration")["201"]["links"]
+    patch = next(iter(links.values()))
+    assert patch["operationId"] == "patchConfiguration"
+    assert patch["parameters"]["path.configurationId"] == "$response.body#/id"
+    assert patch["requestBody"] == {"baseHash": "$response.body#/contentHash"}
+    targets = {
+        link["operationId"]
+        for link in _responses(document, "createExperiment")["201"]["links"].values()
+    }
+    assert {"getExperiment", "getRollout", "terminateExperiment", "listMembers"} <= targets
+
+
+# --- conformance.contract ---------------------------------------------------------------------
+
+
+def test_contract_path_and_digest() -> None:
+    path = contract.contract_path()
+    assert path.name == "openapi.yaml" and path.is_file()
+    assert contract.contract_sha256() == hashlib.sha256(path.read_bytes()).hexdigest()
+    assert contract.load_contract() is contract.load_contract()
+
+
+def test_operations_list() -> None:
+    operations = contract.operations()
+    assert {o.operation_id: (o.method, o.path) for o in operations} == AGREED_OPERATIONS
+    statuses = {o.operation_id: o.spec_status for o in operations}
+    assert statuses["getSdkStatus"] == "stated"
+    assert statuses["listExperiments"] == "not-shown"
+
+
+@pytest.mark.parametrize(
+    ("operation_id", "location", "expected"),
+    [
+        ("getSdkStatus", "operation", None),
+        ("getSdkStatus", "response:200", None),
+        ("getSdkStatus", "response:304", None),
+        ("getSdkStatus", "response:200:header:ETag", None),
+        ("getSdkStatus", "response:304:header:etag", "inferred"),
+        ("getSdkStatus", "response:200:body:hash", None),
+        ("getSdkStatus", "response:200:body:polling.intervalSeconds", None),
+        ("getSdkStatus", "response:200:body:polling.jitterRatio", "not-shown"),
+        ("getSdkStatus", "response:200:body:configurations.hash", None),
+        ("getSdkStatus", "response:200:body:configurations.alias", "not-shown"),
+        ("getSdkStatus", "response:200:body:experiments.user.unitType", "not-shown"),
+        ("getSdkStatus", "response:200:body:experiments.user.groups.label", "not-shown"),
+        ("getSdkStatus", "response:429", "inferred"),
+        ("getSdkStatus", "response:418", "not-shown"),
+        ("getSdkStatus", "parameter:query:hash", None),
+        ("getSdkStatus", "parameter:header:server-id", "not-shown"),
+        ("getSdkStatus", "parameter:header:Server-ID", "not-shown"),
+        ("getSdkStatus", "parameter:header:no-such-header", "not-shown"),
+        ("getSdkBootstrap", "parameter:header:If-None-Match", "inferred"),
+        ("getSdkBootstrap", "response:200:body:configurations.hash", "inferred"),
+        ("getSdkBootstrap", "response:200:body:configurations.privacy", "not-shown"),
+        ("patchConfiguration", "response:409", None),
+        ("patchConfiguration", "request-body", None),
+        ("patchConfiguration", "request-body:baseHash", "not-shown"),
+        ("patchConfiguration", "request-body:operations", "not-shown"),
+        ("createConfiguration", "response:201", "not-shown"),
+        ("createConfiguration", "response:201:body:contentHash", None),
+        ("createConfiguration", "response:201:body:deletedAt", "not-shown"),
+        ("createConfiguration", "response:201:body", None),
+        ("getExperiment", "operation", "not-shown"),
+        ("getExperiment", "parameter:path:applicationId", "inferred"),
+        ("getExperiment", "response:200:body:groups.changeset", "not-shown"),
+        ("terminateExperiment", "request-body", "not-shown"),
+    ],
+)
+def test_doubt_of(operation_id: str, location: str, expected: str | None) -> None:
+    assert contract.doubt_of(operation_id, location) == expected
+
+
+def test_doubt_of_rejects_unknown_operations_and_malformed_locations() -> None:
+    with pytest.raises(KeyError):
+        contract.doubt_of("noSuchOperation", "operation")
+    for location in ("", "parameter:header", "response:", "response:200:cookie:x", "body"):
+        with pytest.raises(ValueError):
+            contract.doubt_of("getSdkStatus", location)
