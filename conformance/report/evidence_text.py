@@ -13,9 +13,14 @@ def truncate(text: str, limit: int = BODY_LIMIT) -> str:
     return f"{text[:limit]}… [{len(text) - limit} more characters]"
 
 
+def _headers(headers: dict[str, str]) -> list[str]:
+    """Sorted by name, so a report re-read from JSON (sorted keys) renders identically."""
+    return [f"{name}: {headers[name]}" for name in sorted(headers, key=lambda n: (n.lower(), n))]
+
+
 def request_text(exchange: Exchange, limit: int = BODY_LIMIT) -> str:
     lines = [f"{exchange.method} {exchange.url}"]
-    lines += [f"{name}: {value}" for name, value in exchange.request_headers.items()]
+    lines += _headers(exchange.request_headers)
     if exchange.request_body:
         lines += ["", truncate(exchange.request_body, limit)]
     return "\n".join(lines)
@@ -25,7 +30,7 @@ def response_text(exchange: Exchange, limit: int = BODY_LIMIT) -> str:
     if exchange.status is None:
         return f"(no response after {exchange.elapsed_ms:.0f} ms)"
     lines = [f"HTTP {exchange.status} ({exchange.elapsed_ms:.0f} ms)"]
-    lines += [f"{name}: {value}" for name, value in exchange.response_headers.items()]
+    lines += _headers(exchange.response_headers)
     if exchange.response_body:
         lines += ["", truncate(exchange.response_body, limit)]
     return "\n".join(lines)

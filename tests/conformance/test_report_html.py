@@ -1,0 +1,168 @@
+"""conformance.html: self-contained (no network reference), escaped, filterable, printable."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+
+from conformance.report import samples
+from conformance.report.html_report import render
+from conformance.report.model import Outcome
+
+REMOTE = re.compile(r"^\s*(?:[a-z][a-z0-9+.-]*:)?//", re.IGNORECASE)  # http://, https://, //cdn
+URL_ATTRIBUTES = {"src", "href", "srcset", "action", "poster", "data", "xlink:href", "formaction"}
+
+
+class Inventory(HTMLParser):
+    """Every tag with its attributes, and the text of <style> and <script> blocks."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.tags: list[tuple[str, dict[str, str]]] = []
+        self.styles: list[str] = []
+        self.scripts: list[str] = []
+        self._in: str | None = None
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.tags.append((tag, {k: v or "" for k, v in attrs}))
+        self._in = tag if tag in ("style", "script") else None
+
+    def handle_endtag(self, tag: str) -> None:
+        self._in = None
+
+    def handle_data(self, data: str) -> None:
+        if self._in == "style":
+            self.styles.append(data)
+        elif self._in == "script":
+            self.scripts.append(data)
+
+
+def inventory(html: str) -> Inventory:
+    parser = Inventory()
+    parser.feed(html)
+    parser.close()
+    return parser
+
+
+def external_references(html: str) -> list[str]:
+    """Every reference that would need the network to load."""
+    found = []
+    parsed = inventory(html)
+    css = list(parsed.styles)
+    for tag, attrs in parsed.tags:
+        for name, value in attrs.items():
+            if name in URL_ATTRIBUTES and value and not value.startswith("#"):
+                found.append(f"<{tag} {name}={value!r}>")
+            if name == "style":
+                css.append(value)
+        if tag == "link" and "stylesheet" in attrs.get("rel", "").lower():
+            found.append(f"<link rel=stylesheet {attrs.get('href')!r}>")
+        if tag == "script" and "src" in attrs:
+            found.append(f"<script src={attrs['src']!r}>")
+        if tag == "meta" and attrs.get("http-equiv", "").lower() == "refresh":
+            found.append("<meta http-equiv=refresh>")
+    for text in css:
+        found += [f"@import {m}" for m in re.findall(r"@import[^;]*", text)]
+        found += [
+            f"url({m})" for m in re.findall(r"url\(\s*['\"]?([^'\")]*)", text) if REMOTE.match(m)
+        ]
+    for text in parsed.scripts:
+        found += [
+            f"script fetch {m}" for m in re.findall(r"(?:fetch|XMLHttpRequest|import)\s*\(", text)
+        ]
+    return found
+
+
+@pytest.mark.parametrize("name", sorted(samples.SAMPLES))
+def test_html_needs_no_network(name: str) -> None:
+    html = render(samples.SAMPLES[name]())
+    assert external_references(html) == []
+    assert "http://" not in "".join(inventory(html).styles + inventory(html).scripts)
+
+
+def test_the_offline_check_has_teeth() -> None:
+    bad = (
+        '<html><head><link rel="stylesheet" href="https://cdn.example/x.css">'
+        "<style>@import 'x.css'; body{background:url(https://e.example/a.png)}</style>"
+        '<script src="https://cdn.example/x.js"></script></head>'
+        '<body><img src="http://e.example/a.png"><div style="background:url(//e.example/b)">'
+        "</div></body></html>"
+    )
+    found = " ".join(external_references(bad))
+    for expected in (
+        "<link rel=stylesheet",
+        "@import 'x.css'",
+        "url(https://e.example/a.png)",
+        "<script src='https://cdn.example/x.js'>",
+        "<img src='http://e.example/a.png'>",
+        "url(//e.example/b)",
+    ):
+        assert expected in found
+
+
+def test_banner_matrix_chart_and_evidence() -> None:
+    report = samples.not_conformant()
+    html = render(report)
+    parsed = inventory(html)
+    tags = [tag for tag, _ in parsed.tags]
+    banner = next(a for t, a in parsed.tags if t == "header")
+    assert banner["data-verdict"] == "not-conformant"
+    assert "Not conformant" in html
+    rows = [a for t, a in parsed.tags if t == "tr" and a.get("class") == "req"]
+    assert len(rows) == len(report.requirements)
+    assert {r["data-outcome"] for r in rows} == {"pass", "fail", "unsupported"}
+    sections = [a["data-section"] for t, a in parsed.tags if t == "section"]
+    assert sections == ["4.1", "4.2", "4.3", "7", "8", "9"]
+    failed_with_evidence = sum(1 for r in report.requirements if r.evidence)
+    assert sum(1 for t, a in parsed.tags if t == "details" and a.get("class") == "failure") == (
+        failed_with_evidence
+    )
+    assert tags.count("svg") == 1
+    assert tags.count("rect") == 8  # one bar segment per (section, outcome) present
+    filters = [a["data-outcome"] for t, a in parsed.tags if t == "input" and "data-outcome" in a]
+    assert sorted(filters) == sorted(o.value for o in Outcome)
+    css = "".join(parsed.styles)
+    assert "@media print" in css
+    assert ".filters" in css.split("@media print", 1)[1]
+    assert "beforeprint" in "".join(parsed.scripts)
+
+
+def test_everything_is_escaped() -> None:
+    html = render(samples.not_conformant())
+    assert "<script>alert(1)</script>" not in html
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html
+    assert "(&lt;&quot;&amp;&quot;&gt;)" in html  # requirement text with <"&">
+    assert [t for t, _ in inventory(html).tags].count("script") == 1
+
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="no chromium on this machine")
+def test_renders_offline_in_headless_chromium(tmp_path: Path) -> None:
+    assert CHROMIUM is not None
+    page = tmp_path / "conformance.html"
+    page.write_text(render(samples.not_conformant()), encoding="utf-8")
+    shot = tmp_path / "shot.png"
+    subprocess.run(
+        [
+            CHROMIUM,
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--proxy-server=127.0.0.1:9",  # any network attempt would fail
+            "--proxy-bypass-list=<-loopback>",
+            f"--screenshot={shot}",
+            "--window-size=1280,900",
+            page.as_uri(),
+        ],
+        check=True,
+        capture_output=True,
+        timeout=60,
+    )
+    assert shot.stat().st_size > 10_000

@@ -1,0 +1,86 @@
+"""junit.xml: one suite per section, one case per requirement, ids as properties, honest skips."""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+from dataclasses import replace
+
+from conformance.report import samples
+from conformance.report.junit_report import render
+from conformance.report.model import Outcome
+
+
+def cases(xml: str) -> dict[str, ET.Element]:
+    root = ET.fromstring(xml)
+    return {case.get("name", ""): case for case in root.iter("testcase")}
+
+
+def test_structure_and_totals() -> None:
+    report = samples.not_conformant()
+    root = ET.fromstring(render(report))
+    assert root.tag == "testsuites"
+    assert [s.get("name") for s in root.iter("testsuite")] == [
+        "§4.1",
+        "§4.2",
+        "§4.3",
+        "§7",
+        "§8",
+        "§9",
+    ]
+    assert (root.get("tests"), root.get("failures"), root.get("skipped")) == ("9", "2", "1")
+    for suite in root.iter("testsuite"):
+        assert int(suite.get("tests", "0")) == len(suite.findall("testcase"))
+        assert int(suite.get("failures", "0")) == len(suite.findall("testcase/failure"))
+
+
+def test_each_case_names_its_requirement() -> None:
+    report = samples.not_conformant()
+    found = cases(render(report))
+    assert set(found) == {r.id for r in report.requirements}
+    for rid, case in found.items():
+        requirement = [
+            p.get("value") for p in case.iter("property") if p.get("name") == "requirement"
+        ]
+        assert requirement == [rid]
+
+
+def test_failure_carries_the_evidence_text() -> None:
+    case = cases(render(samples.not_conformant()))["SDK-STATUS-304-IF-NONE-MATCH"]
+    failure = case.find("failure")
+    assert failure is not None
+    assert failure.get("message", "").startswith("If-None-Match equal to the current hash")
+    text = failure.text or ""
+    assert "Expected: status 304 and an empty body" in text
+    assert "Received: status 200" in text
+    assert "Reproduce: curl " in text
+    assert "HTTP 200" in text and "<script>alert(1)</script>" in text  # parsed back, unescaped
+    assert "Seed: 12345" in text
+
+
+def test_exceptions_are_skips_that_say_what_they_are() -> None:
+    found = cases(render(samples.with_exceptions()))
+    expected = {
+        "VER-LEGACY-SDK-KEY": ("unsupported", "unsupported: "),
+        "LIMIT-LOAD-SHED-POLLING": ("not-measurable", "not measurable: "),
+        "SDK-STATUS-ETAG": ("known-failure", "known failure (not counted): "),
+        "EXP-LIST": ("spec-doubt", "spec doubt (not counted): "),
+    }
+    for rid, (kind, prefix) in expected.items():
+        case = found[rid]
+        assert case.find("failure") is None
+        skipped = case.find("skipped")
+        assert skipped is not None, rid
+        assert skipped.get("type") == kind
+        assert skipped.get("message", "").startswith(prefix)
+    assert found["CFG-CREATE-RECORD"].find("skipped") is None
+    assert found["CFG-CREATE-RECORD"].find("failure") is None
+
+
+def test_control_characters_do_not_break_the_xml() -> None:
+    report = samples.not_conformant()
+    requirements = tuple(
+        replace(r, text=r.text + " \x00\x1b[31m") if r.outcome is Outcome.FAIL else r
+        for r in report.requirements
+    )
+    xml = render(replace(report, requirements=requirements))
+    assert ET.fromstring(xml) is not None
