@@ -1,0 +1,219 @@
+"""The requirement catalogue: loads ``requirements.yaml``, checks it, and exposes it as frozen data.
+
+The catalogue is the spine of the suite: every test names the requirement ids it checks, and the
+report lists every requirement. ``load_catalogue()`` reads the copy shipped inside the package;
+``parse_catalogue()`` checks any other bytes (tests use it on deliberately broken files). A
+broken catalogue raises ``ValueError`` naming the entry at fault.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+CATALOGUE_FILE = "requirements.yaml"
+SCHEMA_FILE = "requirements.schema.json"
+
+SCOPES = ("core", "experiments")
+
+# Capabilities a requirement needs, beyond the one it names itself: the capability it names may
+# imply others, and its scope may imply one. A target that declares any of them absent gets the
+# requirement reported "unsupported".
+IMPLIED_CAPABILITIES: Mapping[str, tuple[str, ...]] = {
+    "bootstrap_identity": ("bootstrap", "experiments"),
+}
+SCOPE_CAPABILITIES: Mapping[str, tuple[str, ...]] = {
+    "core": (),
+    "experiments": ("experiments",),
+}
+
+
+@dataclass(frozen=True)
+class Requirement:
+    """One normative statement of the specification, restated as a server (or client) duty."""
+
+    id: str
+    section: str
+    title: str
+    text: str
+    basis: str  # "stated" | "inferred"
+    operations: tuple[str, ...]
+    scope: str  # "core" | "experiments"
+    capability: str | None
+    subject: str  # "server" | "client"
+
+    @property
+    def capabilities(self) -> tuple[str, ...]:
+        """Every profile capability that must be present for this requirement to be measured."""
+        needed: list[str] = list(SCOPE_CAPABILITIES[self.scope])
+        if self.capability is not None:
+            needed.append(self.capability)
+            needed.extend(IMPLIED_CAPABILITIES.get(self.capability, ()))
+        return tuple(dict.fromkeys(needed))
+
+    @property
+    def checkable(self) -> bool:
+        """True when a test against a server can pass or fail it (client rules cannot)."""
+        return self.subject == "server"
+
+
+@dataclass(frozen=True)
+class Catalogue:
+    """The requirements in file order, with look-ups by id, scope, capability and operation."""
+
+    version: int
+    requirements: tuple[Requirement, ...]
+    sha256: str
+    _by_id: Mapping[str, Requirement] = field(repr=False, compare=False)
+
+    def __iter__(self) -> Iterator[Requirement]:
+        return iter(self.requirements)
+
+    def __len__(self) -> int:
+        return len(self.requirements)
+
+    def __contains__(self, requirement_id: object) -> bool:
+        return requirement_id in self._by_id
+
+    def __getitem__(self, requirement_id: str) -> Requirement:
+        try:
+            return self._by_id[requirement_id]
+        except KeyError:
+            raise KeyError(f"unknown requirement id {requirement_id!r}") from None
+
+    def get(self, requirement_id: str) -> Requirement | None:
+        """The requirement with this id, or None (use ``catalogue[id]`` to raise instead)."""
+        return self._by_id.get(requirement_id)
+
+    def ids(self) -> tuple[str, ...]:
+        return tuple(r.id for r in self.requirements)
+
+    def in_scope(self, scope: str) -> tuple[Requirement, ...]:
+        if scope not in SCOPES:
+            raise ValueError(f"unknown scope {scope!r}; expected one of {', '.join(SCOPES)}")
+        return tuple(r for r in self.requirements if r.scope == scope)
+
+    def gated_by(self, capability: str) -> tuple[Requirement, ...]:
+        """Requirements that become unsupported when the target declares ``capability`` absent."""
+        return tuple(r for r in self.requirements if capability in r.capabilities)
+
+    def for_operation(self, operation_id: str) -> tuple[Requirement, ...]:
+        return tuple(r for r in self.requirements if operation_id in r.operations)
+
+
+class _UniqueKeyLoader(yaml.SafeLoader):
+    """A safe YAML loader that refuses a mapping with the same key twice."""
+
+
+def _construct_unique_mapping(loader: yaml.SafeLoader, node: yaml.MappingNode) -> dict[Any, Any]:
+    seen: set[Any] = set()
+    for key_node, _ in node.value:
+        key = loader.construct_object(key_node)
+        if key in seen:
+            line = key_node.start_mark.line + 1
+            raise ValueError(f"duplicate key {key!r} at line {line}")
+        seen.add(key)
+    return loader.construct_mapping(node)
+
+
+_UniqueKeyLoader.add_constructor(
+    yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_unique_mapping
+)
+
+
+@functools.cache
+def _schema() -> dict[str, Any]:
+    text = resources.files("conformance").joinpath(SCHEMA_FILE).read_text(encoding="utf-8")
+    schema: dict[str, Any] = json.loads(text)
+    return schema
+
+
+def _entry_name(data: Any, path: tuple[Any, ...]) -> str:
+    """'requirement #3 (CFG-FOO)' for a path inside the requirements list, else the path."""
+    if len(path) >= 2 and path[0] == "requirements" and isinstance(path[1], int):
+        index = path[1]
+        entry = data["requirements"][index]
+        rid = entry.get("id") if isinstance(entry, dict) else None
+        name = f"requirement #{index + 1}" + (f" ({rid})" if isinstance(rid, str) else "")
+        rest = ".".join(str(p) for p in path[2:])
+        return f"{name}, field {rest!r}" if rest else name
+    return "top level" if not path else ".".join(str(p) for p in path)
+
+
+def _schema_problems(data: Any) -> list[str]:
+    from jsonschema import Draft202012Validator  # type: ignore[import-untyped]
+
+    validator = Draft202012Validator(_schema())
+    errors = sorted(validator.iter_errors(data), key=lambda e: [str(p) for p in e.absolute_path])
+    return [f"{_entry_name(data, tuple(e.absolute_path))}: {e.message}" for e in errors]
+
+
+def _duplicate_problems(entries: list[dict[str, Any]]) -> list[str]:
+    first_seen: dict[str, int] = {}
+    problems = []
+    for index, entry in enumerate(entries):
+        rid = entry["id"]
+        if rid in first_seen:
+            problems.append(
+                f"requirement #{index + 1} ({rid}): duplicate id, "
+                f"already used by requirement #{first_seen[rid] + 1}"
+            )
+        else:
+            first_seen[rid] = index
+    return problems
+
+
+def _requirement(entry: dict[str, Any]) -> Requirement:
+    return Requirement(
+        id=entry["id"],
+        section=entry["section"],
+        title=entry["title"],
+        text=" ".join(entry["text"].split()),
+        basis=entry["basis"],
+        operations=tuple(entry["operations"]),
+        scope=entry["scope"],
+        capability=entry.get("capability"),
+        subject=entry["subject"],
+    )
+
+
+def parse_catalogue(raw: bytes, source: str = CATALOGUE_FILE) -> Catalogue:
+    """Check catalogue bytes and build the ``Catalogue``; ``ValueError`` names what is wrong."""
+    try:
+        data = yaml.load(raw, Loader=_UniqueKeyLoader)  # a SafeLoader subclass
+    except (yaml.YAMLError, ValueError) as exc:
+        raise ValueError(f"{source}: not a readable YAML catalogue: {exc}") from None
+    problems = _schema_problems(data)
+    if not problems:
+        problems = _duplicate_problems(data["requirements"])
+    if problems:
+        shown = problems[:10]
+        more = f"\n  ... and {len(problems) - 10} more" if len(problems) > 10 else ""
+        raise ValueError(f"{source}: invalid catalogue:\n  " + "\n  ".join(shown) + more)
+    requirements = tuple(_requirement(entry) for entry in data["requirements"])
+    return Catalogue(
+        version=data["catalogue_version"],
+        requirements=requirements,
+        sha256=hashlib.sha256(raw).hexdigest(),
+        _by_id={r.id: r for r in requirements},
+    )
+
+
+def load_catalogue_file(path: Path) -> Catalogue:
+    """Check and load a catalogue from a file outside the package."""
+    return parse_catalogue(path.read_bytes(), source=str(path))
+
+
+@functools.cache
+def load_catalogue() -> Catalogue:
+    """The catalogue shipped inside the ``conformance`` package, read and checked once."""
+    raw = resources.files("conformance").joinpath(CATALOGUE_FILE).read_bytes()
+    return parse_catalogue(raw)
