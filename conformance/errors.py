@@ -1,4 +1,4 @@
-"""The suite's one exception root: the target is wrong, you ran me wrong, or it cannot be measured."""
+"""The suite's one exception root: the target is wrong, you ran me wrong, or it is unmeasurable."""
 
 from __future__ import annotations
 
@@ -27,6 +27,7 @@ class ContractViolation(ConformanceError, AssertionError):
         self.received = received
         self.curl = curl
         self.sections = tuple(sections)
+        self.passed_ids: tuple[str, ...] = ()  # checked in the same scenario, and held
         super().__init__(self.render())
 
     def render(self) -> str:

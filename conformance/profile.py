@@ -36,7 +36,11 @@ DEFAULTS: dict[str, Any] = {
         "unit_context": "unit-context",
     },
     "bodies": {
-        "create": {"content": "configuration", "private_keys": "privateKeys", "comments": "comments"},
+        "create": {
+            "content": "configuration",
+            "private_keys": "privateKeys",
+            "comments": "comments",
+        },
         "patch": {"operations": "operations", "base_hash": "baseHash", "key_order": "keyOrder"},
     },
     "errors": {
@@ -231,9 +235,7 @@ class Profile:
         for entry in creds.get("sdk_keys", []):
             entry["key"] = names.get(entry["key"], "<redacted>")
         if "legacy_sdk_key" in creds:
-            creds["legacy_sdk_key"]["key"] = names.get(
-                creds["legacy_sdk_key"]["key"], "<redacted>"
-            )
+            creds["legacy_sdk_key"]["key"] = names.get(creds["legacy_sdk_key"]["key"], "<redacted>")
         if "foreign_sdk_key" in creds:
             creds["foreign_sdk_key"] = names.get(creds["foreign_sdk_key"], "<redacted>")
         return data
@@ -339,7 +341,7 @@ def schema() -> dict[str, Any]:
 
 
 def _validate(data: Any, source: str, lines: dict[tuple[Any, ...], int]) -> None:
-    from jsonschema import Draft202012Validator
+    from jsonschema import Draft202012Validator  # type: ignore[import-untyped]
 
     validator = Draft202012Validator(schema())
     errors = sorted(validator.iter_errors(data), key=lambda e: (len(e.absolute_path), e.message))
@@ -352,8 +354,7 @@ def _validate(data: Any, source: str, lines: dict[tuple[Any, ...], int]) -> None
     more = f"\n(and {len(errors) - 5} more)" if len(errors) > 5 else ""
     raise UsageError(
         "the target profile is invalid:\n" + "\n".join(problems) + more,
-        "fix the profile (format: docs/target-profile.md, schema: "
-        "conformance/profile.schema.json)",
+        "fix the profile (format: docs/target-profile.md, schema: conformance/profile.schema.json)",
     )
 
 
@@ -361,7 +362,7 @@ def parse(text: str, source: str = "<profile>", base: Path | None = None) -> Pro
     """Parse, substitute, validate and type a profile given as YAML text."""
     try:
         node = yaml.compose(text, Loader=_MarkedLoader)
-        data = yaml.load(text, Loader=_MarkedLoader)  # noqa: S506 - a SafeLoader subclass
+        data = yaml.load(text, Loader=_MarkedLoader)
     except yaml.MarkedYAMLError as error:
         mark = error.problem_mark or error.context_mark
         line = f", line {mark.line + 1}, column {mark.column + 1}" if mark else ""

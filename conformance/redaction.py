@@ -1,4 +1,4 @@
-"""Redaction: every secret value and every credential header is replaced before anything is shown."""
+"""Redaction: every secret and every credential header is replaced before anything is shown."""
 
 from __future__ import annotations
 

@@ -1,0 +1,117 @@
+"""Reusable assertions: each raises a ``ContractViolation``: rule, expected, received, curl."""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Sequence
+from typing import Any
+
+from conformance.client import Reply
+from conformance.errors import ContractViolation
+from conformance.outcomes import catalogue_index
+
+
+def _sections() -> dict[str, str]:
+    return {rid: str(r.section) for rid, r in catalogue_index().items()}
+
+
+def sections_of(ids: Sequence[str]) -> tuple[str, ...]:
+    """The spec sections of the requirement ids, in order, without repeats."""
+    table = _sections()
+    return tuple(dict.fromkeys(table[i] for i in ids if i in table))
+
+
+def violation(
+    ids: Sequence[str], title: str, expected: str, received: str, reply: Reply | None = None
+) -> ContractViolation:
+    return ContractViolation(
+        ids, title, expected, received, reply.curl if reply else None, sections_of(ids)
+    )
+
+
+def expect(
+    ok: bool,
+    ids: Sequence[str],
+    title: str,
+    expected: str,
+    received: str,
+    reply: Reply | None = None,
+) -> None:
+    """Raise a violation of ``ids`` unless ``ok``."""
+    if not ok:
+        raise violation(ids, title, expected, received, reply)
+
+
+def expect_status(
+    reply: Reply, statuses: int | Collection[int], ids: Sequence[str], title: str
+) -> None:
+    wanted = {statuses} if isinstance(statuses, int) else set(statuses)
+    expect(
+        reply.status in wanted,
+        ids,
+        title,
+        "HTTP " + " or ".join(str(s) for s in sorted(wanted)),
+        reply.describe(),
+        reply,
+    )
+
+
+def json_object(reply: Reply, ids: Sequence[str], what: str = "a JSON object") -> dict[str, Any]:
+    body = reply.json(ids, what)
+    expect(isinstance(body, dict), ids, f"body is not {what}", what, reply.describe(), reply)
+    result: dict[str, Any] = body
+    return result
+
+
+def strip_quotes(etag: str) -> str:
+    """The opaque part of an entity tag: W/ and the double quotes removed."""
+    value = etag.strip()
+    if value.startswith("W/"):
+        value = value[2:]
+    if len(value) >= 2 and value[0] == value[-1] == '"':
+        value = value[1:-1]
+    return value
+
+
+class Soft:
+    """Collects several independent checks of one scenario; raises once, for the broken ids only.
+
+    ``with Soft() as soft: soft.check(ok, ids, ...)``. Ids checked without a break are reported
+    as passed even when another check of the same scenario broke.
+    """
+
+    def __init__(self) -> None:
+        self.broken: list[ContractViolation] = []
+        self.checked: list[str] = []
+
+    def check(
+        self,
+        ok: bool,
+        ids: Sequence[str],
+        title: str,
+        expected: str,
+        received: str,
+        reply: Reply | None = None,
+    ) -> bool:
+        self.checked.extend(ids)
+        if not ok:
+            self.broken.append(violation(ids, title, expected, received, reply))
+        return ok
+
+    def __enter__(self) -> Soft:
+        return self
+
+    def __exit__(self, kind: object, error: object, traceback: object) -> None:
+        if error is not None or not self.broken:
+            return
+        first = self.broken[0]
+        broken_ids = tuple(dict.fromkeys(i for v in self.broken for i in v.requirement_ids))
+        combined = ContractViolation(
+            broken_ids,
+            "; ".join(v.title for v in self.broken),
+            " | ".join(v.expected for v in self.broken),
+            " | ".join(v.received for v in self.broken),
+            first.curl,
+            tuple(dict.fromkeys(s for v in self.broken for s in v.sections)),
+        )
+        combined.passed_ids = tuple(i for i in dict.fromkeys(self.checked) if i not in broken_ids)
+        raise combined

@@ -1,0 +1,128 @@
+"""Shapes of the spec's resources (2.1, 2.4, 2.5) as JSON Schemas, one per requirement's concern."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from functools import cache
+from typing import Any
+
+from conformance.checks import violation
+from conformance.client import Reply
+
+DATE_TIME = r"^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:?\d{2})$"
+NUMBER = {"type": "number"}
+STRING = {"type": "string"}
+
+# Spec 2.1: every field of a configuration record and its documented type.
+RECORD: dict[str, Any] = {
+    "type": "object",
+    "required": [
+        "id",
+        "applicationId",
+        "environmentId",
+        "name",
+        "alias",
+        "description",
+        "createdAt",
+        "updatedAt",
+        "deletedAt",
+        "configuration",
+        "isPrivate",
+        "privateKeys",
+        "comments",
+        "contentHash",
+    ],
+    "properties": {
+        "id": NUMBER,
+        "applicationId": NUMBER,
+        "environmentId": NUMBER,
+        "name": STRING,
+        "alias": STRING,
+        "description": STRING,
+        "createdAt": {"type": "string", "pattern": DATE_TIME},
+        "updatedAt": {"type": "string", "pattern": DATE_TIME},
+        "deletedAt": {"type": ["string", "null"]},
+        "isPrivate": {"type": "boolean"},
+        "privateKeys": {"type": "array", "items": STRING},
+        "comments": {"type": "object", "additionalProperties": STRING},
+        "contentHash": {"type": "string", "minLength": 1},
+    },
+}
+
+# Spec 2.4, top level only (entries, experiments and polling have their own requirements).
+SNAPSHOT: dict[str, Any] = {
+    "type": "object",
+    "required": [
+        "hash",
+        "configurations",
+        "primaryConfigurationId",
+        "experiments",
+        "requiredProperties",
+    ],
+    "properties": {
+        "hash": {"type": "string", "minLength": 1},
+        "configurations": {"type": "array"},
+        "primaryConfigurationId": {"type": ["number", "null"]},
+        "experiments": {
+            "type": "object",
+            "required": ["user", "server"],
+            "properties": {"user": {"type": "array"}, "server": {"type": "array"}},
+        },
+        "requiredProperties": {"type": "array", "items": STRING},
+    },
+}
+
+# Spec 2.4: one entry of ``configurations`` in a status snapshot.
+STATUS_ENTRY: dict[str, Any] = {
+    "type": "object",
+    "required": ["id", "name", "alias", "hash"],
+    "properties": {"id": NUMBER, "name": STRING, "alias": STRING, "hash": STRING},
+    "not": {"required": ["configuration"]},
+}
+
+POLLING: dict[str, Any] = {
+    "type": "object",
+    "required": ["intervalSeconds", "jitterRatio"],
+    "properties": {"intervalSeconds": NUMBER, "jitterRatio": NUMBER},
+}
+
+
+@cache
+def _validator(name: str) -> Any:
+    from jsonschema import Draft202012Validator  # type: ignore[import-untyped]
+
+    return Draft202012Validator(SCHEMAS[name])
+
+
+SCHEMAS: dict[str, dict[str, Any]] = {
+    "record": RECORD,
+    "snapshot": SNAPSHOT,
+    "status-entry": STATUS_ENTRY,
+    "polling": POLLING,
+}
+
+
+def problems(name: str, instance: Any) -> list[str]:
+    """Every way ``instance`` departs from the named shape, as readable lines."""
+    found = []
+    for error in sorted(_validator(name).iter_errors(instance), key=lambda e: list(e.path)):
+        where = "/".join(str(p) for p in error.absolute_path) or "(top level)"
+        found.append(f"{where}: {error.message[:200]}")
+    return found
+
+
+def expect_shape(
+    name: str, instance: Any, ids: Sequence[str], title: str, reply: Reply | None = None
+) -> None:
+    found = problems(name, instance)
+    if found:
+        raise violation(
+            ids,
+            title,
+            f"a body of shape {name!r} (spec {_SPEC[name]})",
+            "; ".join(found[:4]),
+            reply,
+        )
+
+
+_SPEC = {"record": "2.1", "snapshot": "2.4", "status-entry": "2.4", "polling": "2.4"}

@@ -1,0 +1,223 @@
+"""The ``conformance`` command: resolve the target, run the stages under pytest, print the verdict.
+
+Exit status: 0 when the verdict is conformant (with or without declared exceptions), 1 when not
+conformant, 2 for a usage error (bad arguments or profile, unreachable target, nothing selected).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from conformance.errors import UsageError
+
+EXIT_CONFORMANT = 0
+EXIT_NOT_CONFORMANT = 1
+EXIT_USAGE = 2
+
+# Each stage is the test modules it runs; "all" runs every stage in this order.
+STAGES: dict[str, tuple[str, ...]] = {
+    "scenarios": ("conformance.scenarios",),
+    "fuzz": ("conformance.fuzz",),
+}
+
+PYTEST_INI = """\
+[pytest]
+addopts = --strict-markers -p no:cacheprovider
+xfail_strict = true
+"""
+
+EPILOG = """\
+examples:
+  conformance run
+      certify the embedded reference server (free loopback port, throwaway database)
+  conformance run --base-url http://127.0.0.1:8000 --profile target.yaml
+      certify your own server; the profile says how it fills the spec's gaps
+  conformance run --requirements SDK-STATUS-304-IF-NONE-MATCH,SDK-STATUS-ETAG
+      check only these requirements
+  conformance run --stage all --report-dir out/
+      scenarios and fuzzing; reports go to out/
+  conformance run -- -k status -x
+      pass anything after -- on to pytest
+
+exit status: 0 conformant (also "conformant with declared exceptions": unsupported
+capabilities or baseline known failures), 1 not conformant, 2 usage error.
+"""
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="conformance",
+        description="Certify an implementation of the Remote Configuration and Experiments "
+        "Service interface.",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+    run = commands.add_parser(
+        "run",
+        help="certify a target (default: the embedded reference server)",
+        description="Run the conformance stages against a target and write reports.",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    run.add_argument(
+        "--base-url", metavar="URL", help="the target's base URL (default: embedded server)"
+    )
+    run.add_argument(
+        "--profile", metavar="FILE", help="the target profile (YAML); required with --base-url"
+    )
+    run.add_argument(
+        "--report-dir", metavar="DIR", default="reports", help="where reports go (default: reports)"
+    )
+    run.add_argument(
+        "--requirements", metavar="ID,...", help="check only these requirement ids (comma-separated)"
+    )
+    run.add_argument(
+        "--stage",
+        choices=[*STAGES, "all"],
+        default="scenarios",
+        help="which stage to run (default: scenarios)",
+    )
+    run.add_argument(
+        "-n",
+        "--workers",
+        metavar="N",
+        default="auto",
+        help="parallel pytest-xdist workers; 'auto' is 2, 0 runs in one process (default: auto)",
+    )
+    run.add_argument("--quiet", action="store_true", help="print only the final summary line")
+    run.add_argument("pytest_args", nargs="*", metavar="-- PYTEST-ARGS", help=argparse.SUPPRESS)
+    return parser
+
+
+def _workers(value: str) -> int:
+    if value == "auto":
+        return 2
+    try:
+        workers = int(value)
+    except ValueError:
+        raise UsageError(f"--workers {value!r} is not a number", "pass a number or auto") from None
+    if workers < 0:
+        raise UsageError("--workers must be 0 or more", "pass a number or auto")
+    return workers
+
+
+def stage_modules(stage: str) -> list[str]:
+    """The test modules of a stage; a stage whose module is not installed is a usage error."""
+    names = [m for s in STAGES for m in STAGES[s]] if stage == "all" else list(STAGES[stage])
+    missing = [m for m in names if importlib.util.find_spec(m) is None]
+    if missing and stage != "all":
+        raise UsageError(
+            f"stage {stage!r} is not available in this installation ({', '.join(missing)})",
+            "run --stage scenarios",
+        )
+    return [m for m in names if m not in missing]
+
+
+def pytest_args(
+    options: argparse.Namespace, base_url: str, profile_path: Path, ini: Path, workers: int
+) -> list[str]:
+    root = Path(__file__).resolve().parent.parent
+    args = [
+        "-c",
+        str(ini),
+        "--rootdir",
+        str(root),
+        "--pyargs",
+        *stage_modules(options.stage),
+        "--base-url",
+        base_url,
+        "--target-profile",
+        str(profile_path),
+        "--report-dir",
+        str(options.report_dir),
+    ]
+    if options.requirements:
+        args += ["--requirements", options.requirements]
+    if workers:
+        args += ["-n", str(workers), "--dist", "loadgroup"]
+    args += ["-qq", "--no-header", "-p", "no:warnings"] if options.quiet else ["-q", "-rfE"]
+    return [*args, *options.pytest_args]
+
+
+class _Capture:
+    """Picks up the Report the plugin built on the controller."""
+
+    def __init__(self) -> None:
+        self.report: Any = None
+        self.written: list[Path] = []
+
+    def pytest_unconfigure(self, config: Any) -> None:
+        from conformance.plugin import COLLECTOR_NAME
+
+        collector = config.pluginmanager.get_plugin(COLLECTOR_NAME)
+        if collector is not None:
+            self.report = collector.report
+            self.written = collector.written
+
+
+def run(options: argparse.Namespace) -> int:
+    import pytest
+
+    from conformance.target import preflight, resolve
+
+    workers = _workers(options.workers)
+    started = time.monotonic()
+    target = resolve(options.base_url, options.profile)
+    try:
+        preflight(target)
+        if not options.quiet:
+            kind = "embedded reference server" if target.embedded else "target"
+            print(f"conformance: certifying {kind} at {target.base_url}", flush=True)
+        with tempfile.TemporaryDirectory(prefix="conformance-") as tmp:
+            ini = Path(tmp) / "pytest.ini"
+            ini.write_text(PYTEST_INI, encoding="utf-8")
+            capture = _Capture()
+            args = pytest_args(options, target.base_url, target.profile_path or Path(), ini, workers)
+            code = pytest.main(args, plugins=[capture])
+    finally:
+        target.stop()
+    elapsed = time.monotonic() - started
+    report = capture.report
+    if report is None:
+        if code in (pytest.ExitCode.USAGE_ERROR, pytest.ExitCode.INTERRUPTED):
+            return EXIT_USAGE
+        raise UsageError(
+            f"no conformance test ran (pytest exit status {int(code)})",
+            "check --requirements and any pytest arguments after --",
+        )
+    counts = ", ".join(f"{n} {name}" for name, n in report.counts.items() if n)
+    where = str(capture.written[0].parent) if capture.written else options.report_dir
+    print(
+        f"conformance: {report.verdict.value}: {len(report.requirements)} requirements "
+        f"({counts}) in {elapsed:.1f}s; reports in {where}/",
+        flush=True,
+    )
+    return EXIT_NOT_CONFORMANT if report.verdict.value == "not-conformant" else EXIT_CONFORMANT
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = _parser()
+    options = parser.parse_args(argv)
+    if options.command != "run":
+        parser.print_help()
+        return EXIT_USAGE
+    try:
+        return run(options)
+    except UsageError as error:
+        print(f"conformance: usage error: {error}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        print("conformance: interrupted", file=sys.stderr)
+        return EXIT_USAGE
+
+
+if __name__ == "__main__":
+    sys.exit(main())

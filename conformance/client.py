@@ -1,0 +1,358 @@
+"""The suite's one HTTP client: timeouts, redaction, pacing, a transcript and curl reproductions.
+
+Scenarios reach a target only through a ``Client`` (given by the plugin's ``client`` fixture).
+Every exchange is recorded redacted; anything shown names secrets by placeholders such as
+``$RCES_PAT``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import json
+import shlex
+import threading
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import httpx
+
+from conformance.errors import ContractViolation, NotMeasurable
+from conformance.pacing import Pacer, TrafficGate
+from conformance.profile import Profile
+from conformance.redaction import Redactor
+from conformance.report.model import Exchange
+
+TIMEOUT = httpx.Timeout(10.0, connect=5.0)
+BODY_LIMIT = 4000  # characters of a body kept in a transcript
+USER_AGENT = "rces-conformance"
+
+
+class _Unset:
+    def __repr__(self) -> str:
+        return "UNSET"
+
+
+UNSET: Any = _Unset()  # "use the default": distinct from None, which means "omit"
+
+
+@dataclass(frozen=True)
+class Reply:
+    """One response as the checks see it, with its redacted exchange and reproduction."""
+
+    status: int
+    headers: httpx.Headers
+    content: bytes
+    exchange: Exchange
+    curl: str
+
+    @property
+    def text(self) -> str:
+        return self.content.decode("utf-8", errors="replace")
+
+    def json(self, requirement_ids: Sequence[str] = (), what: str = "a JSON body") -> Any:
+        """The parsed body; a body that is not JSON is a violation of ``requirement_ids``."""
+        try:
+            return json.loads(self.content)
+        except ValueError:
+            raise ContractViolation(
+                requirement_ids,
+                "response body is not JSON",
+                what,
+                f"HTTP {self.status} with body {_clip(self.text, 200)!r}",
+                self.curl,
+            ) from None
+
+    def describe(self) -> str:
+        """A one-line summary for 'received': status and a clipped body."""
+        body = _clip(self.exchange.response_body or "", 300)
+        return f"HTTP {self.status}" + (f" with body {body}" if body else " with an empty body")
+
+
+def _clip(text: str, limit: int = BODY_LIMIT) -> str:
+    return text if len(text) <= limit else text[:limit] + f"... [{len(text) - limit} more chars]"
+
+
+def _shell_word(text: str) -> str:
+    """Quote for a POSIX shell; placeholders like $RCES_PAT stay expandable."""
+    if "$RCES_" not in text:
+        return shlex.quote(text)
+    escaped = text.replace("\\", "\\\\").replace('"', '\\"').replace("`", "\\`")
+    return f'"{escaped}"'
+
+
+@dataclass
+class Transcript:
+    """Every exchange of one test, redacted, in order."""
+
+    exchanges: list[Exchange] = field(default_factory=list)
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    def add(self, exchange: Exchange) -> None:
+        with self._lock:
+            self.exchanges.append(exchange)
+
+    def render(self, last: int = 6) -> str:
+        shown = self.exchanges[-last:]
+        skipped = len(self.exchanges) - len(shown)
+        lines = [f"({skipped} earlier exchanges not shown)"] if skipped else []
+        for ex in shown:
+            lines.append(f"> {ex.method} {ex.url}")
+            lines += [f"> {k}: {v}" for k, v in ex.request_headers.items()]
+            if ex.request_body:
+                lines.append(f"> {_clip(ex.request_body, 500)}")
+            lines.append(f"< {'no response' if ex.status is None else ex.status}")
+            lines += [f"< {k}: {v}" for k, v in ex.response_headers.items()]
+            if ex.response_body:
+                lines.append(f"< {_clip(ex.response_body, 500)}")
+            lines.append("")
+        return "\n".join(lines)
+
+
+class Client:
+    """Talks to one target for one test. Paces SDK traffic, records and redacts everything."""
+
+    _instance_counter = itertools.count(1)
+
+    def __init__(
+        self,
+        base_url: str,
+        profile: Profile,
+        *,
+        run_prefix: str = "cf",
+        pacer: Pacer | None = None,
+        redactor: Redactor | None = None,
+        transcript: Transcript | None = None,
+        timeout: httpx.Timeout = TIMEOUT,
+        gate: TrafficGate | None = None,
+    ) -> None:
+        self.base_url = base_url.rstrip("/")
+        self.profile = profile
+        self.run_prefix = run_prefix
+        self.pacer = pacer or Pacer(profile.rate_limit.burst, profile.rate_limit.refill_per_second)
+        self.redactor = redactor or Redactor(profile.secret_names())
+        self.transcript = transcript if transcript is not None else Transcript()
+        self.timeout = timeout
+        self.gate = gate or TrafficGate(None)
+        self._http = httpx.Client(timeout=timeout, headers={"user-agent": USER_AGENT})
+        self.instance_id = self.new_instance_id()
+
+    def close(self) -> None:
+        self._http.close()
+
+    def __enter__(self) -> Client:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # ------------------------------------------------------------ naming
+
+    def new_instance_id(self) -> str:
+        """A fresh server instance id for this run (so each test has its own rate bucket)."""
+        return f"{self.run_prefix}-{next(self._instance_counter)}"
+
+    def name(self, label: str) -> str:
+        """A resource name carrying the run prefix, so a shared target stays sorted out."""
+        return f"{self.run_prefix}-{label}"
+
+    # ------------------------------------------------------------ requests
+
+    def request(
+        self,
+        method: str,
+        path: str,
+        *,
+        headers: Mapping[str, str] | None = None,
+        json_body: Any = UNSET,
+        content: bytes | None = None,
+        params: Mapping[str, str] | None = None,
+        allow_rate_limit: bool = False,
+        pace_bucket: tuple[str, str | None] | None = None,
+    ) -> Reply:
+        """Send one request; a 429 the test did not mean to provoke is not measurable."""
+        if pace_bucket is not None:
+            self.pacer.wait(pace_bucket, shared=pace_bucket[1] is None)
+        body = content
+        sent_headers = dict(headers or {})
+        if json_body is not UNSET:
+            body = json.dumps(json_body).encode()
+            sent_headers.setdefault("content-type", "application/json")
+        request = self._http.build_request(
+            method, self.base_url + path, headers=sent_headers, content=body, params=params
+        )
+        started = time.perf_counter()
+        try:
+            with self.gate.shared():
+                response = self._http.send(request)
+        except httpx.TransportError as error:
+            exchange = self._exchange(request, None, started)
+            self.transcript.add(exchange)
+            raise NotMeasurable(
+                f"the target did not answer {method} {path}: {type(error).__name__}"
+            ) from None
+        exchange = self._exchange(request, response, started)
+        self.transcript.add(exchange)
+        reply = Reply(
+            status=response.status_code,
+            headers=response.headers,
+            content=response.content,
+            exchange=exchange,
+            curl=self.curl(exchange),
+        )
+        if reply.status == 429 and not allow_rate_limit:
+            raise NotMeasurable(
+                f"the suite's own traffic hit the target's rate limit on {method} {path}; "
+                "lower rate_limit.burst/refill_per_second in the profile if the target is stricter"
+            )
+        return reply
+
+    def management(
+        self,
+        method: str,
+        path: str,
+        *,
+        environment: str | int | None = "development",
+        token: str | None = UNSET,
+        json_body: Any = UNSET,
+        headers: Mapping[str, str] | None = None,
+        params: Mapping[str, str] | None = None,
+        application_id: int | None = None,
+    ) -> Reply:
+        """A management call under ``/application/{id}/v2``: PAT and environment_id headers."""
+        sent: dict[str, str] = {}
+        token = self.profile.credentials.pat if token is UNSET else token
+        if token is not None:
+            sent["Authorization"] = f"Bearer {token}"
+        if environment is not None:
+            env_id = (
+                environment
+                if isinstance(environment, int)
+                else self.profile.environment_id(environment)
+            )
+            sent["environment_id"] = str(env_id)
+        sent.update(headers or {})
+        app = self.profile.project.application_id if application_id is None else application_id
+        return self.request(
+            method, f"/application/{app}/v2{path}", headers=sent, json_body=json_body, params=params
+        )
+
+    def sdk(
+        self,
+        path: str,
+        *,
+        key: str | None,
+        environment: str | None = None,
+        instance_id: str | None = UNSET,
+        headers: Mapping[str, str] | None = None,
+        params: Mapping[str, str] | None = None,
+        allow_rate_limit: bool = False,
+        pace: bool = True,
+    ) -> Reply:
+        """A GET under ``/sdk/v2``. ``instance_id``: UNSET uses this client's own, None omits it."""
+        names = self.profile.headers
+        sent: dict[str, str] = {}
+        if key is not None:
+            sent["authorization"] = key
+        if environment is not None:
+            sent[names.environment] = environment
+        instance = self.instance_id if instance_id is UNSET else instance_id
+        if instance is not None:
+            sent[names.instance_id] = instance
+        sent.update(headers or {})
+        bucket = (key or "", instance) if pace else None
+        return self.request(
+            "GET",
+            f"/sdk/v2{path}",
+            headers=sent,
+            params=params,
+            allow_rate_limit=allow_rate_limit,
+            pace_bucket=bucket,
+        )
+
+    def status(self, **kwargs: Any) -> Reply:
+        return self.sdk("/status", **kwargs)
+
+    def bootstrap(self, **kwargs: Any) -> Reply:
+        return self.sdk("/bootstrap", **kwargs)
+
+    def concurrent_get(
+        self, path: str, header_sets: Sequence[Mapping[str, str]], limit: int = 100
+    ) -> list[int | None]:
+        """Send many GETs at once (load provocation); statuses only, not recorded one by one."""
+
+        async def run() -> list[int | None]:
+            gate = asyncio.Semaphore(limit)
+            limits = httpx.Limits(max_connections=limit, max_keepalive_connections=limit)
+            async with httpx.AsyncClient(timeout=self.timeout, limits=limits) as http:
+
+                async def one(headers: Mapping[str, str]) -> int | None:
+                    async with gate:
+                        try:
+                            response = await http.get(self.base_url + path, headers=dict(headers))
+                        except httpx.TransportError:
+                            return None
+                        return response.status_code
+
+                return list(await asyncio.gather(*(one(h) for h in header_sets)))
+
+        started = time.perf_counter()
+        statuses = asyncio.run(run())
+        summary = ", ".join(
+            f"{status}x{statuses.count(status)}" for status in sorted(set(statuses), key=str)
+        )
+        self.transcript.add(
+            Exchange(
+                method="GET",
+                url=f"{self.base_url}{path} (x{len(header_sets)} concurrent)",
+                request_headers={},
+                request_body=None,
+                status=None,
+                response_headers={},
+                response_body=f"statuses: {summary}",
+                elapsed_ms=(time.perf_counter() - started) * 1000,
+            )
+        )
+        return statuses
+
+    # ------------------------------------------------------------ recording
+
+    def _exchange(
+        self, request: httpx.Request, response: httpx.Response | None, started: float
+    ) -> Exchange:
+        redact = self.redactor
+        request_body = (
+            request.content.decode("utf-8", errors="replace") if request.content else None
+        )
+        return Exchange(
+            method=request.method,
+            url=redact.text(str(request.url)),
+            request_headers=redact.headers(
+                (k, v) for k, v in request.headers.items() if k not in _TRANSPORT_HEADERS
+            ),
+            request_body=_clip(redact.text(request_body)) if request_body else None,
+            status=None if response is None else response.status_code,
+            response_headers={} if response is None else redact.headers(response.headers.items()),
+            response_body=(
+                None
+                if response is None or not response.content
+                else _clip(redact.text(response.text))
+            ),
+            elapsed_ms=(time.perf_counter() - started) * 1000,
+        )
+
+    def curl(self, exchange: Exchange) -> str:
+        """A curl line that reproduces the exchange, credentials as shell placeholders."""
+        words = ["curl", "-i", "-X", exchange.method, _shell_word(exchange.url)]
+        for name, value in exchange.request_headers.items():
+            if name.lower() in ("content-length", "user-agent"):
+                continue
+            words += ["-H", _shell_word(f"{name}: {value}")]
+        if exchange.request_body is not None:
+            words += ["--data-raw", _shell_word(exchange.request_body)]
+        return " ".join(words)
+
+
+_TRANSPORT_HEADERS = frozenset({"host", "accept-encoding", "connection", "accept"})

@@ -1,0 +1,369 @@
+"""Outcomes: one test's ending as per-requirement outcomes, and a run folded into a Report.
+
+Plain functions, no pytest: the plugin calls ``classify`` on each worker, ships the resulting
+``TestRecord`` through ``user_properties`` (plain JSON, so it crosses pytest-xdist), and the
+controller calls ``build_report``. A skip is never a pass; a selected requirement with no
+executed test is not measurable.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from conformance.errors import ContractViolation, NotMeasurable, Unsupported
+from conformance.report.model import (
+    Evidence,
+    Exchange,
+    Outcome,
+    Report,
+    RequirementResult,
+    StageSummary,
+    TestResult,
+    worst,
+)
+
+USER_PROPERTY = "conformance"
+
+
+@dataclass
+class TestRecord:
+    """One executed test as the controller needs it. JSON-safe through ``to_json``."""
+
+    test_id: str
+    stage: str
+    requirement_ids: tuple[str, ...]
+    outcomes: dict[str, Outcome]  # per requirement id
+    duration_s: float = 0.0
+    message: str = ""
+    evidence: Evidence | None = None
+    note: dict[str, str] = field(default_factory=dict)  # per requirement id, e.g. why unmeasured
+
+    @property
+    def outcome(self) -> Outcome:
+        return worst(self.outcomes.values())
+
+    def to_json(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["outcomes"] = {k: v.value for k, v in self.outcomes.items()}
+        return data
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> TestRecord:
+        evidence = data.get("evidence")
+        return cls(
+            test_id=data["test_id"],
+            stage=data["stage"],
+            requirement_ids=tuple(data["requirement_ids"]),
+            outcomes={k: Outcome(v) for k, v in data["outcomes"].items()},
+            duration_s=float(data.get("duration_s", 0.0)),
+            message=data.get("message", ""),
+            evidence=None if evidence is None else _evidence(evidence),
+            note=dict(data.get("note", {})),
+        )
+
+
+def _evidence(data: Mapping[str, Any]) -> Evidence:
+    return Evidence(
+        test_id=data["test_id"],
+        requirement_ids=tuple(data["requirement_ids"]),
+        title=data["title"],
+        expected=data["expected"],
+        received=data["received"],
+        curl=data.get("curl"),
+        exchanges=tuple(Exchange(**e) for e in data.get("exchanges", ())),
+        check=data.get("check"),
+        seed=data.get("seed"),
+    )
+
+
+def classify(
+    test_id: str,
+    stage: str,
+    requirement_ids: Sequence[str],
+    error: BaseException | None,
+    *,
+    failed: bool,
+    duration_s: float = 0.0,
+    exchanges: Sequence[Exchange] = (),
+    message: str = "",
+) -> TestRecord:
+    """Per-requirement outcomes of one test.
+
+    - passed: every id passes.
+    - ``ContractViolation``: its ids fail (all the test's ids if it names none); the test's other
+      ids were not reached, so they are not measurable.
+    - ``NotMeasurable`` / ``Unsupported``: every id takes that outcome.
+    - any other failure or error (a plain assert, a crash on a malformed answer): every id fails.
+    - a plain skip (no reason the suite knows): not measurable, never pass.
+    """
+    ids = tuple(requirement_ids)
+    record = TestRecord(test_id, stage, ids, {}, duration_s, message)
+    if isinstance(error, Unsupported):
+        record.outcomes = dict.fromkeys(ids, Outcome.UNSUPPORTED)
+        record.message = str(error)
+    elif isinstance(error, NotMeasurable):
+        record.outcomes = dict.fromkeys(ids, Outcome.NOT_MEASURABLE)
+        record.message = error.reason
+        record.note = dict.fromkeys(ids, error.reason)
+    elif isinstance(error, ContractViolation):
+        broken = tuple(i for i in error.requirement_ids if i in ids) or ids
+        record.outcomes = {i: Outcome.FAIL if i in broken else Outcome.NOT_MEASURABLE for i in ids}
+        record.note = {i: "its test stopped at an earlier failure" for i in ids if i not in broken}
+        record.message = str(error)
+        record.evidence = Evidence(
+            test_id=test_id,
+            requirement_ids=broken,
+            title=error.title,
+            expected=error.expected,
+            received=error.received,
+            curl=error.curl,
+            exchanges=tuple(exchanges),
+        )
+    elif failed:
+        record.outcomes = dict.fromkeys(ids, Outcome.FAIL)
+        text = message or (f"{type(error).__name__}: {error}" if error else "test failed")
+        record.message = text
+        record.evidence = Evidence(
+            test_id=test_id,
+            requirement_ids=ids,
+            title="test failed",
+            expected="the test to pass",
+            received=text.splitlines()[-1] if text else "a failure",
+            curl=None,
+            exchanges=tuple(exchanges),
+        )
+    elif error is not None:  # a skip
+        record.outcomes = dict.fromkeys(ids, Outcome.NOT_MEASURABLE)
+        record.message = message or str(error)
+        record.note = dict.fromkeys(ids, record.message)
+    else:
+        record.outcomes = dict.fromkeys(ids, Outcome.PASS)
+    return record
+
+
+@dataclass(frozen=True)
+class RequirementInfo:
+    """What the report needs of a catalogue entry."""
+
+    id: str
+    section: str
+    text: str
+    basis: str
+
+
+def fold(
+    records: Iterable[TestRecord],
+    selected: Sequence[RequirementInfo],
+    baseline: Mapping[str, str] | None = None,
+) -> tuple[RequirementResult, ...]:
+    """Worst outcome per selected requirement, baseline applied; untested ones not measurable."""
+    baseline = baseline or {}
+    outcomes: dict[str, list[Outcome]] = {}
+    tests: dict[str, list[str]] = {}
+    evidence: dict[str, list[Evidence]] = {}
+    notes: dict[str, list[str]] = {}
+    for record in records:
+        for rid, outcome in record.outcomes.items():
+            outcomes.setdefault(rid, []).append(outcome)
+            tests.setdefault(rid, []).append(record.test_id)
+            if rid in record.note:
+                notes.setdefault(rid, []).append(f"{record.test_id}: {record.note[rid]}")
+            if outcome is Outcome.FAIL and record.evidence is not None:
+                evidence.setdefault(rid, []).append(record.evidence)
+    results = []
+    for info in selected:
+        seen = outcomes.get(info.id, [])
+        outcome = worst(seen) if seen else Outcome.NOT_MEASURABLE
+        note = "; ".join(dict.fromkeys(notes.get(info.id, [])))
+        if not seen:
+            note = "no executed test checks this requirement in the stages that ran"
+        if info.id in baseline:
+            if outcome is Outcome.FAIL:
+                outcome = Outcome.KNOWN_FAILURE
+                note = f"known failure (baseline): {baseline[info.id]}"
+            elif outcome is Outcome.PASS:
+                note = "baseline entry now passes: remove it from the profile's baseline"
+        results.append(
+            RequirementResult(
+                id=info.id,
+                section=info.section,
+                text=info.text,
+                basis=info.basis,
+                outcome=outcome,
+                tests=tuple(dict.fromkeys(tests.get(info.id, []))),
+                evidence=tuple(evidence.get(info.id, [])),
+                note=note,
+            )
+        )
+    return tuple(results)
+
+
+def per_test_results(
+    records: Iterable[TestRecord], baseline: Mapping[str, str]
+) -> tuple[TestResult, ...]:
+    """The per-test view of the run (a failing test whose ids are all baselined is known)."""
+    results = []
+    for record in records:
+        outcome = record.outcome
+        if outcome is Outcome.FAIL and all(
+            rid in baseline for rid, o in record.outcomes.items() if o is Outcome.FAIL
+        ):
+            outcome = Outcome.KNOWN_FAILURE
+        results.append(
+            TestResult(
+                test_id=record.test_id,
+                stage=record.stage,
+                requirement_ids=record.requirement_ids,
+                outcome=outcome,
+                duration_s=record.duration_s,
+                message=record.message,
+                evidence=record.evidence,
+            )
+        )
+    return tuple(results)
+
+
+def stage_summaries(records: Sequence[TestRecord]) -> tuple[StageSummary, ...]:
+    stages: dict[str, list[TestRecord]] = {}
+    for record in records:
+        stages.setdefault(record.stage, []).append(record)
+    return tuple(
+        StageSummary(
+            name=name,
+            tests=len(group),
+            duration_s=round(sum(r.duration_s for r in group), 3),
+            details={"outcomes": _count(r.outcome for r in group)},
+        )
+        for name, group in stages.items()
+    )
+
+
+def _count(outcomes: Iterable[Outcome]) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for outcome in outcomes:
+        counts[outcome.value] = counts.get(outcome.value, 0) + 1
+    return counts
+
+
+def build_report(
+    records: Sequence[TestRecord],
+    selected: Sequence[RequirementInfo],
+    *,
+    baseline: Mapping[str, str],
+    suite_version: str,
+    contract_sha256: str,
+    catalogue_sha256: str,
+    target_url: str,
+    target_fingerprint: str,
+    profile: dict[str, Any],
+    started_at: str,
+    duration_s: float,
+) -> Report:
+    return Report(
+        suite_version=suite_version,
+        contract_sha256=contract_sha256,
+        catalogue_sha256=catalogue_sha256,
+        target_url=target_url,
+        target_fingerprint=target_fingerprint,
+        profile=profile,
+        started_at=started_at,
+        duration_s=duration_s,
+        requirements=fold(records, selected, baseline),
+        stages=stage_summaries(records),
+        tests=per_test_results(records, baseline),
+    )
+
+
+# ------------------------------------------------------------------ catalogue and hashes
+
+
+@cache
+def catalogue_index() -> dict[str, Any]:
+    """Catalogue requirements by id ({} while the catalogue module is absent)."""
+    try:
+        from conformance.catalogue import load_catalogue
+    except ImportError:
+        return {}
+    return {r.id: r for r in load_catalogue()}
+
+
+def _sha256_of(paths: Iterable[Path]) -> str:
+    digest = hashlib.sha256()
+    found = False
+    for path in sorted(paths):
+        if path.is_file():
+            found = True
+            digest.update(path.name.encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest() if found else ""
+
+
+def catalogue_sha256() -> str:
+    return _sha256_of([PACKAGE / "requirements.yaml"])
+
+
+def contract_sha256() -> str:
+    for folder in (PACKAGE / "_contract", PACKAGE.parent / "openapi"):
+        if folder.is_dir():
+            return _sha256_of(
+                p for p in folder.rglob("*") if p.suffix in {".yaml", ".yml", ".json"}
+            )
+    return ""
+
+
+PACKAGE = Path(__file__).resolve().parent
+
+
+def selected_requirements(wanted: set[str] | None, seen: Iterable[str]) -> list[RequirementInfo]:
+    """The requirements a run reports on: ``wanted`` if given, else every server requirement."""
+    index = catalogue_index()
+    if wanted is not None:
+        ids = sorted(wanted)
+    else:
+        ids = [r.id for r in index.values() if getattr(r, "subject", "server") == "server"]
+        ids += [i for i in dict.fromkeys(seen) if i not in index]
+    infos = []
+    for rid in ids:
+        entry = index.get(rid)
+        infos.append(
+            RequirementInfo(
+                id=rid,
+                section=str(getattr(entry, "section", "")),
+                text=str(getattr(entry, "text", "")) or "(not in the requirement catalogue)",
+                basis=str(getattr(entry, "basis", "")),
+            )
+        )
+    return infos
+
+
+def report_for_run(
+    records: Sequence[TestRecord],
+    target_info: Mapping[str, Any],
+    wanted: set[str] | None,
+    *,
+    started_at: str,
+    duration_s: float,
+) -> Report:
+    """The Report of one run from its test records and what is known of the target."""
+    from conformance import __version__
+
+    seen = [rid for record in records for rid in record.requirement_ids]
+    if wanted is not None:
+        records = [record for record in records if wanted.intersection(record.requirement_ids)]
+    return build_report(
+        records,
+        selected_requirements(wanted, seen),
+        baseline=dict(target_info.get("baseline", {})),
+        suite_version=__version__,
+        contract_sha256=contract_sha256(),
+        catalogue_sha256=catalogue_sha256(),
+        target_url=str(target_info.get("url", "")),
+        target_fingerprint=str(target_info.get("fingerprint", "")),
+        profile=dict(target_info.get("profile", {})),
+        started_at=started_at,
+        duration_s=duration_s,
+    )

@@ -1,0 +1,388 @@
+"""The pytest plugin: options, the ``requirement`` marker, fixtures, and outcome collection.
+
+Thin on purpose: logic lives in ``target``, ``client``, ``outcomes`` and ``profile``. Inert unless
+used: nothing starts or reaches a target until a fixture asks for it (or ``--base-url`` is given,
+which triggers one pre-flight check), and tests without the ``requirement`` marker are untouched.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conformance.errors import ConformanceError, NotMeasurable, Unsupported, UsageError
+from conformance.outcomes import USER_PROPERTY, TestRecord, classify
+
+TARGET_PROPERTY = "conformance-target"
+DEFAULT_REPORT_DIR = "reports"
+RUN_ID = pytest.StashKey[str]()
+TARGET_INFO = pytest.StashKey[dict[str, Any]]()
+REPORT = pytest.StashKey[Any]()
+STARTED = pytest.StashKey[tuple[str, float]]()
+TRANSCRIPT = pytest.StashKey[Any]()
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("conformance", "RCES conformance suite")
+    group.addoption(
+        "--target-profile",
+        metavar="FILE",
+        default=None,
+        help="target profile (YAML) for --base-url; without --base-url the embedded reference "
+        "server is started and its own profile is used",
+    )
+    group.addoption(
+        "--requirements",
+        metavar="ID,...",
+        default=None,
+        help="check only these requirement ids (comma-separated); other tests are deselected",
+    )
+    group.addoption(
+        "--report-dir",
+        metavar="DIR",
+        default=None,
+        help=f"where conformance reports go (default: {DEFAULT_REPORT_DIR}/ when a "
+        "conformance test ran)",
+    )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers",
+        "requirement(*ids): the catalogue requirement ids this conformance scenario checks; "
+        "its outcome is reported for exactly these ids",
+    )
+    config.addinivalue_line(
+        "markers", "xdist_group(name): run tests of one group on the same pytest-xdist worker"
+    )
+    config.addinivalue_line(
+        "markers",
+        "exclusive: a conformance scenario whose traffic must not overlap other scenarios "
+        "(rate-limit exhaustion, load-shedding bursts)",
+    )
+    workerinput = getattr(config, "workerinput", None)
+    if workerinput is not None and "conformance_run_id" in workerinput:
+        config.stash[RUN_ID] = workerinput["conformance_run_id"]
+    else:
+        from conformance.target import new_run_id
+
+        config.stash[RUN_ID] = new_run_id()
+    config.stash[STARTED] = (datetime.now(UTC).isoformat(timespec="seconds"), time.monotonic())
+    if not _is_worker(config):
+        config.pluginmanager.register(RunCollector(config), COLLECTOR_NAME)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node: Any) -> None:
+    """pytest-xdist: every worker shares the controller's run id (one prefix, one traffic gate)."""
+    node.workerinput["conformance_run_id"] = node.config.stash[RUN_ID]
+
+
+def _is_worker(config: pytest.Config) -> bool:
+    return hasattr(config, "workerinput")
+
+
+def _wants_target(config: pytest.Config) -> bool:
+    return bool(config.getoption("base_url", None) or config.getoption("target_profile"))
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """Pre-flight, once, on the controller: a wrong URL or profile is one usage error."""
+    config = session.config
+    if _is_worker(config) or not _wants_target(config):
+        return
+    from conformance.target import preflight, resolve
+
+    try:
+        target = resolve(config.getoption("base_url", None), config.getoption("target_profile"))
+        preflight(target)
+    except UsageError as error:
+        pytest.exit(f"conformance usage error: {error}", returncode=pytest.ExitCode.USAGE_ERROR)
+    config.stash[TARGET_INFO] = _target_info(target)
+    config.stash[TARGET_INFO]["secrets"] = list(target.profile.secrets())
+
+
+def _target_info(target: Any) -> dict[str, Any]:
+    return {
+        "url": target.base_url,
+        "fingerprint": target.fingerprint,
+        "profile": target.profile.redacted(),
+        "baseline": {e.requirement: e.reason for e in target.profile.baseline},
+    }
+
+
+# ------------------------------------------------------------------ selection
+
+
+def requirement_ids(item: pytest.Item) -> tuple[str, ...]:
+    """The requirement ids an item names through its ``requirement`` markers."""
+    ids: list[str] = []
+    for mark in item.iter_markers("requirement"):
+        ids.extend(str(arg) for arg in mark.args)
+    return tuple(dict.fromkeys(ids))
+
+
+def selected_ids(config: pytest.Config) -> set[str] | None:
+    raw = config.getoption("requirements")
+    if not raw:
+        return None
+    return {part.strip() for part in str(raw).split(",") if part.strip()}
+
+
+def pytest_collection_modifyitems(
+    session: pytest.Session, config: pytest.Config, items: list[pytest.Item]
+) -> None:
+    wanted = selected_ids(config)
+    if wanted is None:
+        return
+    keep: list[pytest.Item] = []
+    drop: list[pytest.Item] = []
+    for item in items:
+        ids = requirement_ids(item)
+        (keep if ids and wanted.intersection(ids) else drop).append(item)
+    if drop:
+        config.hook.pytest_deselected(items=drop)
+        items[:] = keep
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_setup(item: pytest.Item) -> Any:
+    """A requirement whose capability the profile declares absent is unsupported, not run."""
+    result = yield
+    ids = requirement_ids(item)
+    target = getattr(item, "funcargs", {}).get("target")
+    if ids and target is not None:
+        for capability in _capabilities_of(ids):
+            if not target.profile.capability(capability):
+                raise Unsupported(capability)
+    return result
+
+
+def _capabilities_of(ids: tuple[str, ...]) -> list[str]:
+    from conformance.outcomes import catalogue_index
+
+    index = catalogue_index()
+    return sorted({index[i].capability for i in ids if i in index and index[i].capability})
+
+
+# ------------------------------------------------------------------ fixtures
+
+
+@dataclass
+class Cleanup:
+    """Actions run at the end of the session, newest first (e.g. terminate experiments)."""
+
+    actions: list[tuple[str, Callable[[], object]]] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+
+    def add(self, description: str, action: Callable[[], object]) -> None:
+        self.actions.append((description, action))
+
+    def run(self) -> None:
+        while self.actions:
+            description, action = self.actions.pop()
+            try:
+                action()
+            except Exception as error:  # cleanup must not hide results
+                self.problems.append(f"{description}: {type(error).__name__}")
+
+
+@pytest.fixture(scope="session")
+def run_prefix(pytestconfig: pytest.Config) -> str:
+    """The per-run prefix of every name the suite creates on a target (``cf-<runid>``)."""
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "gw")
+    return f"cf-{pytestconfig.stash[RUN_ID]}-{worker}"
+
+
+@pytest.fixture(scope="session")
+def target(pytestconfig: pytest.Config) -> Iterator[Any]:
+    """The target under test: ``--base-url`` + ``--target-profile``, or the embedded server."""
+    from conformance.target import preflight, resolve
+
+    try:
+        resolved = resolve(
+            pytestconfig.getoption("base_url", None), pytestconfig.getoption("target_profile")
+        )
+        if resolved.embedded:
+            preflight(resolved)
+    except UsageError as error:
+        pytest.exit(f"conformance usage error: {error}", returncode=pytest.ExitCode.USAGE_ERROR)
+    pytestconfig.stash[TARGET_INFO] = _target_info(resolved)
+    try:
+        yield resolved
+    finally:
+        resolved.stop()
+
+
+@pytest.fixture(scope="session")
+def profile(target: Any) -> Any:
+    """The target's loaded ``conformance.profile.Profile``."""
+    return target.profile
+
+
+@pytest.fixture(scope="session")
+def pacer(target: Any, pytestconfig: pytest.Config) -> Any:
+    from conformance.pacing import Pacer
+
+    workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
+    rate = target.profile.rate_limit
+    return Pacer(rate.burst, rate.refill_per_second, workers=workers)
+
+
+@pytest.fixture(scope="session")
+def traffic_gate(pytestconfig: pytest.Config) -> Any:
+    """Shared by all workers of one run: exclusive scenarios hold it alone."""
+    from conformance.pacing import TrafficGate
+
+    return TrafficGate.for_run(pytestconfig.stash[RUN_ID])
+
+
+@pytest.fixture(scope="session")
+def cleanup() -> Iterator[Cleanup]:
+    """Register end-of-session clean-up of what the suite created (``cleanup.add(desc, fn)``)."""
+    registry = Cleanup()
+    try:
+        yield registry
+    finally:
+        registry.run()
+
+
+@pytest.fixture
+def client(
+    request: pytest.FixtureRequest, target: Any, pacer: Any, run_prefix: str, traffic_gate: Any
+) -> Iterator[Any]:
+    """A ``conformance.client.Client`` for this test; its transcript goes into failure reports."""
+    from conformance.client import Client
+
+    with Client(
+        target.base_url, target.profile, run_prefix=run_prefix, pacer=pacer, gate=traffic_gate
+    ) as http:
+        request.node.stash[TRANSCRIPT] = http.transcript
+        yield http
+
+
+@pytest.fixture
+def exclusive(traffic_gate: Any) -> Iterator[None]:
+    """Hold the run's traffic gate alone for this test (other workers pause their requests)."""
+    with traffic_gate.exclusive():
+        yield
+
+
+# ------------------------------------------------------------------ outcomes
+
+
+def _stage_of(item: pytest.Item) -> str:
+    module = getattr(getattr(item, "module", None), "__name__", "")
+    return "fuzz" if ".fuzz" in module or module.startswith("fuzz") else "scenarios"
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
+    report = yield
+    ids = requirement_ids(item)
+    if not ids or report.when == "teardown":
+        return report
+    if report.when == "setup" and report.passed:
+        return report
+    error = call.excinfo.value if call.excinfo is not None else None
+    transcript = item.stash.get(TRANSCRIPT, None)
+    exchanges = tuple(transcript.exchanges[-6:]) if transcript is not None else ()
+    message = ""
+    if report.failed and not isinstance(error, ConformanceError):
+        message = str(report.longreprtext)[-2000:]
+    if report.skipped and isinstance(report.longrepr, tuple):
+        message = str(report.longrepr[2])
+    record = classify(
+        item.nodeid,
+        _stage_of(item),
+        ids,
+        error,
+        failed=report.failed and not isinstance(error, (NotMeasurable, Unsupported)),
+        duration_s=report.duration,
+        exchanges=exchanges,
+        message=message,
+    )
+    if isinstance(error, (NotMeasurable, Unsupported)):
+        path, line, _ = item.reportinfo()
+        label = "unsupported" if isinstance(error, Unsupported) else "not measurable"
+        report.outcome = "skipped"
+        report.longrepr = (str(path), (line or 0) + 1, f"{label}: {record.message}")
+    elif report.failed and transcript is not None and transcript.exchanges:
+        report.sections.append(("conformance transcript (redacted)", transcript.render()))
+    report.user_properties.append((USER_PROPERTY, record.to_json()))
+    info = item.config.stash.get(TARGET_INFO, None)
+    if info is not None and not item.config.stash.get(_SENT_TARGET, False):
+        item.config.stash[_SENT_TARGET] = True
+        report.user_properties.append(
+            (TARGET_PROPERTY, {k: v for k, v in info.items() if k != "secrets"})
+        )
+    return report
+
+
+_SENT_TARGET = pytest.StashKey[bool]()
+
+
+class RunCollector:
+    """Controller side: gathers test records from every worker and writes the run's Report."""
+
+    def __init__(self, config: pytest.Config) -> None:
+        self.config = config
+        self.records: list[TestRecord] = []
+        self.report: Any = None
+        self.written: list[Path] = []
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        for name, value in report.user_properties:
+            if name == USER_PROPERTY and isinstance(value, dict):
+                self.records.append(TestRecord.from_json(value))
+            elif name == TARGET_PROPERTY and isinstance(value, dict):
+                self.config.stash.setdefault(TARGET_INFO, dict(value))
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        if not self.records:
+            return
+        from conformance.outcomes import report_for_run
+
+        config = self.config
+        info = config.stash.get(TARGET_INFO, {})
+        started_at, started = config.stash[STARTED]
+        self.report = report_for_run(
+            self.records,
+            info,
+            selected_ids(config),
+            started_at=started_at,
+            duration_s=round(time.monotonic() - started, 3),
+        )
+        config.stash[REPORT] = self.report
+        report_dir = Path(config.getoption("report_dir") or DEFAULT_REPORT_DIR)
+        from conformance.report.writer import write_reports
+
+        try:
+            self.written = write_reports(self.report, report_dir, secrets=info.get("secrets", ()))
+        except OSError as error:
+            self.written = []
+            config.stash[_WRITE_ERROR] = f"could not write reports to {report_dir}: {error}"
+
+    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        if self.report is None:
+            return
+        counts = ", ".join(f"{n} {k}" for k, n in self.report.counts.items() if n)
+        where = f"; reports in {self.written[0].parent}/" if self.written else ""
+        problem = self.config.stash.get(_WRITE_ERROR, "")
+        if problem:
+            terminalreporter.write_line(problem, red=True)
+        terminalreporter.write_sep(
+            "=", f"conformance: {self.report.verdict.value} ({counts}){where}"
+        )
+
+
+_WRITE_ERROR = pytest.StashKey[str]()
+COLLECTOR_NAME = "conformance-run-collector"

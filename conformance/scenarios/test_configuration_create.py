@@ -1,0 +1,230 @@
+"""Scenarios: creating configurations (spec 2.1, 2.2, 4.1)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from conformance.checks import Soft, expect, expect_status, json_object
+from conformance.checks.management import Configurations
+from conformance.checks.shapes import expect_shape
+
+requirement = pytest.mark.requirement
+
+CONTENTS: dict[str, Any] = {
+    "object": {"economy": {"coins": 5, "gems": [1, 2, 3]}, "flag": True, "ratio": 0.25},
+    "array": [1, "two", {"three": 3}, None],
+    "scalar": "just a string",
+    "nested": {"a": {"b": {"c": {"d": [[], {}, [{"e": None}]]}}}},
+    "unicode": {"name": "Ωmega ✓", "emoji": "🎮", "escapes": 'quote " backslash \\'},
+}
+
+
+@requirement("CFG-CREATE-RECORD-SHAPE")
+def test_create_answers_a_full_record(configurations: Configurations) -> None:
+    ids = ("CFG-CREATE-RECORD-SHAPE",)
+    reply = configurations.create("shape", {"a": 1})
+    expect_status(reply, configurations.profile.statuses.create_configuration, ids, "create status")
+    expect_shape("record", json_object(reply, ids), ids, "create answered a partial record", reply)
+
+
+@requirement("CFG-CREATE-MINIMAL-BODY")
+def test_create_with_only_a_name(configurations: Configurations) -> None:
+    ids = ("CFG-CREATE-MINIMAL-BODY",)
+    name = configurations.client.name("minimal")
+    record = configurations.create_ok(body={"name": name}, ids=ids)
+    expect(
+        record.get("name") == name, ids, "record name differs", repr(name), repr(record.get("name"))
+    )
+
+
+@requirement("CFG-CREATE-NAME-REQUIRED")
+@pytest.mark.parametrize("body", [{}, {"name": 42}, {"name": None}], ids=["absent", "int", "null"])
+def test_create_without_a_string_name_is_refused(
+    configurations: Configurations, body: dict[str, Any]
+) -> None:
+    ids = ("CFG-CREATE-NAME-REQUIRED",)
+    body = {**body, configurations.profile.bodies.create.content: {"marker": "no-name"}}
+    reply = configurations.create(body=body)
+    expect(
+        400 <= reply.status < 500, ids, "create without a name", "a 4xx", reply.describe(), reply
+    )
+
+
+@requirement("CFG-CREATE-CONTENT-ROUNDTRIP")
+@pytest.mark.parametrize("kind", [*CONTENTS, "null"])
+def test_created_content_comes_back(configurations: Configurations, kind: str) -> None:
+    ids = ("CFG-CREATE-CONTENT-ROUNDTRIP",)
+    content = CONTENTS.get(kind)
+    record = configurations.create_ok(f"content-{kind}", content, ids=ids)
+    expect(
+        "configuration" in record and record["configuration"] == content,
+        ids,
+        "created content did not come back unchanged",
+        repr(content),
+        repr(record.get("configuration", "(absent)")),
+    )
+
+
+@requirement("CFG-CREATE-PRIVACY-AND-COMMENTS")
+def test_privacy_paths_and_comments_are_kept(configurations: Configurations) -> None:
+    ids = ("CFG-CREATE-PRIVACY-AND-COMMENTS",)
+    paths = ["/economy/secretSeed", "/ops/token"]
+    comments = {"owner": "live-ops", "why": "launch tuning"}
+    record = configurations.create_ok(
+        "private",
+        {"economy": {"secretSeed": 7}, "ops": {"token": "x"}},
+        ids=ids,
+        private_keys=paths,
+        comments=comments,
+    )
+    kept = record.get("privateKeys")
+    expect(
+        isinstance(kept, list) and sorted(kept) == sorted(paths),
+        ids,
+        "privacy paths were not kept",
+        repr(paths),
+        repr(kept),
+    )
+    expect(
+        record.get("comments") == comments,
+        ids,
+        "comments were not kept",
+        repr(comments),
+        repr(record.get("comments")),
+    )
+
+
+@requirement("CFG-CREATE-EXTRA-PROPERTIES")
+def test_extra_properties_round_trip(configurations: Configurations) -> None:
+    ids = ("CFG-CREATE-EXTRA-PROPERTIES",)
+    extra = {
+        "xString": "s",
+        "xNumber": 12.5,
+        "xBool": False,
+        "xNull": None,
+        "xArray": [1, {"k": "v"}],
+        "xObject": {"nested": {"deep": True}},
+    }
+    record = configurations.create_ok("extra", {"a": 1}, ids=ids, extra=extra)
+    with Soft() as soft:
+        for key, value in extra.items():
+            soft.check(
+                key in record and record[key] == value,
+                ids,
+                f"extra property {key} did not round-trip",
+                repr(value),
+                repr(record.get(key, "(absent)")),
+            )
+
+
+@requirement("CFG-CREATE-NEW-ID")
+def test_each_create_makes_a_new_id(configurations: Configurations) -> None:
+    ids = ("CFG-CREATE-NEW-ID",)
+    first = configurations.create_ok("same-name", {"n": 1}, ids=ids)
+    second = configurations.create_ok("same-name", {"n": 2}, ids=ids)
+    expect(
+        first.get("id") != second.get("id"),
+        ids,
+        "two creates with one name share an id",
+        "two distinct ids",
+        f"{first.get('id')!r} twice",
+    )
+
+
+@requirement("CFG-CREATE-KEY-ORDER-KEPT")
+def test_create_keeps_member_order(configurations: Configurations) -> None:
+    ids = ("CFG-CREATE-KEY-ORDER-KEPT",)
+    content = {"zeta": 1, "alpha": {"y": 1, "b": 2, "m": 3}, "mid": [{"q": 1, "c": 2}], "beta": 0}
+    reply = configurations.create("order", content)
+    expect_status(reply, configurations.profile.statuses.create_configuration, ids, "create")
+    returned = json_object(reply, ids).get("configuration")
+    expect(
+        _order(returned) == _order(content),
+        ids,
+        "member order of the created content changed",
+        repr(_order(content)),
+        repr(_order(returned)),
+    )
+
+
+def _order(value: Any) -> Any:
+    """Key order of every object, as nested lists (dict equality ignores order)."""
+    if isinstance(value, dict):
+        return [[k, _order(v)] for k, v in value.items()]
+    if isinstance(value, list):
+        return [_order(v) for v in value]
+    return value
+
+
+@requirement("CFG-RECORD-IDS-MATCH-REQUEST")
+@pytest.mark.parametrize("environment", ["development", "production"])
+def test_record_names_project_and_environment(
+    configurations: Configurations, environment: str
+) -> None:
+    ids = ("CFG-RECORD-IDS-MATCH-REQUEST",)
+    profile = configurations.profile
+    env_id = profile.environment_id(environment)
+    record = configurations.create_ok("ids", {"e": environment}, ids=ids, environment=environment)
+    expect(
+        (record.get("applicationId"), record.get("environmentId"))
+        == (profile.project.application_id, env_id),
+        ids,
+        "record names another project or environment",
+        f"applicationId {profile.project.application_id}, environmentId {env_id}",
+        f"applicationId {record.get('applicationId')!r}, "
+        f"environmentId {record.get('environmentId')!r}",
+    )
+
+
+@requirement("CFG-RECORD-TIMESTAMPS", "CFG-RECORD-DELETED-AT-LIVE")
+def test_record_timestamps(configurations: Configurations) -> None:
+    import re
+
+    from conformance.checks.shapes import DATE_TIME
+
+    record = configurations.create_ok("times", {"t": 1})
+    with Soft() as soft:
+        for name in ("createdAt", "updatedAt"):
+            value = record.get(name)
+            soft.check(
+                isinstance(value, str) and re.match(DATE_TIME, value) is not None,
+                ("CFG-RECORD-TIMESTAMPS",),
+                f"{name} is not an ISO 8601 date-time",
+                "a string like 2026-01-31T12:00:00.000Z",
+                repr(value),
+            )
+        soft.check(
+            "deletedAt" in record,
+            ("CFG-RECORD-TIMESTAMPS",),
+            "deletedAt is missing",
+            "deletedAt present (a date-time or null)",
+            "absent",
+        )
+        soft.check(
+            record.get("deletedAt", "absent") is None,
+            ("CFG-RECORD-DELETED-AT-LIVE",),
+            "a live configuration is marked deleted",
+            "deletedAt null",
+            repr(record.get("deletedAt", "absent")),
+        )
+
+
+@requirement("CFG-RESPONSE-CONTENT-TYPE-JSON")
+def test_create_and_patch_answer_json(configurations: Configurations) -> None:
+    ids = ("CFG-RESPONSE-CONTENT-TYPE-JSON",)
+    created = configurations.create("ctype", {"a": 1})
+    patched = configurations.patch(
+        json_object(created, ids).get("id"), [{"op": "add", "path": "/b", "value": 2}]
+    )
+    for reply in (created, patched):
+        media = reply.headers.get("content-type", "").split(";")[0].strip().lower()
+        expect(
+            media == "application/json",
+            ids,
+            "response is not application/json",
+            "Content-Type: application/json",
+            f"Content-Type: {reply.headers.get('content-type')!r}",
+            reply,
+        )

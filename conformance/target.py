@@ -1,0 +1,124 @@
+"""The target: which server the suite certifies (given, or the embedded one), and its pre-flight.
+
+``resolve`` turns a base URL and a profile path (or neither) into a ``Target``; ``preflight``
+checks once, before any test, that the target answers and accepts the profile's credentials, so
+a wrong URL or profile is one usage error instead of a wall of failures.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import httpx
+
+from conformance import profile as profiles
+from conformance.errors import UsageError
+from conformance.profile import Profile
+
+PREFLIGHT_TIMEOUT = httpx.Timeout(5.0)
+
+
+@dataclass
+class Target:
+    base_url: str
+    profile: Profile
+    profile_path: Path | None
+    embedded: bool = False
+    _stop: Callable[[], None] | None = field(default=None, repr=False)
+
+    def stop(self) -> None:
+        if self._stop is not None:
+            stop, self._stop = self._stop, None
+            stop()
+
+    @property
+    def fingerprint(self) -> str:
+        kind = "embedded refserver" if self.embedded else "external"
+        return f"{kind} at {self.base_url}"
+
+
+def new_run_id() -> str:
+    """A short random id naming everything one run creates on the target."""
+    return secrets.token_hex(3)
+
+
+def resolve(base_url: str | None, profile_path: str | Path | None) -> Target:
+    """The target to certify: ``base_url`` with its profile, or the embedded reference server."""
+    if base_url:
+        if profile_path is None:
+            raise UsageError(
+                f"--base-url {base_url} was given without a target profile",
+                "pass --profile FILE (conformance run) or --target-profile FILE (pytest); "
+                "docs/target-profile.md shows the format",
+            )
+        if not base_url.startswith(("http://", "https://")):
+            raise UsageError(
+                f"--base-url {base_url!r} is not an http(s) URL", "pass e.g. http://127.0.0.1:8000"
+            )
+        return Target(base_url.rstrip("/"), profiles.load(profile_path), Path(profile_path))
+    if profile_path is not None:
+        raise UsageError(
+            "a target profile was given without --base-url",
+            "pass --base-url with it, or neither to certify the embedded reference server",
+        )
+    from conformance.embedded import start_embedded
+
+    server = start_embedded()
+    try:
+        profile = profiles.load(server.profile_path)
+    except BaseException:
+        server.stop()
+        raise
+    return Target(server.base_url, profile, server.profile_path, True, server.stop)
+
+
+def preflight(target: Target) -> None:
+    """Check the target answers and accepts the profile's SDK key and PAT; else a UsageError."""
+    profile = target.profile
+    key = profile.credentials.sdk_keys[0]
+    url = target.base_url
+    rejected = set(profile.errors.missing_credentials_status) | {401, 403}
+    with httpx.Client(timeout=PREFLIGHT_TIMEOUT) as http:
+        try:
+            status = http.get(
+                f"{url}/sdk/v2/status",
+                headers={
+                    "authorization": key.key,
+                    profile.headers.environment: key.environments[0],
+                    profile.headers.instance_id: "cf-preflight",
+                },
+            ).status_code
+        except httpx.TransportError as error:
+            raise UsageError(
+                f"cannot reach the target at {url} ({type(error).__name__})",
+                "start the server, or fix --base-url (scheme, host, port and any path prefix)",
+            ) from None
+        if status == 404:
+            raise UsageError(
+                f"GET {url}/sdk/v2/status answered 404: no RCES interface at this base URL",
+                "fix --base-url so that {base_url}/sdk/v2/status is the status endpoint",
+            )
+        if status in rejected:
+            raise UsageError(
+                f"the target rejects the profile's first SDK key (GET /sdk/v2/status: {status})",
+                "check credentials.sdk_keys in the profile (and the environment variables it uses)",
+            )
+        app = profile.project.application_id
+        env = profile.project.environments.get(key.environments[0])
+        if profile.capability("experiments") and env is not None:
+            status = http.get(
+                f"{url}/application/{app}/v2/experiments",
+                headers={
+                    "Authorization": f"Bearer {profile.credentials.pat}",
+                    "environment_id": str(env),
+                },
+            ).status_code
+            if status in rejected:
+                raise UsageError(
+                    f"the target rejects the profile's PAT for project {app} "
+                    f"(GET /application/{app}/v2/experiments: {status})",
+                    "check credentials.pat and project.application_id in the profile",
+                )
