@@ -1,9 +1,10 @@
 """Experiment group changesets: their validation and their merge into a base configuration.
 
-A changeset is a list of ``{op: set|add|delete, path: [segments], value?}``. A segment is an
-object key (string) or an array index (non-negative integer). The merge never fails: the base
-configuration may change after the experiment was created, so an operation whose path no longer
-fits the document is skipped rather than answered with an error.
+A changeset is a list of ``{op: set|add|delete, path: [segments], value?}``. Segments are
+strings: an object key, or, where the document holds an array, a decimal index ("0", "12").
+Other fields of an operation, and a ``value`` on ``delete``, are ignored. The merge never
+fails: the base configuration may change after the experiment was created, so an operation
+whose path no longer fits the document is skipped rather than answered with an error.
 
 - ``set``: put ``value`` at the path, replacing what is there. Missing (or null) intermediate
   objects are created. In an array, the index must exist or equal the length (append).
@@ -29,12 +30,12 @@ class ChangesetError(ValueError):
     """A changeset whose shape is wrong; the message says where."""
 
 
-def _is_segment(segment: object) -> bool:
-    if isinstance(segment, bool):
-        return False
-    if isinstance(segment, str):
-        return True
-    return isinstance(segment, int) and segment >= 0
+def _index(container: list[Any], segment: str) -> int | None:
+    """The array index a segment names (``len`` allowed, for appending), or None."""
+    if not segment.isascii() or not segment.isdigit() or (len(segment) > 1 and segment[0] == "0"):
+        return None
+    index = int(segment)
+    return index if index <= len(container) else None
 
 
 def validate(changeset: object, where: str = "changeset") -> list[dict[str, Any]]:
@@ -47,9 +48,6 @@ def validate(changeset: object, where: str = "changeset") -> list[dict[str, Any]
         at = f"{where}[{index}]"
         if not isinstance(operation, dict):
             raise ChangesetError(f"{at} must be an object")
-        unknown = set(operation) - {"op", "path", "value"}
-        if unknown:
-            raise ChangesetError(f"{at} has unknown fields: {', '.join(sorted(unknown))}")
         op = operation.get("op")
         if op not in OPS:
             raise ChangesetError(f"{at}.op must be one of {', '.join(OPS)}")
@@ -58,52 +56,50 @@ def validate(changeset: object, where: str = "changeset") -> list[dict[str, Any]
             raise ChangesetError(
                 f"{at}.path must be an array of 1 to {MAX_PATH_SEGMENTS} key segments"
             )
-        if not all(_is_segment(segment) for segment in path):
-            raise ChangesetError(
-                f"{at}.path segments must be strings or non-negative integer indexes"
-            )
-        if op == "delete" and "value" in operation:
-            raise ChangesetError(f"{at}: delete takes no value")
+        if not all(isinstance(segment, str) for segment in path):
+            raise ChangesetError(f"{at}.path segments must be strings")
         if op != "delete" and "value" not in operation:
             raise ChangesetError(f"{at}: {op} requires a value")
     return changeset
 
 
-def _child(container: Any, segment: str | int) -> tuple[bool, Any]:
+def _child(container: Any, segment: str) -> tuple[bool, Any]:
     """(present, value) of one step down."""
-    if isinstance(container, dict) and isinstance(segment, str):
+    if isinstance(container, dict):
         return (segment in container, container.get(segment))
-    if isinstance(container, list) and isinstance(segment, int) and segment < len(container):
-        return (True, container[segment])
+    if isinstance(container, list):
+        index = _index(container, segment)
+        if index is not None and index < len(container):
+            return (True, container[index])
     return (False, None)
 
 
-def _parent(document: Any, path: list[str | int], create: bool) -> Any:
+def _parent(document: Any, path: list[str], create: bool) -> Any:
     """The container holding the path's last segment, or None when it cannot be reached."""
     container = document
     for segment in path[:-1]:
         present, value = _child(container, segment)
-        if create and isinstance(container, dict) and isinstance(segment, str):
-            if not present or value is None:
-                value = {}
-                container[segment] = value
+        if create and isinstance(container, dict) and (not present or value is None):
+            value = {}
+            container[segment] = value
         elif not present:
             return None
         container = value
     return container
 
 
-def _set(container: Any, segment: str | int, value: Any) -> None:
-    if isinstance(container, dict) and isinstance(segment, str):
+def _set(container: Any, segment: str, value: Any) -> None:
+    if isinstance(container, dict):
         container[segment] = value
-    elif isinstance(container, list) and isinstance(segment, int) and segment <= len(container):
-        if segment == len(container):
+    elif isinstance(container, list):
+        index = _index(container, segment)
+        if index == len(container):
             container.append(value)
-        else:
-            container[segment] = value
+        elif index is not None:
+            container[index] = value
 
 
-def _add(container: Any, segment: str | int, value: Any) -> None:
+def _add(container: Any, segment: str, value: Any) -> None:
     present, current = _child(container, segment)
     if not present:
         _set(container, segment, value)
@@ -111,13 +107,19 @@ def _add(container: Any, segment: str | int, value: Any) -> None:
         current.append(value)
 
 
-def _delete(container: Any, segment: str | int, _value: Any) -> None:
+def _delete(container: Any, segment: str, _value: Any) -> None:
     present, _ = _child(container, segment)
-    if present:
+    if not present:
+        return
+    if isinstance(container, dict):
         del container[segment]
+    else:
+        index = _index(container, segment)
+        assert index is not None
+        del container[index]
 
 
-APPLY: dict[str, Callable[[Any, str | int, Any], None]] = {
+APPLY: dict[str, Callable[[Any, str, Any], None]] = {
     "set": _set,
     "add": _add,
     "delete": _delete,
@@ -129,9 +131,9 @@ def merge(base: Any, changeset: list[dict[str, Any]]) -> Any:
     document = copy.deepcopy(base)
     for operation in changeset:
         op = operation["op"]
-        path: list[str | int] = operation["path"]
+        path: list[str] = operation["path"]
         creates = op != "delete"
-        if document is None and creates and isinstance(path[0], str):
+        if document is None and creates:
             document = {}
         container = _parent(document, path, create=creates)
         if container is None:

@@ -8,6 +8,7 @@ the route's business (404).
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -33,6 +34,7 @@ MIN_YEAR = 1970
 MAX_YEAR = 9000  # leaves room for the default duration; keeps stored timestamps sortable text
 MEMBER_STATUSES = (assignment.ACTIVE, assignment.UNENROLLED)
 
+GROUP_KEY = re.compile(r"[1-9][0-9]{0,17}")  # a group id as a weights key
 CREATE_ERROR = "INVALID_EXPERIMENT"
 REQUEST_ERROR = "INVALID_REQUEST"
 
@@ -119,11 +121,9 @@ def _properties(value: object, field: str) -> tuple[str, ...]:
     if not isinstance(value, list) or len(value) > MAX_REQUIRED_PROPERTIES:
         raise _Invalid(f"{field} must be an array of at most {MAX_REQUIRED_PROPERTIES} strings")
     names = tuple(
-        _string(item, f"{field}[{i}]", 1, MAX_PROPERTY_NAME) for i, item in enumerate(value)
+        _string(item, f"{field}[{i}]", 0, MAX_PROPERTY_NAME) for i, item in enumerate(value)
     )
-    if len(set(names)) != len(names):
-        raise _Invalid(f"{field} must not repeat a name")
-    return names
+    return tuple(dict.fromkeys(names))  # a repeated name counts once
 
 
 def _group(value: object, index: int, mode: str) -> GroupInput:
@@ -138,8 +138,10 @@ def _group(value: object, index: int, mode: str) -> GroupInput:
         if value.get("weight") is not None:
             raise _Invalid(f"{at}.weight must be null or omitted in {mode} mode")
         weight = None
+    if "changeset" not in value:
+        raise _Invalid(f"{at}.changeset is required (an empty array changes nothing)")
     try:
-        changeset = validate_changeset(value.get("changeset", []), f"{at}.changeset")
+        changeset = validate_changeset(value["changeset"], f"{at}.changeset")
     except ChangesetError as exc:
         raise _Invalid(str(exc)) from None
     return GroupInput(label, weight, changeset)
@@ -222,7 +224,7 @@ def _weights(value: object) -> dict[int, int]:
         raise _Invalid(f"weights must be an object of at most {MAX_GROUPS} groupId -> basis points")
     weights: dict[int, int] = {}
     for key, weight in value.items():
-        if not key.isascii() or not key.isdigit() or len(key) > 19 or int(key) == 0:
+        if GROUP_KEY.fullmatch(key) is None:
             raise _Invalid(f"weights key {key[:40]!r} is not a group id")
         weights[int(key)] = _integer(weight, f"weights[{key}]", 0, WEIGHT_TOTAL)
     return weights

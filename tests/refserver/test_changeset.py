@@ -25,12 +25,12 @@ MERGES: list[tuple[str, list[dict[str, Any]], Any]] = [
     ),
     (
         "set on an array index replaces the element",
-        [{"op": "set", "path": ["levels", 0], "value": 9}],
+        [{"op": "set", "path": ["levels", "0"], "value": 9}],
         {**BASE, "levels": [9, 2]},
     ),
     (
         "set at the array length appends",
-        [{"op": "set", "path": ["levels", 2], "value": 3}],
+        [{"op": "set", "path": ["levels", "2"], "value": 3}],
         {**BASE, "levels": [1, 2, 3]},
     ),
     (
@@ -59,8 +59,26 @@ MERGES: list[tuple[str, list[dict[str, Any]], Any]] = [
         BASE,
     ),
     (
+        "delete of an array element",
+        [{"op": "delete", "path": ["levels", "0"]}],
+        {**BASE, "levels": [2]},
+    ),
+    (
+        "a non-index segment in an array is skipped",
+        [
+            {"op": "set", "path": ["levels", "01"], "value": 9},
+            {"op": "set", "path": ["levels", "x"], "value": 9},
+        ],
+        BASE,
+    ),
+    (
+        "delete ignores a value",
+        [{"op": "delete", "path": ["motd"], "value": "ignored"}],
+        {"economy": {"coins": 100, "gems": 5}, "levels": [1, 2]},
+    ),
+    (
         "an index beyond the array is skipped",
-        [{"op": "set", "path": ["levels", 5], "value": 1}],
+        [{"op": "set", "path": ["levels", "5"], "value": 1}],
         BASE,
     ),
     (
@@ -110,12 +128,11 @@ BAD: list[tuple[str, object]] = [
     ("missing op", [{"path": ["a"], "value": 1}]),
     ("path not an array", [{"op": "set", "path": "/a", "value": 1}]),
     ("empty path", [{"op": "set", "path": [], "value": 1}]),
-    ("negative index", [{"op": "set", "path": ["a", -1], "value": 1}]),
+    ("integer segment", [{"op": "set", "path": ["a", 0], "value": 1}]),
     ("boolean segment", [{"op": "set", "path": [True], "value": 1}]),
-    ("float segment", [{"op": "set", "path": [1.5], "value": 1}]),
+    ("null segment", [{"op": "set", "path": [None], "value": 1}]),
     ("set without value", [{"op": "set", "path": ["a"]}]),
-    ("delete with value", [{"op": "delete", "path": ["a"], "value": 1}]),
-    ("unknown field", [{"op": "set", "path": ["a"], "value": 1, "from": ["b"]}]),
+    ("add without value", [{"op": "add", "path": ["a"]}]),
 ]
 
 

@@ -348,7 +348,10 @@ def test_weight_change_and_permanent_enrollment(
         unitType="user",
         permanentEnrollment=permanent,
         baseConfigurationId=configuration_id,
-        groups=[{"label": "a", "weight": 10000}, {"label": "b", "weight": 0}],
+        groups=[
+            {"label": "a", "weight": 10000, "changeset": []},
+            {"label": "b", "weight": 0, "changeset": []},
+        ],
     )
     a, b = (g["id"] for g in experiment["groups"])
     first = assignment_in(bootstrap(http, target, "mover"), experiment["id"])
@@ -413,7 +416,7 @@ def test_server_unit_type_goes_to_server_list(http: httpx.Client, target: Target
         name="server side",
         unitType="server",
         baseConfigurationId=configuration_id,
-        groups=[{"label": "only", "weight": 10000}],
+        groups=[{"label": "only", "weight": 10000, "changeset": []}],
     )
     snap = status(http, target)
     assert any(e["id"] == experiment["id"] for e in snap["experiments"]["server"])
@@ -439,7 +442,10 @@ def _valid_create(configuration_id: int, **overrides: Any) -> dict[str, Any]:
         "name": "bad input probe",
         "unitType": "user",
         "baseConfigurationId": configuration_id,
-        "groups": [{"label": "a", "weight": 6000}, {"label": "b", "weight": 4000}],
+        "groups": [
+            {"label": "a", "weight": 6000, "changeset": []},
+            {"label": "b", "weight": 4000, "changeset": []},
+        ],
     }
     body.update(overrides)
     return body
@@ -461,28 +467,69 @@ BAD_CREATE: list[tuple[str, dict[str, Any]]] = [
     (
         "nine groups summing to 10000",
         {
-            "groups": [{"label": f"g{i}", "weight": 1111} for i in range(8)]
-            + [{"label": "z", "weight": 1112}]
+            "groups": [{"label": f"g{i}", "weight": 1111, "changeset": []} for i in range(8)]
+            + [{"label": "z", "weight": 1112, "changeset": []}]
         },
     ),
     (
         "weights under 10000",
-        {"groups": [{"label": "a", "weight": 5000}, {"label": "b", "weight": 4000}]},
+        {
+            "groups": [
+                {"label": "a", "weight": 5000, "changeset": []},
+                {"label": "b", "weight": 4000, "changeset": []},
+            ]
+        },
     ),
     (
         "weights over 10000",
-        {"groups": [{"label": "a", "weight": 6000}, {"label": "b", "weight": 6000}]},
+        {
+            "groups": [
+                {"label": "a", "weight": 6000, "changeset": []},
+                {"label": "b", "weight": 6000, "changeset": []},
+            ]
+        },
     ),
     (
         "weight a float",
-        {"groups": [{"label": "a", "weight": 5000.5}, {"label": "b", "weight": 4999.5}]},
+        {
+            "groups": [
+                {"label": "a", "weight": 5000.5, "changeset": []},
+                {"label": "b", "weight": 4999.5, "changeset": []},
+            ]
+        },
     ),
-    ("weight missing", {"groups": [{"label": "a"}, {"label": "b", "weight": 10000}]}),
+    (
+        "weight missing",
+        {
+            "groups": [
+                {"label": "a", "changeset": []},
+                {"label": "b", "weight": 10000, "changeset": []},
+            ]
+        },
+    ),
+    ("changeset missing", {"groups": [{"label": "a", "weight": 10000}]}),
     ("weight in roundRobin", {"assignmentMode": "roundRobin"}),
-    ("label missing", {"groups": [{"weight": 10000}]}),
+    ("label missing", {"groups": [{"weight": 10000, "changeset": []}]}),
+    (
+        "changeset segment not a string",
+        {
+            "groups": [
+                {
+                    "label": "a",
+                    "weight": 10000,
+                    "changeset": [{"op": "set", "path": ["a", 0], "value": 1}],
+                }
+            ]
+        },
+    ),
     (
         "duplicate labels",
-        {"groups": [{"label": "a", "weight": 5000}, {"label": "a", "weight": 5000}]},
+        {
+            "groups": [
+                {"label": "a", "weight": 5000, "changeset": []},
+                {"label": "a", "weight": 5000, "changeset": []},
+            ]
+        },
     ),
     (
         "bad changeset op",
