@@ -34,12 +34,16 @@ h2 { margin: 1.5rem 0 .5rem; font-size: 1.15rem; border-bottom: 1px solid var(--
 .chip { border-radius: 999px; padding: .15rem .7rem; color: #fff; font-weight: 600; }
 .badge { display: inline-block; border-radius: 4px; padding: 0 .4rem; color: #fff;
   font-size: 12px; font-weight: 600; white-space: nowrap; }
-table { border-collapse: collapse; width: 100%; }
+table { border-collapse: collapse; width: 100%; table-layout: fixed; }
+col.c-id { width: 15rem; } col.c-outcome { width: 8.5rem; } col.c-tests { width: 24%; }
+td.id { word-break: break-word; }
 th, td { text-align: left; vertical-align: top; padding: .35rem .5rem;
   border-bottom: 1px solid var(--line); }
 th { background: var(--soft); font-weight: 600; }
-td.id { white-space: nowrap; font-weight: 600; }
+td.id { font-weight: 600; }
 td.tests { color: var(--muted); font-size: 12px; word-break: break-all; max-width: 22rem; }
+tr.ev td { padding-top: 0; }
+tbody.req:has(tr.ev) > tr:first-child > td { border-bottom: none; }
 .note { color: var(--muted); font-style: italic; margin-top: .2rem; }
 .basis { color: var(--muted); font-size: 12px; }
 details { margin: .35rem 0; }
@@ -60,7 +64,7 @@ svg.chart text { font: 12px system-ui, sans-serif; fill: #1b1f23; }
 footer { margin-top: 2rem; color: var(--muted); font-size: 12px; }
 @media print {
   .filters, .no-print { display: none !important; }
-  tr.req { display: table-row !important; }
+  tbody.req { display: table-row-group !important; }
   section.spec { display: block !important; }
   body { max-width: none; font-size: 11px; }
   .banner { -webkit-print-color-adjust: exact; print-color-adjust: exact; }
@@ -70,6 +74,8 @@ footer { margin-top: 2rem; color: var(--muted); font-size: 12px; }
   details::details-content { content-visibility: visible; display: contents; }
 }
 """
+
+COLUMNS = '<colgroup><col class="c-id"><col class="c-outcome"><col><col class="c-tests"></colgroup>'
 
 JS = """
 (function () {
@@ -81,7 +87,7 @@ JS = """
     var needle = (search.value || '').toLowerCase();
     document.querySelectorAll('section.spec').forEach(function (section) {
       var visible = 0;
-      section.querySelectorAll('tr.req').forEach(function (row) {
+      section.querySelectorAll('tbody.req').forEach(function (row) {
         var ok = shown[row.getAttribute('data-outcome')] &&
           (!needle || row.textContent.toLowerCase().indexOf(needle) >= 0);
         row.hidden = !ok;
@@ -136,7 +142,7 @@ def _banner(report: Report) -> str:
     rows = "".join(f"<dt>{_e(k)}</dt><dd class=mono>{_e(v)}</dd>" for k, v in meta)
     return (
         f'<header class="banner" style="background:{style.colour}" data-verdict="'
-        f'{_e(report.verdict.value)}"><h1>{_e(style.mark)} {_e(style.headline)}</h1>'
+        f'{_e(report.verdict.value)}"><h1>{_e(style.symbol)} {_e(style.headline)}</h1>'
         f"<p>{_e(style.explanation)}</p><dl class=meta>{rows}</dl></header>"
     )
 
@@ -245,15 +251,18 @@ def _evidence_block(requirement: RequirementResult) -> str:
 
 
 def _row(requirement: RequirementResult) -> str:
+    """One requirement as its own <tbody>: its row, then its evidence across the full width."""
     note = f'<div class="note">{_e(requirement.note)}</div>' if requirement.note else ""
     tests = "<br>".join(_e(t) for t in requirement.tests) or "(no test)"
+    evidence = _evidence_block(requirement)
+    evidence_row = f'<tr class="ev"><td colspan="4">{evidence}</td></tr>' if evidence else ""
     return (
-        f'<tr class="req" id="req-{_e(requirement.id)}" data-outcome="'
-        f'{_e(requirement.outcome.value)}"><td class="id">{_e(requirement.id)}</td>'
+        f'<tbody class="req" id="req-{_e(requirement.id)}" data-outcome="'
+        f'{_e(requirement.outcome.value)}"><tr><td class="id">{_e(requirement.id)}</td>'
         f"<td>{_badge(requirement.outcome)}</td>"
         f'<td>{_e(requirement.text)} <span class="basis">({_e(requirement.basis)})</span>'
-        f"{note}{_evidence_block(requirement)}</td>"
-        f'<td class="tests">{tests}</td></tr>'
+        f"{note}</td>"
+        f'<td class="tests">{tests}</td></tr>{evidence_row}</tbody>'
     )
 
 
@@ -264,8 +273,8 @@ def _matrix(report: Report) -> str:
         rows = "".join(_row(r) for r in ordered)
         sections.append(
             f'<section class="spec" data-section="{_e(section)}"><h2>§{_e(section)}</h2>'
-            "<table><thead><tr><th>Requirement</th><th>Outcome</th><th>Text</th>"
-            f"<th>Tests</th></tr></thead><tbody>{rows}</tbody></table></section>"
+            f"<table>{COLUMNS}<thead><tr><th>Requirement</th><th>Outcome</th><th>Text</th>"
+            f"<th>Tests</th></tr></thead>{rows}</table></section>"
         )
     return "".join(sections)
 

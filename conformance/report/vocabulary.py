@@ -27,23 +27,25 @@ OUTCOME_ORDER: tuple[Outcome, ...] = tuple(OUTCOME_STYLES)
 
 class VerdictStyle(NamedTuple):
     headline: str
-    mark: str
+    mark: str  # emoji, for Markdown
+    symbol: str  # plain symbol any system font has, for HTML
     colour: str
     explanation: str
 
 
 VERDICT_STYLES: dict[Verdict, VerdictStyle] = {
     Verdict.CONFORMANT: VerdictStyle(
-        "Conformant", "✅", "#2e7d32", "Every requirement that was measured passed."
+        "Conformant", "✅", "✓", "#2e7d32", "Every requirement that was measured passed."
     ),
     Verdict.CONFORMANT_WITH_EXCEPTIONS: VerdictStyle(
         "Conformant with declared exceptions",
         "⚠️",
+        "⚠",
         "#ef6c00",
         "No unexpected failure; some requirements are unsupported, known failures or spec doubts.",
     ),
     Verdict.NOT_CONFORMANT: VerdictStyle(
-        "Not conformant", "❌", "#c62828", "At least one requirement failed."
+        "Not conformant", "❌", "✗", "#c62828", "At least one requirement failed."
     ),
 }
 

@@ -113,7 +113,7 @@ def test_banner_matrix_chart_and_evidence() -> None:
     banner = next(a for t, a in parsed.tags if t == "header")
     assert banner["data-verdict"] == "not-conformant"
     assert "Not conformant" in html
-    rows = [a for t, a in parsed.tags if t == "tr" and a.get("class") == "req"]
+    rows = [a for t, a in parsed.tags if t == "tbody" and a.get("class") == "req"]
     assert len(rows) == len(report.requirements)
     assert {r["data-outcome"] for r in rows} == {"pass", "fail", "unsupported"}
     sections = [a["data-section"] for t, a in parsed.tags if t == "section"]
