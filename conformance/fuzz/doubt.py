@@ -1,0 +1,109 @@
+"""Spec-doubt: which contract element a fuzz failure touches, and whether that element is a gap.
+
+A failure that only touches an element the specification does not show (``x-spec: not-shown``)
+or that the contract inferred (``x-spec: inferred``) is a doubt about the contract, not a
+conformance failure. ``LOCATORS`` maps a check to the contract locations its failure touches
+(``conformance.contract.doubt_of`` syntax); a check with no locator is never a doubt (a 500, a
+transport error, credentials accepted).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING, Any
+
+from schemathesis.core.failures import Failure
+
+from conformance.contract import doubt_of
+
+if TYPE_CHECKING:
+    from schemathesis import Case, Response
+
+Locator = Callable[[Failure, "Case", "Response"], list[str]]
+
+
+def _status(response: Response) -> str:
+    return str(response.status_code)
+
+
+def _body_path(instance_path: Iterable[Any]) -> str:
+    """A dotted property path; array indices are entered through ``items`` and dropped."""
+    return ".".join(str(part) for part in instance_path if not isinstance(part, int))
+
+
+def _response(failure: Failure, case: Case, response: Response) -> list[str]:
+    return [f"response:{_status(response)}"]
+
+
+def _schema(failure: Failure, case: Case, response: Response) -> list[str]:
+    path = _body_path(getattr(failure, "instance_path", ()) or ())
+    base = f"response:{_status(response)}:body"
+    return [f"{base}:{path}" if path else base]
+
+
+def _headers(failure: Failure, case: Case, response: Response) -> list[str]:
+    names = getattr(failure, "missing_headers", None) or []
+    if not names:
+        return _response(failure, case, response)
+    return [f"response:{_status(response)}:header:{name}" for name in names]
+
+
+def _negated_input(failure: Failure, case: Case, response: Response) -> list[str]:
+    meta = case.meta
+    data = getattr(getattr(meta, "phase", None), "data", None)
+    name = getattr(data, "parameter", None)
+    where = getattr(getattr(data, "parameter_location", None), "value", None)
+    if not name or not where:
+        return ["operation"]
+    if where == "body":
+        return [f"request-body:{name}" if name != "body" else "request-body"]
+    return [f"parameter:{where}:{name}"]
+
+
+def _fixed(*locations: str) -> Locator:
+    def locate(failure: Failure, case: Case, response: Response) -> list[str]:
+        return list(locations)
+
+    return locate
+
+
+def _status_header(header: str) -> Locator:
+    def locate(failure: Failure, case: Case, response: Response) -> list[str]:
+        return [f"response:{_status(response)}:header:{header}"]
+
+    return locate
+
+
+LOCATORS: dict[str, Locator] = {
+    "status_code_conformance": _response,
+    "content_type_conformance": _response,
+    "response_schema_conformance": _schema,
+    "response_headers_conformance": _headers,
+    "negative_data_rejection": _negated_input,
+    "missing_required_header": _negated_input,
+    "unsupported_method": _fixed("operation"),
+    "use_after_free": _fixed("operation"),
+    "ensure_resource_availability": _fixed("operation"),
+    "etag_equals_body_hash": _status_header("ETag"),
+    "not_modified_has_no_body": _response,
+    "error_body_shape": lambda f, c, r: [f"response:{_status(r)}:body"],
+    "rate_limited_has_retry_after": _status_header("Retry-After"),
+}
+
+
+def doubt_of_failure(
+    operation_id: str, check: str, failure: Failure, case: Case, response: Response
+) -> str | None:
+    """``not-shown``/``inferred`` when every element the failure touches is a gap, else None."""
+    locate = LOCATORS.get(check)
+    if locate is None:
+        return None
+    doubts: list[str | None] = []
+    for location in locate(failure, case, response):
+        try:
+            doubts.append(doubt_of(operation_id, location))
+        except (KeyError, ValueError):
+            doubts.append(None)
+    if not doubts or any(d is None for d in doubts):
+        return None
+    return "not-shown" if "not-shown" in doubts else doubts[0]

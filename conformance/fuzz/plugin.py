@@ -1,0 +1,207 @@
+"""The fuzz stage's pytest plugin (``-p conformance.fuzz.plugin``): options, fixture, outcomes.
+
+- ``--fuzz-tier`` / ``--fuzz-seed`` choose the budget; they are read before the fuzz test module
+  is imported (``active_settings``), because schemathesis fixes examples and seed at collection.
+- ``fuzz_run``: the session's ``FuzzRun`` (provisions real objects first, terminates the
+  experiments it created at the end).
+- Each fuzz item gets the ``requirement`` marker of what it speaks for, and its record (per
+  requirement: pass, fail, spec-doubt, not measurable) replaces the generic one.
+- ``conformance-stage`` user properties carry the stage summary to the controller, where
+  ``stage_details`` merges them across workers.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+
+from conformance.fuzz.budget import DEFAULT_SEED, DEFAULT_TIER, TIERS, Tier, tier
+from conformance.outcomes import USER_PROPERTY
+
+STAGE_PROPERTY = "conformance-stage"
+FUZZ_MODULE = "conformance.fuzzing"
+STATEFUL_REQUIREMENTS = (
+    "ERR-NO-SERVER-ERROR",
+    "ERR-BODY-SHAPE",
+    "SDK-STATUS-ETAG-EQUALS-HASH",
+    "SDK-STATUS-304-NO-BODY",
+)
+
+
+@dataclass(frozen=True)
+class FuzzSettings:
+    tier: Tier
+    seed: int
+
+
+_ACTIVE: dict[str, FuzzSettings] = {}
+RUN = pytest.StashKey[Any]()
+DETAILS = pytest.StashKey[dict[str, dict[str, Any]]]()
+
+
+def active_settings() -> FuzzSettings:
+    """Tier and seed of this session (defaults when the plugin's options were not given)."""
+    return _ACTIVE.get("settings") or FuzzSettings(tier(DEFAULT_TIER), DEFAULT_SEED)
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("conformance-fuzz", "RCES conformance: fuzz stage")
+    group.addoption(
+        "--fuzz-tier",
+        choices=list(TIERS),
+        default=DEFAULT_TIER,
+        help=f"fuzz budget tier (default: {DEFAULT_TIER})",
+    )
+    group.addoption(
+        "--fuzz-seed",
+        type=int,
+        default=DEFAULT_SEED,
+        help=f"fuzz seed, recorded in the report (default: {DEFAULT_SEED})",
+    )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    _ACTIVE["settings"] = FuzzSettings(
+        tier(config.getoption("fuzz_tier")), int(config.getoption("fuzz_seed"))
+    )
+    config.stash[DETAILS] = {}
+
+
+# ------------------------------------------------------------------ items
+
+
+@dataclass(frozen=True)
+class FuzzItem:
+    """What one collected fuzz item tests."""
+
+    kind: str  # "valid" | "auth" | "stateful"
+    operation_id: str | None  # None: every operation (stateful)
+    requirement_ids: tuple[str, ...]
+
+
+def fuzz_item(item: pytest.Item) -> FuzzItem | None:
+    """Classify a collected item of the fuzz module (None for anything else)."""
+    from conformance.contract import operations
+    from conformance.fuzz.auth import auth_requirements
+    from conformance.fuzz.checks import operation_requirements
+
+    module = getattr(getattr(item, "module", None), "__name__", "")
+    if not module.startswith(FUZZ_MODULE):
+        return None
+    name = getattr(item, "originalname", None) or item.name
+    if "Stateful" in item.nodeid:
+        return FuzzItem("stateful", None, STATEFUL_REQUIREMENTS)
+    label = getattr(item, "operation_label", None)
+    by_label = {f"{op.method} {op.path}": op for op in operations()}
+    operation = by_label.get(str(label))
+    if operation is None:
+        return None
+    if "credentials" in str(name):
+        return FuzzItem("auth", operation.operation_id, auth_requirements(operation.path))
+    return FuzzItem("valid", operation.operation_id, operation_requirements(operation.operation_id))
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(
+    session: pytest.Session, config: pytest.Config, items: list[pytest.Item]
+) -> None:
+    for item in items:
+        described = fuzz_item(item)
+        if described is not None:
+            item.add_marker(pytest.mark.requirement(*described.requirement_ids))
+            item.stash[_ITEM] = described
+
+
+_ITEM = pytest.StashKey[FuzzItem]()
+
+
+# ------------------------------------------------------------------ fixture
+
+
+@pytest.fixture(scope="session")
+def fuzz_run(request: pytest.FixtureRequest, target: Any, run_prefix: str) -> Iterator[Any]:
+    """The session's FuzzRun against ``target``; experiments it created are terminated after."""
+    from conformance.client import Client
+    from conformance.fuzz.stage import FuzzRun
+    from conformance.fuzz.target import FuzzTarget
+
+    settings = active_settings()
+    fuzz_target = FuzzTarget(target.base_url, target.profile, run_prefix)
+    with Client(target.base_url, target.profile, run_prefix=run_prefix) as client:
+        fuzz_target.provision(client)
+    run = FuzzRun(settings.tier, settings.seed, fuzz_target)
+    request.config.stash[RUN] = run
+    try:
+        yield run
+    finally:
+        with Client(target.base_url, target.profile, run_prefix=run_prefix) as client:
+            try:
+                fuzz_target.cleanup(client)
+            except Exception as error:  # clean-up must not hide results
+                fuzz_target.objects.problems.append(f"cleanup: {type(error).__name__}")
+        run.session.close()
+
+
+# ------------------------------------------------------------------ outcomes
+
+
+@pytest.hookimpl(wrapper=True, tryfirst=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
+    report = yield
+    described = item.stash.get(_ITEM, None)
+    run = item.config.stash.get(RUN, None)
+    if described is None or run is None or report.when != "call":
+        return report
+    modes = {"valid": ("valid",), "auth": ("missing", "wrong"), "stateful": ("stateful",)}
+    error = call.excinfo.value if call.excinfo is not None else None
+    record = run.record_for(
+        item.nodeid,
+        described.operation_id,
+        modes[described.kind],
+        described.requirement_ids,
+        report.duration,
+        error,
+    )
+    report.user_properties[:] = [
+        (name, value) for name, value in report.user_properties if name != USER_PROPERTY
+    ]
+    report.user_properties.append((USER_PROPERTY, record.to_json()))
+    details = run.details()
+    details["worker"] = os.environ.get("PYTEST_XDIST_WORKER", "main")
+    report.user_properties.append((STAGE_PROPERTY, {"name": "fuzz", "details": details}))
+    return report
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    config = _CONFIG.get("config")
+    if config is None or hasattr(config, "workerinput"):
+        return
+    for name, value in report.user_properties:
+        if name == STAGE_PROPERTY and isinstance(value, dict) and value.get("name") == "fuzz":
+            details = dict(value.get("details", {}))
+            config.stash[DETAILS][str(details.get("worker", "main"))] = details
+
+
+_CONFIG: dict[str, pytest.Config] = {}
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_sessionstart(session: pytest.Session) -> None:
+    _CONFIG["config"] = session.config
+    session.config.stash[_STARTED] = time.monotonic()
+
+
+_STARTED = pytest.StashKey[float]()
+
+
+def stage_details(config: pytest.Config) -> dict[str, Any] | None:
+    """The fuzz stage summary of this session, merged across workers (None: no fuzz test ran)."""
+    from conformance.fuzz.summary import merge_details
+
+    per_worker = config.stash.get(DETAILS, {})
+    return merge_details(list(per_worker.values())) if per_worker else None

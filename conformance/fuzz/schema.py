@@ -1,0 +1,123 @@
+"""The fuzzed schema: the contract loaded into schemathesis, configured by a tier and a seed.
+
+The contract is data; this module only (1) renames the header parameters whose names are a
+target choice (``x-profile-key: headers.*``) to the target profile's names, (2) adds the
+inferred links of ``INFERRED_LINKS`` (a status poll after each change, a conditional re-poll
+with the ETag just received), and (3) sets examples, phases, generation modes and the seed.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import TYPE_CHECKING, Any
+
+from conformance.contract import load_contract
+from conformance.fuzz.budget import Tier
+
+if TYPE_CHECKING:
+    from schemathesis import BaseSchema
+
+    from conformance.profile import Headers
+
+# (source operation, status, link name, target operation, parameters): links the contract does
+# not declare but the specification implies. Marked ``x-spec: inferred`` where they are added.
+INFERRED_LINKS: tuple[tuple[str, str, str, str, dict[str, str]], ...] = (
+    (
+        "getSdkStatus",
+        "200",
+        "pollAgainWithETag",
+        "getSdkStatus",
+        {"header.If-None-Match": "$response.header.ETag"},
+    ),
+    (
+        "getSdkBootstrap",
+        "200",
+        "fetchAgainWithETag",
+        "getSdkBootstrap",
+        {"header.If-None-Match": "$response.header.ETag"},
+    ),
+    ("createConfiguration", "201", "pollAfterCreate", "getSdkStatus", {}),
+    ("patchConfiguration", "200", "pollAfterPatch", "getSdkStatus", {}),
+    ("changeRollout", "200", "pollAfterRollout", "getSdkStatus", {}),
+    ("terminateExperiment", "200", "pollAfterTerminate", "getSdkStatus", {}),
+    ("createExperiment", "201", "pollAfterExperiment", "getSdkStatus", {}),
+)
+
+HTTP_METHODS = ("get", "put", "post", "delete", "patch")
+
+
+def _operations(document: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    found: dict[str, dict[str, Any]] = {}
+    for item in document.get("paths", {}).values():
+        for method in HTTP_METHODS:
+            if method in item:
+                found[str(item[method]["operationId"])] = item[method]
+    return found
+
+
+def rename_headers(document: dict[str, Any], headers: Headers) -> None:
+    """Give every ``headers.*`` parameter the name the target profile declares for it."""
+    for parameter in document.get("components", {}).get("parameters", {}).values():
+        key = str(parameter.get("x-profile-key", ""))
+        if parameter.get("in") == "header" and key.startswith("headers."):
+            name = getattr(headers, key.removeprefix("headers."), None)
+            if isinstance(name, str) and name:
+                parameter["name"] = name
+
+
+def add_inferred_links(document: dict[str, Any]) -> int:
+    """Add ``INFERRED_LINKS`` whose operations and responses exist; returns how many."""
+    operations = _operations(document)
+    added = 0
+    for source, status, name, target, parameters in INFERRED_LINKS:
+        operation = operations.get(source)
+        if operation is None or target not in operations:
+            continue
+        response = operation.get("responses", {}).get(status)
+        if not isinstance(response, dict) or "$ref" in response:
+            continue
+        link: dict[str, Any] = {"operationId": target, "x-spec": "inferred"}
+        if parameters:
+            link["parameters"] = dict(parameters)
+        response.setdefault("links", {}).setdefault(name, link)
+        added += 1
+    return added
+
+
+def contract_document(
+    headers: Headers | None = None, *, inferred_links: bool = True
+) -> dict[str, Any]:
+    """A private copy of the contract, adapted to a target's header names."""
+    document = copy.deepcopy(load_contract())
+    if headers is not None:
+        rename_headers(document, headers)
+    if inferred_links:
+        add_inferred_links(document)
+    return document
+
+
+def build_schema(
+    tier: Tier,
+    seed: int,
+    *,
+    headers: Headers | None = None,
+    max_examples: int | None = None,
+    positive_only: bool = False,
+) -> BaseSchema:
+    """The schemathesis schema for one fuzz test function."""
+    import schemathesis
+    from schemathesis.config._health_check import HealthCheck
+
+    # A slow or filtering-heavy generator is a property of the contract, not a target failure.
+    config = schemathesis.Config(seed=seed, suppress_health_check=[HealthCheck.all])
+    schema = schemathesis.openapi.from_dict(contract_document(headers), config=config)
+    project = schema.config
+    project.generation.update(
+        max_examples=tier.max_examples if max_examples is None else max_examples,
+        with_security_parameters=False,  # credentials come from the target profile
+        modes=["positive"] if positive_only else ["positive", "negative"],
+        database="none",  # reproducible from the seed alone, nothing written to .hypothesis/
+    )
+    phases = ["examples", "fuzzing"] + (["coverage"] if tier.coverage else [])
+    project.phases.update(phases=phases)
+    return schema

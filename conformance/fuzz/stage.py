@@ -1,0 +1,336 @@
+"""One fuzz run: sends each generated case, checks its response, and keeps the tally.
+
+``FuzzRun.execute`` is the body of every fuzz example (stateless, auth and stateful alike): aim
+the case at the target, send it, run the checks (schemathesis built-ins plus the suite's own),
+note every distinct failure with its check, requirement ids, doubt, seed and a redacted curl
+line, and raise only for real failures so Hypothesis can shrink them. ``record_for`` turns one
+operation's tally into the ``TestRecord`` the plugin reports; ``details`` is the stage summary.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import requests
+from schemathesis.core.failures import Failure, FailureGroup
+
+from conformance.fuzz.auth import AUTH_REQUIREMENTS, AuthMode, is_sdk_path, kind_of
+from conformance.fuzz.budget import Tier
+from conformance.fuzz.checks import (
+    CUSTOM_BY_NAME,
+    CheckFunction,
+    RuleFailure,
+    check_name_of,
+    custom_checks,
+    requirements_for,
+)
+from conformance.fuzz.doubt import doubt_of_failure
+from conformance.fuzz.target import FuzzTarget
+from conformance.outcomes import TestRecord
+from conformance.redaction import Redactor
+from conformance.report.model import Evidence, Outcome
+
+if TYPE_CHECKING:
+    from schemathesis import Case, Response
+
+REQUEST_TIMEOUT_S = 10.0
+RATE_LIMITED = 429
+# Checks still run on a 429 the fuzzer's own pace caused (everything else is not measurable).
+RATE_LIMIT_CHECKS = ("rate_limited_has_retry_after", "error_body_shape")
+# Built-ins that judge semantics the contract cannot express (e.g. weights adding up to 10000):
+# a schema-valid body may still be refused, so they would report the contract's limits.
+EXCLUDED_BUILTINS = frozenset({"positive_data_acceptance", "max_response_time"})
+
+
+@dataclass
+class SeenFailure:
+    """One distinct failure: (operation, mode, check) seen at least once."""
+
+    operation_id: str
+    mode: str
+    check: str
+    requirement_ids: tuple[str, ...]
+    doubt: str | None  # "not-shown" / "inferred": only a gap of the contract is touched
+    title: str
+    message: str
+    curl: str
+    status: int | None
+    count: int = 1
+
+
+@dataclass
+class OperationTally:
+    cases: int = 0
+    statuses: Counter[int] = field(default_factory=Counter)
+    rate_limited: int = 0
+    unsent: int = 0  # examples not sent because the time budget was spent
+
+
+class CredentialsNotRejected(RuleFailure):
+    """A request without valid credentials was not refused with the profile's status."""
+
+
+@dataclass
+class FuzzRun:
+    tier: Tier
+    seed: int
+    target: FuzzTarget
+    started: float = field(default_factory=time.monotonic)
+    tallies: dict[tuple[str, str], OperationTally] = field(default_factory=dict)
+    failures: dict[tuple[str, str, str], SeenFailure] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.session = requests.Session()
+        self.redactor = Redactor(self.target.profile.secret_names())
+        self.checks: list[CheckFunction] = custom_checks(self.target.profile.errors)
+        self._by_name = {check.__name__: check for check in self.checks}
+        self.budget_exhausted = False
+
+    # ------------------------------------------------------------------ one example
+
+    def over_budget(self) -> bool:
+        if time.monotonic() - self.started > self.tier.time_budget_s:
+            self.budget_exhausted = True
+        return self.budget_exhausted
+
+    def execute(
+        self,
+        case: Case,
+        mode: AuthMode = AuthMode.VALID,
+        *,
+        aim_ids: bool = True,
+        tally: str | None = None,
+        raise_failures: bool = True,
+    ) -> Response | None:
+        """Send one case and check it; real failures raise ``FailureGroup``.
+
+        ``tally`` names the tally the case counts in (default: the credentials mode); a
+        stateful step (``tally="stateful"``) is sent even past the time budget, so that a
+        scenario in progress can finish.
+        """
+        operation_id = _operation_id(case)
+        kind = tally or mode.value
+        counts = self.tallies.setdefault((operation_id, kind), OperationTally())
+        if self.over_budget() and kind != "stateful":
+            counts.unsent += 1
+            return None
+        self.target.prepare(case, mode, aim_ids=aim_ids)
+        response = case.call(
+            base_url=self.target.base_url, session=self.session, timeout=REQUEST_TIMEOUT_S
+        )
+        counts.cases += 1
+        counts.statuses[response.status_code] += 1
+        found = self._check(case, response, mode, counts)
+        real = [f for f in found if self._note(operation_id, kind, case, response, f) is None]
+        if real and raise_failures:
+            raise FailureGroup(
+                real, f"{len(real)} conformance failure(s) on {case.operation.label}"
+            )
+        return response
+
+    def _check(
+        self, case: Case, response: Response, mode: AuthMode, tally: OperationTally
+    ) -> list[Failure]:
+        if mode is not AuthMode.VALID:
+            return self._run(
+                case, response, [*self._credential_checks(mode), self._by_name["error_body_shape"]]
+            )
+        if response.status_code == RATE_LIMITED and is_sdk_path(case.operation.path):
+            tally.rate_limited += 1
+            return self._run(case, response, [self._by_name[n] for n in RATE_LIMIT_CHECKS])
+        return self._run(case, response, None)
+
+    def _run(
+        self, case: Case, response: Response, only: list[CheckFunction] | None
+    ) -> list[Failure]:
+        from schemathesis.specs.openapi import checks as builtin
+
+        excluded = [getattr(builtin, name) for name in EXCLUDED_BUILTINS if hasattr(builtin, name)]
+        try:
+            if only is None:
+                case.validate_response(
+                    response, additional_checks=self.checks, excluded_checks=excluded
+                )
+            else:
+                case.validate_response(response, checks=only)
+        except FailureGroup as group:
+            return list(group.exceptions)
+        return []
+
+    def _credential_checks(self, mode: AuthMode) -> list[CheckFunction]:
+        accepted = self.target.profile.errors.missing_credentials_status
+
+        def credentials_rejected(ctx: Any, response: Response, case: Case) -> bool | None:
+            kind = kind_of(case.operation.path)
+            if response.status_code in accepted:
+                return True
+            ids = AUTH_REQUIREMENTS[(kind, mode)]
+            sent = "no credentials" if mode is AuthMode.MISSING else "unknown credentials"
+            raise CredentialsNotRejected(
+                check="credentials_rejected",
+                requirement_ids=ids,
+                operation=case.operation.label,
+                title=f"request with {sent} was not refused",
+                message=f"Expected: status in {list(accepted)} "
+                "(profile: errors.missing_credentials_status)\n"
+                f"Received: {response.status_code}",
+            )
+
+        return [credentials_rejected]
+
+    def _note(
+        self, operation_id: str, kind: str, case: Case, response: Response, failure: Failure
+    ) -> str | None:
+        """Remember a failure; return its doubt (None: a real failure)."""
+        check = check_name_of(failure)
+        ids = requirements_for(check, operation_id, failure)
+        doubt = doubt_of_failure(operation_id, check, failure, case, response)
+        key = (operation_id, kind, check)
+        seen = self.failures.get(key)
+        if seen is not None:
+            seen.count += 1
+            # The last one seen is the one Hypothesis shrank to: the simplest reproduction.
+            seen.curl, seen.message, seen.status = (
+                self._curl(case, response),
+                failure.message,
+                response.status_code,
+            )
+            seen.doubt = seen.doubt if seen.doubt is None else doubt
+            return seen.doubt
+        self.failures[key] = SeenFailure(
+            operation_id=operation_id,
+            mode=kind,
+            check=check,
+            requirement_ids=ids,
+            doubt=doubt,
+            title=failure.title,
+            message=self.redactor.text(failure.message),
+            curl=self._curl(case, response),
+            status=response.status_code,
+        )
+        return doubt
+
+    def _curl(self, case: Case, response: Response) -> str:
+        try:
+            line = case.as_curl_command(headers=dict(response.request.headers))
+        except Exception:  # a reproduction is a courtesy; never let it hide the failure
+            line = f"curl -X {case.method} {self.target.base_url}{case.formatted_path}"
+        line = line.split("\n\n", 1)[0]
+        return self.redactor.text(line)
+
+    # ------------------------------------------------------------------ results
+
+    def record_for(
+        self,
+        test_id: str,
+        operation_id: str | None,
+        modes: tuple[str, ...],
+        ids: tuple[str, ...],
+        duration_s: float,
+        error: BaseException | None,
+    ) -> TestRecord:
+        """Per-requirement outcomes of one fuzz test: one operation (None: all) in ``modes``."""
+        tallies = [
+            t for (op, m), t in self.tallies.items() if m in modes and operation_id in (None, op)
+        ]
+        sent = sum(t.cases - t.rate_limited for t in tallies)
+        outcomes: dict[str, Outcome] = {}
+        note: dict[str, str] = {}
+        base = Outcome.PASS if sent else Outcome.NOT_MEASURABLE
+        for rid in ids:
+            outcomes[rid] = base
+            if not sent:
+                note[rid] = self._unmeasured_reason(tallies)
+        messages = []
+        relevant = [
+            seen
+            for (op, seen_mode, _check), seen in self.failures.items()
+            if operation_id in (None, op) and seen_mode in modes
+        ]
+        for seen in relevant:
+            outcome = Outcome.SPEC_DOUBT if seen.doubt else Outcome.FAIL
+            for rid in seen.requirement_ids:
+                current = outcomes.get(rid, Outcome.PASS)
+                outcomes[rid] = outcome if _worse(outcome, current) else current
+                if seen.doubt:
+                    note[rid] = f"only a {seen.doubt} element of the contract is touched"
+            messages.append(f"[{seen.check}] {seen.title} (x{seen.count})")
+        # Real failures first: the evidence shown is the most serious one.
+        relevant.sort(key=lambda seen: seen.doubt is not None)
+        evidence = self._evidence(test_id, relevant[0]) if relevant else None
+        if error is not None and not messages and not isinstance(error, FailureGroup):
+            # The test broke for a reason no check names (a transport error, a crash).
+            for rid in ids:
+                outcomes[rid] = Outcome.FAIL
+            messages.append(f"{type(error).__name__}: {error}"[:500])
+        return TestRecord(
+            test_id=test_id,
+            stage="fuzz",
+            requirement_ids=tuple(dict.fromkeys([*ids, *outcomes])),
+            outcomes=outcomes,
+            duration_s=duration_s,
+            message="; ".join(messages),
+            evidence=evidence,
+            note=note,
+        )
+
+    def _evidence(self, test_id: str, seen: SeenFailure) -> Evidence:
+        expected, _, received = seen.message.partition("\nReceived:")
+        return Evidence(
+            test_id=test_id,
+            requirement_ids=seen.requirement_ids,
+            title=seen.title if not seen.doubt else f"{seen.title} (spec-doubt: {seen.doubt})",
+            expected=expected.removeprefix("Expected:").strip() or "the check to pass",
+            received=received.strip() or f"HTTP {seen.status}",
+            curl=seen.curl,
+            check=seen.check,
+            seed=self.seed,
+        )
+
+    def _unmeasured_reason(self, tallies: list[OperationTally]) -> str:
+        if any(t.unsent for t in tallies):
+            return f"the {self.tier.name} tier's time budget ran out before this operation"
+        if any(t.rate_limited for t in tallies):
+            return "every request hit the target's rate limit (the fuzzer's own pace)"
+        return "no example was generated for this operation"
+
+    def details(self) -> dict[str, Any]:
+        """The stage summary: tier, seed, cases, duration, failures by check."""
+        by_check: Counter[str] = Counter()
+        doubts: Counter[str] = Counter()
+        for seen in self.failures.values():
+            (doubts if seen.doubt else by_check)[seen.check] += 1
+        return {
+            "tier": self.tier.name,
+            "seed": self.seed,
+            "budget": self.tier.describe(),
+            "cases": sum(t.cases for t in self.tallies.values()),
+            "rate_limited": sum(t.rate_limited for t in self.tallies.values()),
+            "unsent": sum(t.unsent for t in self.tallies.values()),
+            "budget_exhausted": self.budget_exhausted,
+            "duration_s": round(time.monotonic() - self.started, 3),
+            "failures_by_check": dict(sorted(by_check.items())),
+            "spec_doubts_by_check": dict(sorted(doubts.items())),
+            "operations": len({op for op, _ in self.tallies}),
+            "real_objects": {
+                "configuration_id": self.target.objects.configuration_id,
+                "experiment_id": self.target.objects.experiment_id,
+                "problems": list(self.target.objects.problems),
+            },
+        }
+
+
+def _operation_id(case: Case) -> str:
+    return str(case.operation.schema.get_operation_id(case.operation) or case.operation.label)
+
+
+def _worse(a: Outcome, b: Outcome) -> bool:
+    from conformance.report.model import SEVERITY
+
+    return SEVERITY[a] > SEVERITY[b]
+
+
+__all__ = ["CUSTOM_BY_NAME", "FuzzRun", "OperationTally", "SeenFailure"]

@@ -1,0 +1,1 @@
+"""The fuzz stage's test modules, collected by ``conformance run --stage fuzz``."""

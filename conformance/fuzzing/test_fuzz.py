@@ -1,0 +1,90 @@
+"""The fuzz stage: every contract operation fuzzed against the target, statelessly and statefully.
+
+Three test families, one item per operation where it applies:
+
+- ``test_fuzz[<METHOD> <path>]``: generated cases (valid and invalid inputs) with the profile's
+  valid credentials; schemathesis built-in checks plus the suite's own (``fuzz.checks``).
+- ``test_fuzz_credentials[<METHOD> <path>]``: valid inputs sent with no and with wrong credentials.
+- ``TestFuzzStateful``: scenarios that follow the contract's links and the inferred ones.
+
+Run it through ``conformance run --stage fuzz --tier smoke`` (or the pytest arguments of
+``conformance.fuzz.pytest_args``); tier and seed come from ``conformance.fuzz.plugin``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any, ClassVar
+
+import hypothesis
+import pytest
+from schemathesis.generation.stateful.state_machine import StepInput, StepOutput
+
+from conformance.fuzz.auth import AuthMode
+from conformance.fuzz.plugin import active_settings
+from conformance.fuzz.schema import build_schema
+
+SETTINGS = active_settings()
+TIER = SETTINGS.tier
+
+schema = build_schema(TIER, SETTINGS.seed)
+credentials_schema = build_schema(
+    TIER, SETTINGS.seed, max_examples=TIER.auth_examples, positive_only=True
+)
+
+
+@pytest.fixture(autouse=True)
+def _allure_operation(request: pytest.FixtureRequest) -> None:
+    """Give every parametrized item its own Allure history id (only when Allure is active)."""
+    label = getattr(request.node, "operation_label", None)
+    if label is None or not request.config.getoption("allure_report_dir", None):
+        return
+    import allure
+
+    allure.dynamic.parameter("operation", label)
+
+
+@schema.parametrize()
+def test_fuzz(case: Any, fuzz_run: Any) -> None:
+    fuzz_run.execute(case)
+
+
+@credentials_schema.parametrize()
+def test_fuzz_credentials(case: Any, fuzz_run: Any) -> None:
+    fuzz_run.execute(case, AuthMode.MISSING)
+    fuzz_run.execute(case, AuthMode.WRONG)
+
+
+class FuzzStateMachine(schema.as_state_machine()):  # type: ignore[misc]
+    """Each step goes through the same ``FuzzRun`` as the stateless tests (ids from links kept)."""
+
+    run: ClassVar[Any] = None
+
+    def step(self, input: StepInput) -> StepOutput:
+        response = self.run.execute(input.case, AuthMode.VALID, aim_ids=False, tally="stateful")
+        return StepOutput(response, input.case)
+
+
+FuzzStateMachine = hypothesis.seed(SETTINGS.seed)(FuzzStateMachine)
+
+
+class TestFuzzStateful(FuzzStateMachine.TestCase):  # type: ignore[name-defined,misc]
+    settings = hypothesis.settings(
+        max_examples=TIER.stateful_examples,
+        stateful_step_count=TIER.stateful_steps,
+        deadline=None,
+        database=None,
+        derandomize=False,
+        suppress_health_check=list(hypothesis.HealthCheck),
+        phases=[hypothesis.Phase.generate, hypothesis.Phase.shrink],
+    )
+
+    @pytest.fixture(autouse=True)
+    def _bind_run(self, fuzz_run: Any) -> Iterator[None]:
+        if TIER.stateful_examples == 0:
+            pytest.skip(f"the {TIER.name} tier runs no stateful scenarios")
+        FuzzStateMachine.run = fuzz_run
+        try:
+            yield
+        finally:
+            FuzzStateMachine.run = None
