@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -18,11 +17,9 @@ from typing import Any
 
 import httpx
 import pytest
-import uvicorn
 
-from refserver.app import create_app
 from refserver.provisioning import access_token, sdk_key
-from refserver.settings import Settings
+from refserver.runner import start_server
 
 APP = "/application/1/v2/experiments"
 
@@ -41,26 +38,12 @@ class Target:
 @pytest.fixture(scope="module")
 def target(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Target]:
     db = Path(tmp_path_factory.mktemp("experiments")) / "refserver.db"
-    app = create_app(Settings(db_path=db, rate_burst=10_000, rate_refill=10_000.0))
-    with app.state.rces.store.read() as conn:
-        pat = access_token(conn, "demo")
-        viewer = access_token(conn, "viewer")
-        key, _ = sdk_key(conn, "development")
-    server = uvicorn.Server(
-        uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning", lifespan="on")
-    )
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 10
-    while not server.started:
-        assert time.monotonic() < deadline, "server did not start"
-        time.sleep(0.02)
-    port = server.servers[0].sockets[0].getsockname()[1]
-    try:
-        yield Target(f"http://127.0.0.1:{port}", pat, key, viewer)
-    finally:
-        server.should_exit = True
-        thread.join(timeout=10)
+    with start_server(db, rate_burst=10_000, rate_refill=10_000.0) as server:
+        with server.state.store.read() as conn:
+            pat = access_token(conn, "demo")
+            viewer = access_token(conn, "viewer")
+            key, _ = sdk_key(conn, "development")
+        yield Target(server.base_url, pat, key, viewer)
 
 
 @pytest.fixture(scope="module")
