@@ -34,6 +34,29 @@ SCOPE_CAPABILITIES: Mapping[str, tuple[str, ...]] = {
     "core": (),
     "experiments": ("experiments",),
 }
+# An operation that exists only when a capability is present. A requirement all of whose
+# operations need the same capability needs it too (e.g. a polling rule checked on bootstrap).
+_EXPERIMENT_OPERATIONS = (
+    "listExperiments",
+    "createExperiment",
+    "getAnalyticsCatalog",
+    "getAssignmentCounts",
+    "listContextProperties",
+    "getExperiment",
+    "getExperimentAssignmentCounts",
+    "listAssignments",
+    "setManualAssignment",
+    "reactivateMember",
+    "unenrollMember",
+    "listMembers",
+    "getRollout",
+    "changeRollout",
+    "terminateExperiment",
+)
+OPERATION_CAPABILITIES: Mapping[str, str] = {
+    "getSdkBootstrap": "bootstrap",
+    **{operation: "experiments" for operation in _EXPERIMENT_OPERATIONS},
+}
 
 
 @dataclass(frozen=True)
@@ -57,6 +80,9 @@ class Requirement:
         if self.capability is not None:
             needed.append(self.capability)
             needed.extend(IMPLIED_CAPABILITIES.get(self.capability, ()))
+        by_operation = {OPERATION_CAPABILITIES.get(operation) for operation in self.operations}
+        if len(by_operation) == 1 and None not in by_operation:
+            needed.extend(c for c in by_operation if c is not None)
         return tuple(dict.fromkeys(needed))
 
     @property

@@ -275,6 +275,11 @@ def test_capability_gating_follows_implications() -> None:
     gated = catalogue.gated_by("experiments")
     assert {r.id for r in catalogue.in_scope("experiments")} <= {r.id for r in gated}
     assert catalogue["SDK-BOOTSTRAP-ID-MERGE"] in catalogue.gated_by("bootstrap")
+    # A rule checked only on bootstrap needs bootstrap even without naming it.
+    assert catalogue["POLL-HINT-ON-BOOTSTRAP"].capabilities == ("load_shedding", "bootstrap")
+    # A rule that can be checked on any of several operations is not gated by one of them.
+    assert catalogue["CFG-PATCH-PERSISTS"].capabilities == ()
+    assert catalogue["ERR-BODY-JSON"].capabilities == ()
 
 
 def test_loader_reads_a_catalogue_file(tmp_path: Path) -> None:
