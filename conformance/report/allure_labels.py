@@ -71,10 +71,12 @@ def apply_allure_labels(
     operation: str | None = None,
 ) -> None:
     """Label the running test: one ``requirement`` label per id, its spec section(s) as the
-    feature, the id as the story. A fuzzed operation (given, or read from a schemathesis item)
-    becomes the ``operation`` parameter (a distinct history id) and the test's title.
+    feature, the id as the story. A fuzzed operation (given, or read from a schemathesis item's
+    ``operation_label``) becomes the ``operation`` parameter, so each operation gets its own
+    history id (allure-pytest otherwise gives every schemathesis item the same one).
 
-    Call while ``item`` runs (setup, call or teardown), e.g. from an autouse fixture."""
+    Call while ``item`` runs (setup, call or teardown), e.g. from an autouse fixture. The
+    readable name of a schemathesis item is already ``test_x[GET /path]``."""
     allure = _allure()
     if allure is None or not allure_active(item.config):
         return
@@ -83,12 +85,13 @@ def apply_allure_labels(
     fuzzed = operation or operation_of(item)
     if fuzzed:
         allure.dynamic.parameter("operation", fuzzed)
-        allure.dynamic.title(f"fuzz: {fuzzed}")
 
 
 def label_fuzzed_operation(operation: str) -> None:
-    """For a fuzz test that loops over operations itself: name the current one (one history id
-    per operation, a readable title)."""
+    """Give the running test the title ``fuzz: <operation>`` and the ``operation`` parameter.
+
+    Call it from the test body (the call phase): allure-pytest overwrites a title set during
+    setup. Meant for fuzz tests that are not one pytest item per operation."""
     allure = _allure()
     if allure is None or not _recording():
         return
