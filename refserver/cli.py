@@ -13,9 +13,11 @@ from __future__ import annotations
 
 import argparse
 import logging
+import signal
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from types import FrameType
 
 import uvicorn
 
@@ -75,8 +77,15 @@ def serve(args: argparse.Namespace) -> int:
     print(f"refserver: profile written to {profile.resolve()}", flush=True)
     print(f"refserver: serving {url_of(sock)} (database {settings.db_path.resolve()})", flush=True)
     server = uvicorn.Server(uvicorn_config(app, args.log_level))
+    # uvicorn shuts down gracefully, then re-raises the signal it caught: exit 0 quietly then.
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(signum, _exit_quietly)
     server.run(sockets=[sock])
     return 0
+
+
+def _exit_quietly(signum: int, frame: FrameType | None) -> None:
+    raise SystemExit(0)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -33,7 +33,11 @@ class Api:
         return {"authorization": f"Bearer {pat or self.pat}", "environment_id": str(environment_id)}
 
     def create(
-        self, name: str = "settings", configuration: Any = None, environment_id: int = 1, **extra: Any
+        self,
+        name: str = "settings",
+        configuration: Any = None,
+        environment_id: int = 1,
+        **extra: Any,
     ) -> httpx.Response:
         body = {"name": name, "configuration": configuration, **extra}
         return self.client.post(

@@ -17,7 +17,9 @@ def test_content_hash_is_sha256_of_compact_json_in_stored_order() -> None:
 def test_snapshot_hash_sorts_keys_and_ignores_hash_and_polling() -> None:
     base = {"configurations": [], "primaryConfigurationId": None}
     digest = snapshot_hash(base)
-    assert digest == hashlib.sha256(b'{"configurations":[],"primaryConfigurationId":null}').hexdigest()
+    assert (
+        digest == hashlib.sha256(b'{"configurations":[],"primaryConfigurationId":null}').hexdigest()
+    )
     assert snapshot_hash({"primaryConfigurationId": None, "configurations": []}) == digest
     assert snapshot_hash({**base, "hash": "x", "polling": {"intervalSeconds": 30}}) == digest
     assert snapshot_hash({**base, "primaryConfigurationId": 1}) != digest

@@ -11,34 +11,71 @@ from refserver.patching import PatchConflict, PatchShapeError, apply, json_equal
 
 # description, document, operations, expected document (in key order)
 APPLIES: list[tuple[str, Any, list[dict[str, Any]], Any]] = [
-    ("add a new member appends it", {"b": 1, "a": 2}, [{"op": "add", "path": "/c", "value": 3}],
-     {"b": 1, "a": 2, "c": 3}),
-    ("add to an existing member replaces in place", {"a": 1, "b": 2},
-     [{"op": "add", "path": "/a", "value": 9}], {"a": 9, "b": 2}),
-    ("replace keeps position", {"x": 1, "y": 2, "z": 3},
-     [{"op": "replace", "path": "/x", "value": 0}], {"x": 0, "y": 2, "z": 3}),
+    (
+        "add a new member appends it",
+        {"b": 1, "a": 2},
+        [{"op": "add", "path": "/c", "value": 3}],
+        {"b": 1, "a": 2, "c": 3},
+    ),
+    (
+        "add to an existing member replaces in place",
+        {"a": 1, "b": 2},
+        [{"op": "add", "path": "/a", "value": 9}],
+        {"a": 9, "b": 2},
+    ),
+    (
+        "replace keeps position",
+        {"x": 1, "y": 2, "z": 3},
+        [{"op": "replace", "path": "/x", "value": 0}],
+        {"x": 0, "y": 2, "z": 3},
+    ),
     ("remove a member", {"a": 1, "b": 2}, [{"op": "remove", "path": "/a"}], {"b": 2}),
-    ("insert into an array", {"l": [1, 3]}, [{"op": "add", "path": "/l/1", "value": 2}],
-     {"l": [1, 2, 3]}),
+    (
+        "insert into an array",
+        {"l": [1, 3]},
+        [{"op": "add", "path": "/l/1", "value": 2}],
+        {"l": [1, 2, 3]},
+    ),
     ("append with -", {"l": [1]}, [{"op": "add", "path": "/l/-", "value": 2}], {"l": [1, 2]}),
     ("remove from an array", [1, 2, 3], [{"op": "remove", "path": "/0"}], [2, 3]),
     ("replace the root", {"a": 1}, [{"op": "replace", "path": "", "value": [1]}], [1]),
-    ("add at the root replaces the document", None, [{"op": "add", "path": "", "value": {"a": 1}}],
-     {"a": 1}),
-    ("move appends at a new target", {"a": 1, "b": 2, "c": 3},
-     [{"op": "move", "from": "/a", "path": "/d"}], {"b": 2, "c": 3, "d": 1}),
-    ("move to itself is a no-op", {"a": 1}, [{"op": "move", "from": "/a", "path": "/a"}],
-     {"a": 1}),
-    ("copy duplicates without aliasing", {"a": {"x": 1}},
-     [{"op": "copy", "from": "/a", "path": "/b"}, {"op": "add", "path": "/b/y", "value": 2}],
-     {"a": {"x": 1}, "b": {"x": 1, "y": 2}}),
-    ("test passes with equal numbers", {"n": 1}, [{"op": "test", "path": "/n", "value": 1.0}],
-     {"n": 1}),
-    ("test compares objects regardless of order", {"o": {"a": 1, "b": 2}},
-     [{"op": "test", "path": "/o", "value": {"b": 2, "a": 1}}], {"o": {"a": 1, "b": 2}}),
-    ("escaped pointer segments", {"a/b": 1, "m~n": 2},
-     [{"op": "replace", "path": "/a~1b", "value": 3}, {"op": "remove", "path": "/m~0n"}],
-     {"a/b": 3}),
+    (
+        "add at the root replaces the document",
+        None,
+        [{"op": "add", "path": "", "value": {"a": 1}}],
+        {"a": 1},
+    ),
+    (
+        "move appends at a new target",
+        {"a": 1, "b": 2, "c": 3},
+        [{"op": "move", "from": "/a", "path": "/d"}],
+        {"b": 2, "c": 3, "d": 1},
+    ),
+    ("move to itself is a no-op", {"a": 1}, [{"op": "move", "from": "/a", "path": "/a"}], {"a": 1}),
+    (
+        "copy duplicates without aliasing",
+        {"a": {"x": 1}},
+        [{"op": "copy", "from": "/a", "path": "/b"}, {"op": "add", "path": "/b/y", "value": 2}],
+        {"a": {"x": 1}, "b": {"x": 1, "y": 2}},
+    ),
+    (
+        "test passes with equal numbers",
+        {"n": 1},
+        [{"op": "test", "path": "/n", "value": 1.0}],
+        {"n": 1},
+    ),
+    (
+        "test compares objects regardless of order",
+        {"o": {"a": 1, "b": 2}},
+        [{"op": "test", "path": "/o", "value": {"b": 2, "a": 1}}],
+        {"o": {"a": 1, "b": 2}},
+    ),
+    (
+        "escaped pointer segments",
+        {"a/b": 1, "m~n": 2},
+        [{"op": "replace", "path": "/a~1b", "value": 3}, {"op": "remove", "path": "/m~0n"}],
+        {"a/b": 3},
+    ),
     ("empty-string member name", {"": 1}, [{"op": "replace", "path": "/", "value": 2}], {"": 2}),
 ]
 
@@ -57,8 +94,11 @@ CONFLICTS: list[tuple[str, Any, list[dict[str, Any]]]] = [
     ("copy from a missing path", {"a": 1}, [{"op": "copy", "from": "/x", "path": "/b"}]),
     ("descend into a scalar", {"a": 1}, [{"op": "add", "path": "/a/b", "value": 1}]),
     ("remove the root", {"a": 1}, [{"op": "remove", "path": ""}]),
-    ("second operation fails after the first applied", {"a": 1},
-     [{"op": "add", "path": "/b", "value": 2}, {"op": "test", "path": "/a", "value": 5}]),
+    (
+        "second operation fails after the first applied",
+        {"a": 1},
+        [{"op": "add", "path": "/b", "value": 2}, {"op": "test", "path": "/a", "value": 5}],
+    ),
 ]
 
 # description, raw operations
@@ -99,7 +139,9 @@ def test_malformed(description: str, raw: Any) -> None:
 
 
 def test_conflict_names_the_operation() -> None:
-    ops = parse_operations([{"op": "add", "path": "/a", "value": 1}, {"op": "remove", "path": "/x"}])
+    ops = parse_operations(
+        [{"op": "add", "path": "/a", "value": 1}, {"op": "remove", "path": "/x"}]
+    )
     with pytest.raises(PatchConflict, match="operation 1"):
         apply({}, ops)
 

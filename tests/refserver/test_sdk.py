@@ -9,7 +9,13 @@ import pytest
 
 from tests.refserver.conftest import Api
 
-STATUS_FIELDS = {"hash", "configurations", "primaryConfigurationId", "experiments", "requiredProperties"}
+STATUS_FIELDS = {
+    "hash",
+    "configurations",
+    "primaryConfigurationId",
+    "experiments",
+    "requiredProperties",
+}
 
 
 def test_status_snapshot_shape_and_etag(api: Api) -> None:
@@ -53,9 +59,7 @@ def test_query_hash_answers_304_and_stale_hash_200(api: Api) -> None:
         "/sdk/v2/status", params={"hash": "0" * 64}, headers={"authorization": api.keys["all"]}
     )
     assert stale.status_code == 200
-    empty = api.client.get(
-        "/sdk/v2/status?hash=", headers={"authorization": api.keys["all"]}
-    )
+    empty = api.client.get("/sdk/v2/status?hash=", headers={"authorization": api.keys["all"]})
     assert empty.status_code == 400 and empty.json()["errorCode"] == "INVALID_HASH"
 
 
@@ -93,7 +97,9 @@ BAD_HEADERS: list[tuple[str, str, str]] = [
 
 @pytest.mark.parametrize(("header", "value", "code"), BAD_HEADERS)
 @pytest.mark.parametrize("endpoint", ["/sdk/v2/status", "/sdk/v2/bootstrap"])
-def test_bad_sdk_headers_are_400(api: Api, endpoint: str, header: str, value: str, code: str) -> None:
+def test_bad_sdk_headers_are_400(
+    api: Api, endpoint: str, header: str, value: str, code: str
+) -> None:
     response = api.client.get(endpoint, headers={"authorization": api.keys["all"], header: value})
     assert response.status_code == 400
     assert response.json()["errorCode"] == code
