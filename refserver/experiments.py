@@ -43,10 +43,12 @@ class Call:
         self.application_id = application_id
         self.environment_id = environment_id
 
-    def experiment_id(self) -> int:
+    async def known_experiment_id(self) -> int:
+        """The path's experiment id, checked to exist before any body is read (else 404)."""
         value = parse_id(self.request.path_params.get("experimentId"))
         if value is None:
             raise ApiError(404, "EXPERIMENT_NOT_FOUND", "experiment not found")
+        await self.read(lambda conn: self.experiment(conn, value))
         return value
 
     def experiment(self, conn: sqlite3.Connection, experiment_id: int) -> db.Experiment:
@@ -187,7 +189,7 @@ async def context_properties(request: Request) -> Response:
 async def get_experiment(request: Request) -> Response:
     """GET .../experiments/{experimentId} -> experiment."""
     call = await _call(request, write=False)
-    experiment_id = call.experiment_id()
+    experiment_id = await call.known_experiment_id()
     return json_response(
         await call.read(lambda conn: db.render_experiment(call.experiment(conn, experiment_id)))
     )
@@ -196,7 +198,7 @@ async def get_experiment(request: Request) -> Response:
 async def experiment_assignment_counts(request: Request) -> Response:
     """GET .../{experimentId}/assignment-counts -> per-group and total counts."""
     call = await _call(request, write=False)
-    experiment_id = call.experiment_id()
+    experiment_id = await call.known_experiment_id()
 
     def work(conn: sqlite3.Connection) -> dict[str, Any]:
         experiment = call.experiment(conn, experiment_id)
@@ -228,7 +230,7 @@ def _assignment_pages(
 ) -> Handler:
     async def handler(request: Request) -> Response:
         call = await _call(request, write=False)
-        experiment_id = call.experiment_id()
+        experiment_id = await call.known_experiment_id()
         wanted = paging.page_request(request.query_params)
         status = experiment_input.parse_member_status(request.query_params.get("status"))
 
@@ -251,7 +253,7 @@ list_members.__doc__ = "GET .../{experimentId}/members -> {items: [member], next
 async def set_manual_assignment(request: Request) -> Response:
     """POST .../{experimentId}/assignments {unitId, groupId} -> assignment (source manual)."""
     call = await _call(request, write=True)
-    experiment_id = call.experiment_id()
+    experiment_id = await call.known_experiment_id()
     unit_id, group_id = experiment_input.parse_manual(await call.body())
 
     def work(conn: sqlite3.Connection) -> dict[str, Any]:
@@ -270,7 +272,7 @@ async def set_manual_assignment(request: Request) -> Response:
 def _member_status_change(action: Action, status: str) -> Handler:
     async def handler(request: Request) -> Response:
         call = await _call(request, write=True)
-        experiment_id = call.experiment_id()
+        experiment_id = await call.known_experiment_id()
         unit_id = experiment_input.parse_unit(await call.body())
 
         def work(conn: sqlite3.Connection) -> dict[str, Any]:
@@ -306,7 +308,7 @@ def _rollout(experiment: db.Experiment) -> dict[str, Any]:
 async def get_rollout(request: Request) -> Response:
     """GET .../{experimentId}/rollout -> {experimentId, percentage, groups}."""
     call = await _call(request, write=False)
-    experiment_id = call.experiment_id()
+    experiment_id = await call.known_experiment_id()
     return json_response(
         await call.read(lambda conn: _rollout(call.experiment(conn, experiment_id)))
     )
@@ -337,7 +339,7 @@ def _new_weights(experiment: db.Experiment, weights: dict[int, int]) -> dict[int
 async def change_rollout(request: Request) -> Response:
     """PATCH .../{experimentId}/rollout {percentage?, weights?} -> rollout."""
     call = await _call(request, write=True)
-    experiment_id = call.experiment_id()
+    experiment_id = await call.known_experiment_id()
     change = experiment_input.parse_rollout(await call.body())
 
     def work(conn: sqlite3.Connection) -> dict[str, Any]:
@@ -355,7 +357,7 @@ async def change_rollout(request: Request) -> Response:
 async def terminate_experiment(request: Request) -> Response:
     """POST .../{experimentId}/terminate -> experiment (status terminated); 409 if already."""
     call = await _call(request, write=True)
-    experiment_id = call.experiment_id()
+    experiment_id = await call.known_experiment_id()
 
     def work(conn: sqlite3.Connection) -> dict[str, Any]:
         experiment = call.experiment(conn, experiment_id)

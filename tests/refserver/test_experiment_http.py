@@ -721,3 +721,15 @@ def test_non_json_media_type_is_415(http: httpx.Client, target: Target) -> None:
     headers = {**mgmt(target), "content-type": "text/plain"}
     response = http.post(APP, headers=headers, content=b"name=x")
     assert response.status_code == 415
+
+
+@pytest.mark.parametrize(
+    ("method", "suffix"), [(m, s) for m, s in ID_ROUTES if m != "GET"], ids=lambda v: str(v)
+)
+def test_unknown_experiment_is_404_before_the_body_is_read(
+    http: httpx.Client, target: Target, method: str, suffix: str
+) -> None:
+    headers = {**mgmt(target), "content-type": "application/json"}
+    for content in (b"", b"{", b"[]"):
+        response = http.request(method, f"{APP}/999999{suffix}", headers=headers, content=content)
+        assert response.status_code == 404, (content, response.text)
