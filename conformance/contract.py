@@ -6,7 +6,7 @@ The document is data only (``openapi/openapi.yaml``; the wheel carries a copy as
 can tell a failure on a stated element from one on a gap the contract filled.
 
 Locations understood by ``doubt_of`` (``<path>`` is a dotted property path; arrays are entered
-through their items and ``allOf`` branches are searched in order)::
+through their items, and ``allOf``, ``oneOf``, ``anyOf`` branches are searched in order)::
 
     operation
     parameter:<in>:<name>               e.g. parameter:header:server-id
@@ -16,9 +16,10 @@ through their items and ``allOf`` branches are searched in order)::
     response:<status>:body[:<path>]     e.g. response:200:body:polling.jitterRatio
 
 A mark applies to its element and to everything inside it without a mark of its own, so the
-most specific mark on the way from the element up to the operation wins; ``stated`` (or no mark
-at all) means no doubt. A location the contract does not describe is ``not-shown``: the
-contract holds everything the specification shows.
+most specific mark on the way from the element up to the operation wins (property, schema, media
+type, response or parameter, operation; a mark beside a ``$ref`` beats the target's).
+``stated`` (or no mark at all) means no doubt. A location the contract does not describe is
+``not-shown``: the contract holds everything the specification shows.
 """
 
 from __future__ import annotations
@@ -232,7 +233,7 @@ def _property(
         node: dict[str, Any] = schema["properties"][name]
         return _with_target(document, node), node
     branches = [schema["items"]] if isinstance(schema.get("items"), dict) else []
-    branches += schema.get("allOf", [])
+    branches += [*schema.get("allOf", []), *schema.get("oneOf", []), *schema.get("anyOf", [])]
     for branch in branches:
         below = _property(document, branch, name)
         if below is not None:

@@ -93,8 +93,11 @@ def document() -> dict[str, Any]:
 
 @pytest.fixture(scope="module")
 def registry(document: dict[str, Any]) -> referencing.Registry[Any]:
-    empty: referencing.Registry[Any] = referencing.Registry()
-    return empty.with_resource(CONTRACT_URI, DRAFT202012.create_resource(document))
+    resource: referencing.Resource[Any] = DRAFT202012.create_resource(document)
+    registry: referencing.Registry[Any] = referencing.Registry().with_resource(
+        CONTRACT_URI, resource
+    )
+    return registry
 
 
 def _pointer(tokens: tuple[str, ...]) -> str:
@@ -364,7 +367,7 @@ def test_sdk_header_bounds(document: dict[str, Any]) -> None:
         256,
     )
     assert bootstrap["unit-type"]["schema"]["enum"] == ["user", "server"]
-    assert bootstrap["unit-context"]["schema"]["contentMediaType"] == "application/json"
+    assert bootstrap["unit-context"]["content"]["application/json"]["schema"]["type"] == "object"
 
 
 def test_environment_id_on_management_and_experiment_operations(
@@ -540,6 +543,8 @@ def test_operations_list() -> None:
         ("getExperiment", "operation", "not-shown"),
         ("getExperiment", "parameter:path:applicationId", "inferred"),
         ("getExperiment", "response:200:body:groups.changeset", "not-shown"),
+        ("patchConfiguration", "request-body:operations.op", "inferred"),
+        ("createExperiment", "request-body:groups.changeset.op", "not-shown"),
         ("terminateExperiment", "request-body", "not-shown"),
     ],
 )
