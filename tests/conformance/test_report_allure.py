@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from conformance.report.allure_analytics import main, strip_analytics
 from conformance.report.allure_labels import labels_for
 
 pytest_plugins = ["pytester"]
@@ -129,3 +130,25 @@ def test_no_alluredir_means_no_allure_work(pytester: pytest.Pytester) -> None:
     outcome = run(pytester)
     outcome.assert_outcomes(passed=4)
     assert not list(pytester.path.rglob("*-result.json"))
+
+
+ALLURE_PAGE = """<html><body><div id="app"></div>
+    <script async src="https://www.googletagmanager.com/gtag/js?id=G-TEST"></script>
+    <script>
+        window.dataLayer = window.dataLayer || [];
+        function gtag(){dataLayer.push(arguments);}
+        gtag('js', new Date());
+    </script>
+    <script>window.allureReportData = {};</script>
+</body></html>"""
+
+
+def test_strip_analytics_removes_only_the_tag(tmp_path: Path) -> None:
+    page = tmp_path / "index.html"
+    page.write_text(ALLURE_PAGE, encoding="utf-8")
+    assert main([str(page)]) == 0
+    html = page.read_text(encoding="utf-8")
+    assert "googletagmanager" not in html
+    assert "gtag(" not in html
+    assert "window.allureReportData = {};" in html
+    assert strip_analytics(html) == (html, 0)
