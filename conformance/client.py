@@ -279,34 +279,38 @@ class Client:
         return self.sdk("/bootstrap", **kwargs)
 
     def concurrent_get(
-        self, path: str, header_sets: Sequence[Mapping[str, str]], limit: int = 100
-    ) -> list[int | None]:
-        """Send many GETs at once (load provocation); statuses only, not recorded one by one."""
+        self, requests: Sequence[tuple[str, Mapping[str, str]]], limit: int = 100
+    ) -> list[tuple[int | None, bytes]]:
+        """Send many GETs at once (load provocation): (status, body) each, in request order.
 
-        async def run() -> list[int | None]:
+        Not paced and not recorded one by one: the transcript gets one summary line."""
+
+        async def run() -> list[tuple[int | None, bytes]]:
             gate = asyncio.Semaphore(limit)
             limits = httpx.Limits(max_connections=limit, max_keepalive_connections=limit)
             async with httpx.AsyncClient(timeout=self.timeout, limits=limits) as http:
 
-                async def one(headers: Mapping[str, str]) -> int | None:
+                async def one(path: str, headers: Mapping[str, str]) -> tuple[int | None, bytes]:
                     async with gate:
                         try:
                             response = await http.get(self.base_url + path, headers=dict(headers))
                         except httpx.TransportError:
-                            return None
-                        return response.status_code
+                            return None, b""
+                        return response.status_code, response.content
 
-                return list(await asyncio.gather(*(one(h) for h in header_sets)))
+                return list(await asyncio.gather(*(one(p, h) for p, h in requests)))
 
         started = time.perf_counter()
-        statuses = asyncio.run(run())
+        with self.gate.shared():
+            results = asyncio.run(run())
+        statuses = [status for status, _ in results]
         summary = ", ".join(
-            f"{status}x{statuses.count(status)}" for status in sorted(set(statuses), key=str)
+            f"{status} x{statuses.count(status)}" for status in sorted(set(statuses), key=str)
         )
         self.transcript.add(
             Exchange(
                 method="GET",
-                url=f"{self.base_url}{path} (x{len(header_sets)} concurrent)",
+                url=f"{self.base_url} ({len(requests)} concurrent requests)",
                 request_headers={},
                 request_body=None,
                 status=None,
@@ -315,7 +319,7 @@ class Client:
                 elapsed_ms=(time.perf_counter() - started) * 1000,
             )
         )
-        return statuses
+        return results
 
     # ------------------------------------------------------------ recording
 

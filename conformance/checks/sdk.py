@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
 
 from conformance.checks import expect, json_object, strip_quotes
 from conformance.client import Client, Reply
@@ -13,6 +13,7 @@ from conformance.profile import SdkKey
 # The bootstrap entry field holding the document: observed convention, no profile key yet.
 DOCUMENT_FIELD = "configuration"
 RACE_RETRIES = 5
+T = TypeVar("T")
 
 
 class Snapshots:
@@ -27,6 +28,17 @@ class Snapshots:
         if key is None:
             raise NotMeasurable(f"the profile has no SDK key scoped to {environment!r}")
         return key
+
+    def key_covering(self, *environments: str) -> SdkKey:
+        """A key whose scope includes every given environment (the narrowest such key)."""
+        fitting = [
+            k
+            for k in self.profile.credentials.sdk_keys
+            if all(e in k.environments for e in environments)
+        ]
+        if not fitting:
+            raise NotMeasurable(f"the profile has no SDK key scoped to all of {environments}")
+        return min(fitting, key=lambda k: len(k.environments))
 
     def status(self, environment: str = "development", **kw: Any) -> Reply:
         return self.client.status(key=self.key(environment).key, environment=environment, **kw)
@@ -65,6 +77,18 @@ class Snapshots:
                 return str(current)
             previous = current
         raise NotMeasurable(f"the {environment} snapshot hash never held still for two reads")
+
+
+def bracketed(reference: Callable[[], T], other: Callable[[], T]) -> tuple[T, T]:
+    """Read ``other`` between two equal reads of ``reference`` (retrying while others write).
+
+    Returns (reference value, other value) from a quiet moment; compare them to decide."""
+    for _ in range(RACE_RETRIES):
+        before = reference()
+        value = other()
+        if reference() == before:
+            return before, value
+    raise NotMeasurable("the snapshot never held still long enough to compare (busy target?)")
 
 
 def etag_value(reply: Reply) -> str | None:

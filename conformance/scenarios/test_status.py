@@ -1,0 +1,329 @@
+"""Scenarios: the status snapshot (spec 2.4, 4.3): shape, ETag, 304, hashes that move when due.
+
+Other workers write to development while these run, so comparisons of whole-snapshot hashes
+either bracket a read between two equal reads or run in production, which only the serialised
+``production`` group writes.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from conformance.checks import Soft, expect, expect_status, json_object
+from conformance.checks.management import Configurations
+from conformance.checks.sdk import RACE_RETRIES, Snapshots, entry_of, etag_value
+from conformance.checks.shapes import expect_shape, problems
+from conformance.client import Reply
+from conformance.errors import NotMeasurable
+
+requirement = pytest.mark.requirement
+production_group = pytest.mark.xdist_group("production")
+
+
+def media_type(reply: Reply) -> str:
+    return reply.headers.get("content-type", "").split(";")[0].strip().lower()
+
+
+@requirement("SDK-STATUS-200-SNAPSHOT")
+@pytest.mark.parametrize("environment", ["development", "production"])
+def test_status_answers_a_snapshot(snapshots: Snapshots, environment: str) -> None:
+    ids = ("SDK-STATUS-200-SNAPSHOT",)
+    reply = snapshots.status(environment)
+    expect_status(reply, 200, ids, "status did not answer 200")
+    expect(
+        media_type(reply) == "application/json",
+        ids,
+        "status 200 is not application/json",
+        "Content-Type: application/json",
+        repr(reply.headers.get("content-type")),
+        reply,
+    )
+    expect_shape("snapshot", json_object(reply, ids), ids, "status body is not a snapshot", reply)
+
+
+@requirement("SDK-STATUS-MINIMAL-REQUEST")
+def test_key_alone_is_enough(snapshots: Snapshots) -> None:
+    ids = ("SDK-STATUS-MINIMAL-REQUEST",)
+    key = snapshots.key_covering("development").key
+    reply = snapshots.client.status(key=key, instance_id=None)
+    expect_status(reply, 200, ids, "a status poll with only the key was refused")
+    expect_shape("snapshot", json_object(reply, ids), ids, "not a full snapshot", reply)
+
+
+@requirement("SDK-STATUS-ETAG-EQUALS-HASH")
+@pytest.mark.parametrize("environment", ["development", "production"])
+def test_status_etag_is_the_hash(snapshots: Snapshots, environment: str) -> None:
+    ids = ("SDK-STATUS-ETAG-EQUALS-HASH",)
+    reply = snapshots.status(environment)
+    body = snapshots.body(reply, ids)
+    expect(
+        etag_value(reply) == body.get("hash"),
+        ids,
+        "ETag differs from the body's hash",
+        f'ETag "{body.get("hash")}"',
+        f"ETag {reply.headers.get('etag')!r}",
+        reply,
+    )
+
+
+@requirement("SDK-STATUS-NO-DOCUMENTS")
+def test_status_entries_carry_hashes_not_documents(
+    configurations: Configurations, snapshots: Snapshots
+) -> None:
+    ids = ("SDK-STATUS-NO-DOCUMENTS",)
+    configurations.create_ok("entry", {"secret": "document"}, ids=ids)
+    reply = snapshots.status()
+    body = snapshots.body(reply, ids)
+    found = [
+        f"entry {i}: {p}"
+        for i, entry in enumerate(body.get("configurations", []))
+        for p in problems("status-entry", entry)
+    ]
+    expect(
+        not found, ids, "status entries are not id/name/alias/hash only", "", "; ".join(found[:3])
+    )
+
+
+@requirement("SDK-STATUS-LISTS-CONFIGURATIONS")
+def test_status_lists_each_configuration_once(
+    configurations: Configurations, snapshots: Snapshots
+) -> None:
+    ids = ("SDK-STATUS-LISTS-CONFIGURATIONS",)
+    records = [configurations.create_ok(f"listed-{n}", {"n": n}, ids=ids) for n in range(2)]
+    body = snapshots.snapshot("development", ids)
+    entries = body.get("configurations", [])
+    for record in records:
+        matching = [e for e in entries if isinstance(e, dict) and e.get("id") == record["id"]]
+        expect(
+            len(matching) == 1
+            and matching[0].get("name") == record.get("name")
+            and matching[0].get("alias") == record.get("alias"),
+            ids,
+            "a configuration is not listed once with its record's id, name and alias",
+            f"one entry id={record['id']!r} name={record.get('name')!r} "
+            f"alias={record.get('alias')!r}",
+            repr(matching),
+        )
+
+
+@requirement("SDK-STATUS-PRIMARY-CONFIG")
+def test_primary_configuration_is_listed(
+    configurations: Configurations, snapshots: Snapshots
+) -> None:
+    ids = ("SDK-STATUS-PRIMARY-CONFIG",)
+    configurations.create_ok("primary", {"p": 1}, ids=ids)
+    body = snapshots.snapshot("development", ids)
+    listed = [e.get("id") for e in body.get("configurations", []) if isinstance(e, dict)]
+    expect(
+        body.get("primaryConfigurationId") in listed,
+        ids,
+        "primaryConfigurationId names no listed configuration",
+        f"one of {listed[:10]}",
+        repr(body.get("primaryConfigurationId")),
+    )
+
+
+# ------------------------------------------------------------------ conditional requests
+
+
+def _conditional(snapshots: Snapshots, **kwargs: Any) -> tuple[str, Reply]:
+    """A conditional status request carrying the current hash, retried if the hash moved."""
+    for _ in range(RACE_RETRIES):
+        current = str(snapshots.snapshot().get("hash"))
+        reply = _send(snapshots, current, **kwargs)
+        if reply.status != 200:
+            return current, reply
+        moved = json_object(reply).get("hash")
+        if moved == current:
+            return current, reply  # a 200 for the very hash sent: the caller reports it
+    raise NotMeasurable("the development snapshot kept moving between two reads")
+
+
+def _send(snapshots: Snapshots, current: str, *, how: str) -> Reply:
+    if how == "if-none-match":
+        return snapshots.status(headers={"If-None-Match": f'"{current}"'})
+    return snapshots.status(params={"hash": current})
+
+
+@requirement("SDK-STATUS-304-IF-NONE-MATCH", "SDK-STATUS-304-NO-BODY", "SDK-STATUS-304-ETAG")
+def test_if_none_match_gives_304(snapshots: Snapshots) -> None:
+    current, reply = _conditional(snapshots, how="if-none-match")
+    expect_status(reply, 304, ("SDK-STATUS-304-IF-NONE-MATCH",), "current hash not answered 304")
+    with Soft() as soft:
+        soft.check(
+            reply.content == b"",
+            ("SDK-STATUS-304-NO-BODY",),
+            "a 304 carried a body",
+            "no body",
+            reply.describe(),
+            reply,
+        )
+        soft.check(
+            etag_value(reply) == current,
+            ("SDK-STATUS-304-ETAG",),
+            "a 304 did not repeat the current ETag",
+            f'ETag "{current}"',
+            repr(reply.headers.get("etag")),
+            reply,
+        )
+
+
+@requirement("SDK-STATUS-304-HASH-QUERY", "SDK-STATUS-304-NO-BODY")
+def test_hash_query_gives_304(snapshots: Snapshots) -> None:
+    _, reply = _conditional(snapshots, how="query")
+    expect_status(reply, 304, ("SDK-STATUS-304-HASH-QUERY",), "?hash=current not answered 304")
+    expect(
+        reply.content == b"",
+        ("SDK-STATUS-304-NO-BODY",),
+        "a 304 carried a body",
+        "no body",
+        reply.describe(),
+        reply,
+    )
+
+
+@requirement("SDK-STATUS-200-ON-OTHER-HASH")
+@pytest.mark.parametrize("how", ["if-none-match", "query"])
+def test_other_hash_gives_the_full_snapshot(snapshots: Snapshots, how: str) -> None:
+    ids = ("SDK-STATUS-200-ON-OTHER-HASH",)
+    reply = _send(snapshots, "0" * 12 + "not-the-current-hash", how=how)
+    expect_status(reply, 200, ids, "an outdated hash was not answered with the snapshot")
+    expect_shape("snapshot", json_object(reply, ids), ids, "not a full snapshot", reply)
+
+
+@requirement("SDK-STATUS-IF-NONE-MATCH-FORMS")
+@pytest.mark.parametrize("form", ["list", "star", "weak"])
+def test_if_none_match_forms(snapshots: Snapshots, form: str) -> None:
+    ids = ("SDK-STATUS-IF-NONE-MATCH-FORMS",)
+    if not snapshots.profile.conditional.require_list_and_weak:
+        raise NotMeasurable("the profile does not require If-None-Match lists, * and weak tags")
+    for _ in range(RACE_RETRIES):
+        current = str(snapshots.snapshot().get("hash"))
+        value = {"list": f'"other", "{current}"', "star": "*", "weak": f'W/"{current}"'}[form]
+        reply = snapshots.status(headers={"If-None-Match": value})
+        if reply.status != 200 or json_object(reply, ids).get("hash") == current:
+            break
+    expect_status(reply, 304, ids, f"If-None-Match as a {form} was not answered 304")
+
+
+@requirement("SDK-STATUS-HASH-QUERY-EMPTY")
+def test_empty_hash_query_is_refused(snapshots: Snapshots) -> None:
+    ids = ("SDK-STATUS-HASH-QUERY-EMPTY",)
+    reply = snapshots.status(params={"hash": ""})
+    expect(400 <= reply.status < 500, ids, "hash= was accepted", "a 4xx", reply.describe(), reply)
+
+
+# ------------------------------------------------------------------ hashes over time
+
+
+@requirement("SDK-STATUS-HASH-STABLE")
+def test_hash_holds_without_writes(snapshots: Snapshots) -> None:
+    ids = ("SDK-STATUS-HASH-STABLE",)
+    seen = [snapshots.snapshot("development", ids).get("hash")]
+    for _ in range(RACE_RETRIES):
+        seen.append(snapshots.snapshot("development", ids).get("hash"))
+        if seen[-1] == seen[-2]:
+            return
+    expect(False, ids, "consecutive polls never agreed on the hash", "equal hashes", repr(seen))
+
+
+@requirement("SDK-STATUS-HASH-MOVES-ON-WRITE")
+@production_group
+def test_hash_moves_on_create_and_patch(
+    configurations: Configurations, snapshots: Snapshots
+) -> None:
+    ids = ("SDK-STATUS-HASH-MOVES-ON-WRITE",)
+    before = snapshots.stable_hash("production", ids)
+    record = configurations.create_ok("moves", {"v": 1}, ids=ids, environment="production")
+    created = snapshots.snapshot("production", ids).get("hash")
+    configurations.patch_ok(
+        record["id"],
+        [{"op": "replace", "path": "/v", "value": 2}],
+        ids=ids,
+        environment="production",
+    )
+    patched = snapshots.snapshot("production", ids).get("hash")
+    with Soft() as soft:
+        soft.check(created != before, ids, "create kept the hash", f"not {before!r}", repr(created))
+        soft.check(
+            patched != created, ids, "patch kept the hash", f"not {created!r}", repr(patched)
+        )
+
+
+@requirement("SDK-STATUS-HASH-ENV-ISOLATED")
+@production_group
+def test_write_leaves_other_environment_hash(
+    configurations: Configurations, snapshots: Snapshots
+) -> None:
+    ids = ("SDK-STATUS-HASH-ENV-ISOLATED",)
+    before = snapshots.stable_hash("production", ids)
+    record = configurations.create_ok("isolated", {"v": 1}, ids=ids)
+    configurations.patch_ok(record["id"], [{"op": "replace", "path": "/v", "value": 2}], ids=ids)
+    after = snapshots.snapshot("production", ids).get("hash")
+    expect(
+        after == before,
+        ids,
+        "a write in development moved production's hash",
+        repr(before),
+        repr(after),
+    )
+
+
+@requirement("SDK-STATUS-CONFIG-HASH-MOVES", "SDK-STATUS-CONFIG-HASH-OTHERS-STABLE")
+def test_only_the_patched_configuration_hash_moves(
+    configurations: Configurations, snapshots: Snapshots
+) -> None:
+    changed = configurations.create_ok("changed", {"v": 1})
+    untouched = configurations.create_ok("untouched", {"v": 1})
+    before = snapshots.snapshot()
+    configurations.patch_ok(changed["id"], [{"op": "replace", "path": "/v", "value": 2}])
+    after = snapshots.snapshot()
+    pairs = {
+        name: (entry_of(before, r["id"]), entry_of(after, r["id"]))
+        for name, r in (("changed", changed), ("untouched", untouched))
+    }
+    if any(a is None or b is None for a, b in pairs.values()):
+        raise NotMeasurable("the created configurations are not listed in the snapshot")
+    with Soft() as soft:
+        old, new = pairs["changed"]
+        soft.check(
+            old["hash"] != new["hash"],  # type: ignore[index]
+            ("SDK-STATUS-CONFIG-HASH-MOVES",),
+            "the patched configuration kept its hash",
+            f"a hash other than {old['hash']!r}",  # type: ignore[index]
+            repr(new["hash"]),  # type: ignore[index]
+        )
+        old, new = pairs["untouched"]
+        soft.check(
+            old == new,
+            ("SDK-STATUS-CONFIG-HASH-OTHERS-STABLE",),
+            "an untouched configuration's entry changed",
+            repr(old),
+            repr(new),
+        )
+
+
+@requirement("SDK-STATUS-ENV-ISOLATION")
+@production_group
+def test_configuration_appears_only_in_its_environment(
+    configurations: Configurations, snapshots: Snapshots
+) -> None:
+    ids = ("SDK-STATUS-ENV-ISOLATION",)
+    made = {
+        env: configurations.create_ok(f"in-{env}", {"env": env}, ids=ids, environment=env)["id"]
+        for env in ("development", "production")
+    }
+    listed = {
+        env: {e.get("id") for e in snapshots.snapshot(env, ids).get("configurations", [])}
+        for env in ("development", "production")
+    }
+    for env, other in (("development", "production"), ("production", "development")):
+        expect(
+            made[env] in listed[env] and made[env] not in listed[other],
+            ids,
+            f"a configuration created in {env} is not listed there only",
+            f"id {made[env]} in {env}'s snapshot and not in {other}'s",
+            f"in {env}: {made[env] in listed[env]}, in {other}: {made[env] in listed[other]}",
+        )
