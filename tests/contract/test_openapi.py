@@ -563,3 +563,20 @@ def test_doubt_of_rejects_unknown_operations_and_malformed_locations() -> None:
     for location in ("", "parameter:header", "response:", "response:200:cookie:x", "body"):
         with pytest.raises(ValueError):
             contract.doubt_of("getSdkStatus", location)
+
+
+def test_contract_path_prefers_the_packaged_copy(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    packaged = tmp_path / "_contract" / "openapi.yaml"
+    source = tmp_path / "openapi" / "openapi.yaml"
+    monkeypatch.setattr(contract, "_PACKAGED", packaged)
+    monkeypatch.setattr(contract, "_SOURCE", source)
+    with pytest.raises(FileNotFoundError):
+        contract.contract_path()
+    source.parent.mkdir()
+    source.write_text("openapi: 3.1.0\n")
+    assert contract.contract_path() == source
+    packaged.parent.mkdir()
+    packaged.write_text("openapi: 3.1.0\n")
+    assert contract.contract_path() == packaged
