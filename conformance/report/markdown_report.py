@@ -13,6 +13,7 @@ FAILURES_SHOWN = 10  # beyond this, the reader is sent to conformance.html
 TEXT_LIMIT = 300  # characters of expected/received shown per failure
 ATTENTION = (Outcome.KNOWN_FAILURE, Outcome.SPEC_DOUBT)
 NOT_MEASURED = (Outcome.NOT_MEASURABLE, Outcome.UNSUPPORTED)
+FOLD_IDS = 8  # longer id lists fold into <details> (GitHub renders it; plain text stays readable)
 MARKDOWN_ESCAPED = frozenset("\\|<>[]")  # table breaks, raw HTML, links
 
 
@@ -117,12 +118,22 @@ def _failures(report: Report) -> list[str]:
 
 
 def _listing(title: str, requirements: list[RequirementResult]) -> list[str]:
+    """Requirements grouped by outcome and reason; long id lists fold into <details>."""
     if not requirements:
         return []
-    lines = [f"## {title} ({len(requirements)})", ""]
+    groups: dict[tuple[str, str], list[str]] = {}
     for r in requirements:
-        note = f": {_cell(r.note)}" if r.note else ""
-        lines.append(f"- **{r.id}** ({OUTCOME_STYLES[r.outcome].label}, §{_cell(r.section)}){note}")
+        key = (OUTCOME_STYLES[r.outcome].label, r.note or "no reason recorded")
+        groups.setdefault(key, []).append(r.id)
+    lines = [f"## {title} ({len(requirements)})", ""]
+    for (outcome, reason), ids in sorted(groups.items(), key=lambda g: (-len(g[1]), g[0])):
+        head = f"- {outcome} ({len(ids)}): {_cell(reason)}"
+        listed = ", ".join(f"`{rid}`" for rid in ids)
+        if len(ids) <= FOLD_IDS:
+            lines.append(f"{head}: {listed}")
+        else:
+            lines += [head, f"  <details><summary>{len(ids)} requirements</summary>", ""]
+            lines += [f"  {listed}", "", "  </details>"]
     return [*lines, ""]
 
 
