@@ -205,3 +205,21 @@ def stage_details(config: pytest.Config) -> dict[str, Any] | None:
 
     per_worker = config.stash.get(DETAILS, {})
     return merge_details(list(per_worker.values())) if per_worker else None
+
+
+def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:
+    details = stage_details(config)
+    if not details:
+        return
+    failures = details.get("failures_by_check") or {}
+    doubts = details.get("spec_doubts_by_check") or {}
+    line = (
+        f"fuzz: tier {details['tier']}, seed {details['seed']}: {details['cases']} cases "
+        f"in {details['duration_s']:.1f}s, {sum(failures.values())} failing checks, "
+        f"{sum(doubts.values())} spec-doubts, {details['rate_limited']} rate-limited, "
+        f"{details['unsent']} unsent"
+    )
+    terminalreporter.write_sep("-", line)
+    for title, table in (("failing", failures), ("spec-doubt", doubts)):
+        for check, count in table.items():
+            terminalreporter.write_line(f"  {title}: {check} on {count} operation(s)")

@@ -118,6 +118,6 @@ def build_schema(
         modes=["positive"] if positive_only else ["positive", "negative"],
         database="none",  # reproducible from the seed alone, nothing written to .hypothesis/
     )
-    phases = ["examples", "fuzzing"] + (["coverage"] if tier.coverage else [])
+    phases = ["examples", "fuzzing", "stateful"] + (["coverage"] if tier.coverage else [])
     project.phases.update(phases=phases)
     return schema

@@ -40,9 +40,11 @@ REQUEST_TIMEOUT_S = 10.0
 RATE_LIMITED = 429
 # Checks still run on a 429 the fuzzer's own pace caused (everything else is not measurable).
 RATE_LIMIT_CHECKS = ("rate_limited_has_retry_after", "error_body_shape")
-# Built-ins that judge semantics the contract cannot express (e.g. weights adding up to 10000):
-# a schema-valid body may still be refused, so they would report the contract's limits.
-EXCLUDED_BUILTINS = frozenset({"positive_data_acceptance", "max_response_time"})
+# Built-ins left out: positive_data_acceptance judges semantics the contract cannot express (a
+# schema-valid experiment whose weights do not add up to 10000 is rightly refused);
+# ignored_auth takes the profile's real credentials for generated ones (``test_fuzz_credentials``
+# covers missing and wrong credentials instead); max_response_time has no limit set.
+EXCLUDED_BUILTINS = frozenset({"positive_data_acceptance", "ignored_auth", "max_response_time"})
 
 
 @dataclass
@@ -315,6 +317,10 @@ class FuzzRun:
             "failures_by_check": dict(sorted(by_check.items())),
             "spec_doubts_by_check": dict(sorted(doubts.items())),
             "operations": len({op for op, _ in self.tallies}),
+            "statuses": {
+                f"{op} ({kind})": {str(k): v for k, v in sorted(t.statuses.items())}
+                for (op, kind), t in sorted(self.tallies.items())
+            },
             "real_objects": {
                 "configuration_id": self.target.objects.configuration_id,
                 "experiment_id": self.target.objects.experiment_id,
