@@ -9,7 +9,8 @@ Locations understood by ``doubt_of`` (``<path>`` is a dotted property path; arra
 through their items, and ``allOf``, ``oneOf``, ``anyOf`` branches are searched in order)::
 
     operation
-    parameter:<in>:<name>               e.g. parameter:header:server-id
+    parameter:<in>:<name>               e.g. parameter:header:server-id (also a credential,
+                                        e.g. parameter:header:authorization)
     request-body[:<path>]               e.g. request-body:baseHash
     response:<status>                   e.g. response:304
     response:<status>:header:<name>     e.g. response:200:header:ETag
@@ -176,6 +177,27 @@ def _parameter_chain(
         if parameter.get("in") == where and matches_name:
             schema = parameter.get("schema", {})
             return [*_with_target(document, schema), parameter, operation]
+    scheme = _credential_scheme(document, operation, where, name)
+    return None if scheme is None else [scheme, operation]
+
+
+def _credential_scheme(
+    document: dict[str, Any], operation: dict[str, Any], where: str, name: str
+) -> dict[str, Any] | None:
+    """The security scheme of ``operation`` sent as parameter ``name`` in ``where``, if any."""
+    schemes = document.get("components", {}).get("securitySchemes", {})
+    requirements = operation.get("security", document.get("security", []))
+    for requirement in requirements:
+        for scheme_name in requirement:
+            scheme = _resolve(document, schemes.get(scheme_name, {}))
+            if scheme.get("type") == "apiKey":
+                sent_as = (scheme.get("in"), str(scheme.get("name", "")).lower())
+            elif scheme.get("type") == "http":
+                sent_as = ("header", "authorization")
+            else:
+                continue
+            if sent_as == (where, name.lower()):
+                return scheme
     return None
 
 
