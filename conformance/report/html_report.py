@@ -8,7 +8,12 @@ from html import escape
 from conformance.report.evidence_text import request_text, response_text, truncate
 from conformance.report.model import Evidence, Exchange, Outcome, Report, RequirementResult
 from conformance.report.sections import by_section, outcome_counts
-from conformance.report.vocabulary import OUTCOME_ORDER, OUTCOME_STYLES, VERDICT_STYLES
+from conformance.report.vocabulary import (
+    OUTCOME_ORDER,
+    OUTCOME_STYLES,
+    VERDICT_STYLES,
+    not_measured_sentence,
+)
 
 BODY_LIMIT = 4000
 
@@ -143,7 +148,8 @@ def _banner(report: Report) -> str:
     return (
         f'<header class="banner" style="background:{style.colour}" data-verdict="'
         f'{_e(report.verdict.value)}"><h1>{_e(style.symbol)} {_e(style.headline)}</h1>'
-        f"<p>{_e(style.explanation)}</p><dl class=meta>{rows}</dl></header>"
+        f"<p>{_e(style.explanation)} {_e(not_measured_sentence(len(report.not_measured)))}</p>"
+        f"<dl class=meta>{rows}</dl></header>"
     )
 
 

@@ -7,7 +7,12 @@ import re
 from conformance.report.evidence_text import truncate
 from conformance.report.model import Evidence, Outcome, Report, RequirementResult
 from conformance.report.sections import by_section, outcome_counts
-from conformance.report.vocabulary import OUTCOME_ORDER, OUTCOME_STYLES, VERDICT_STYLES
+from conformance.report.vocabulary import (
+    OUTCOME_ORDER,
+    OUTCOME_STYLES,
+    VERDICT_STYLES,
+    not_measured_sentence,
+)
 
 FAILURES_SHOWN = 10  # beyond this, the reader is sent to conformance.html
 TEXT_LIMIT = 300  # characters of expected/received shown per failure
@@ -43,7 +48,9 @@ def _header(report: Report) -> list[str]:
     return [
         f"# {style.mark} RCES conformance: {style.headline}",
         "",
-        style.explanation,
+        " ".join(
+            filter(None, [style.explanation, not_measured_sentence(len(report.not_measured))])
+        ),
         "",
         f"- Target: {_inline(report.target_url)}"
         f" (fingerprint {_inline(report.target_fingerprint)})",

@@ -52,3 +52,11 @@ VERDICT_STYLES: dict[Verdict, VerdictStyle] = {
 
 def label(outcome: Outcome) -> str:
     return OUTCOME_STYLES[outcome].label
+
+
+def not_measured_sentence(count: int) -> str:
+    """What the verdict leaves out, said next to it ("" when everything was measured)."""
+    if not count:
+        return ""
+    noun = "requirement was" if count == 1 else "requirements were"
+    return f"{count} {noun} not measured (unsupported or not measurable)."
