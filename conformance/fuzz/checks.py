@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 
     from conformance.profile import ErrorShape
 
-CheckFunction = Callable[["CheckContext", "Response", "Case"], bool | None]
+CheckFunction = Callable[["CheckContext", "Response", "Case[Any]"], bool | None]
 
 # Operations whose 200 carries a snapshot ``hash`` that the ETag must repeat (spec 4.3).
 SNAPSHOT_OPERATIONS = frozenset({"getSdkStatus", "getSdkBootstrap"})
@@ -184,7 +184,7 @@ def _json_body(response: Response) -> Any:
         return None
 
 
-def _operation_id(case: Case) -> str:
+def _operation_id(case: Case[Any]) -> str:
     return str(case.operation.schema.get_operation_id(case.operation) or case.operation.label)
 
 
@@ -206,7 +206,7 @@ class CustomCheck:
     build: Callable[[ErrorShape], CheckFunction]
 
 
-def _fail(spec: CustomCheck, case: Case, title: str, message: str) -> RuleFailure:
+def _fail(spec: CustomCheck, case: Case[Any], title: str, message: str) -> RuleFailure:
     return RuleFailure(
         check=spec.name,
         requirement_ids=requirements_for(spec.name, _operation_id(case)),
@@ -217,7 +217,9 @@ def _fail(spec: CustomCheck, case: Case, title: str, message: str) -> RuleFailur
 
 
 def _etag_equals_hash(_: ErrorShape) -> CheckFunction:
-    def etag_equals_body_hash(ctx: CheckContext, response: Response, case: Case) -> bool | None:
+    def etag_equals_body_hash(
+        ctx: CheckContext, response: Response, case: Case[Any]
+    ) -> bool | None:
         if response.status_code != 200 or _operation_id(case) not in SNAPSHOT_OPERATIONS:
             return None
         body = _json_body(response)
@@ -243,7 +245,9 @@ def _etag_equals_hash(_: ErrorShape) -> CheckFunction:
 
 
 def _not_modified_empty(_: ErrorShape) -> CheckFunction:
-    def not_modified_has_no_body(ctx: CheckContext, response: Response, case: Case) -> bool | None:
+    def not_modified_has_no_body(
+        ctx: CheckContext, response: Response, case: Case[Any]
+    ) -> bool | None:
         if response.status_code != 304:
             return None
         if response.content:
@@ -261,7 +265,7 @@ def _not_modified_empty(_: ErrorShape) -> CheckFunction:
 def _error_shape(errors: ErrorShape) -> CheckFunction:
     fields = (errors.code_field, errors.message_field)
 
-    def error_body_shape(ctx: CheckContext, response: Response, case: Case) -> bool | None:
+    def error_body_shape(ctx: CheckContext, response: Response, case: Case[Any]) -> bool | None:
         if response.status_code < 400:
             return None
         body = _json_body(response)
@@ -299,7 +303,7 @@ def _parses_as_date(text: str) -> bool:
 
 def _retry_after(_: ErrorShape) -> CheckFunction:
     def rate_limited_has_retry_after(
-        ctx: CheckContext, response: Response, case: Case
+        ctx: CheckContext, response: Response, case: Case[Any]
     ) -> bool | None:
         if response.status_code != 429:
             return None

@@ -19,7 +19,7 @@ from conformance.contract import doubt_of
 if TYPE_CHECKING:
     from schemathesis import Case, Response
 
-Locator = Callable[[Failure, "Case", "Response"], list[str]]
+Locator = Callable[[Failure, "Case[Any]", "Response"], list[str]]
 
 
 def _status(response: Response) -> str:
@@ -31,24 +31,24 @@ def _body_path(instance_path: Iterable[Any]) -> str:
     return ".".join(str(part) for part in instance_path if not isinstance(part, int))
 
 
-def _response(failure: Failure, case: Case, response: Response) -> list[str]:
+def _response(failure: Failure, case: Case[Any], response: Response) -> list[str]:
     return [f"response:{_status(response)}"]
 
 
-def _schema(failure: Failure, case: Case, response: Response) -> list[str]:
+def _schema(failure: Failure, case: Case[Any], response: Response) -> list[str]:
     path = _body_path(getattr(failure, "instance_path", ()) or ())
     base = f"response:{_status(response)}:body"
     return [f"{base}:{path}" if path else base]
 
 
-def _headers(failure: Failure, case: Case, response: Response) -> list[str]:
+def _headers(failure: Failure, case: Case[Any], response: Response) -> list[str]:
     names = getattr(failure, "missing_headers", None) or []
     if not names:
         return _response(failure, case, response)
     return [f"response:{_status(response)}:header:{name}" for name in names]
 
 
-def _negated_input(failure: Failure, case: Case, response: Response) -> list[str]:
+def _negated_input(failure: Failure, case: Case[Any], response: Response) -> list[str]:
     meta = case.meta
     data = getattr(getattr(meta, "phase", None), "data", None)
     name = getattr(data, "parameter", None)
@@ -61,14 +61,14 @@ def _negated_input(failure: Failure, case: Case, response: Response) -> list[str
 
 
 def _fixed(*locations: str) -> Locator:
-    def locate(failure: Failure, case: Case, response: Response) -> list[str]:
+    def locate(failure: Failure, case: Case[Any], response: Response) -> list[str]:
         return list(locations)
 
     return locate
 
 
 def _status_header(header: str) -> Locator:
-    def locate(failure: Failure, case: Case, response: Response) -> list[str]:
+    def locate(failure: Failure, case: Case[Any], response: Response) -> list[str]:
         return [f"response:{_status(response)}:header:{header}"]
 
     return locate
@@ -92,7 +92,7 @@ LOCATORS: dict[str, Locator] = {
 
 
 def doubt_of_failure(
-    operation_id: str, check: str, failure: Failure, case: Case, response: Response
+    operation_id: str, check: str, failure: Failure, case: Case[Any], response: Response
 ) -> str | None:
     """``not-shown``/``inferred`` when every element the failure touches is a gap, else None."""
     locate = LOCATORS.get(check)

@@ -106,6 +106,7 @@ def build_schema(
 ) -> BaseSchema:
     """The schemathesis schema for one fuzz test function."""
     import schemathesis
+    from schemathesis import GenerationMode
     from schemathesis.config._health_check import HealthCheck
 
     # A slow or filtering-heavy generator is a property of the contract, not a target failure.
@@ -115,7 +116,9 @@ def build_schema(
     project.generation.update(
         max_examples=tier.max_examples if max_examples is None else max_examples,
         with_security_parameters=False,  # credentials come from the target profile
-        modes=["positive"] if positive_only else ["positive", "negative"],
+        modes=[GenerationMode.POSITIVE]
+        if positive_only
+        else [GenerationMode.POSITIVE, GenerationMode.NEGATIVE],
         database="none",  # reproducible from the seed alone, nothing written to .hypothesis/
     )
     phases = ["examples", "fuzzing", "stateful"] + (["coverage"] if tier.coverage else [])

@@ -100,7 +100,7 @@ class FuzzRun:
 
     def execute(
         self,
-        case: Case,
+        case: Case[Any],
         mode: AuthMode = AuthMode.VALID,
         *,
         aim_ids: bool = True,
@@ -134,7 +134,7 @@ class FuzzRun:
         return response
 
     def _check(
-        self, case: Case, response: Response, mode: AuthMode, tally: OperationTally
+        self, case: Case[Any], response: Response, mode: AuthMode, tally: OperationTally
     ) -> list[Failure]:
         if mode is not AuthMode.VALID:
             return self._run(
@@ -146,7 +146,7 @@ class FuzzRun:
         return self._run(case, response, None)
 
     def _run(
-        self, case: Case, response: Response, only: list[CheckFunction] | None
+        self, case: Case[Any], response: Response, only: list[CheckFunction] | None
     ) -> list[Failure]:
         from schemathesis.specs.openapi import checks as builtin
 
@@ -165,7 +165,7 @@ class FuzzRun:
     def _credential_checks(self, mode: AuthMode) -> list[CheckFunction]:
         accepted = self.target.profile.errors.missing_credentials_status
 
-        def credentials_rejected(ctx: Any, response: Response, case: Case) -> bool | None:
+        def credentials_rejected(ctx: Any, response: Response, case: Case[Any]) -> bool | None:
             kind = kind_of(case.operation.path)
             if response.status_code in accepted:
                 return True
@@ -184,7 +184,7 @@ class FuzzRun:
         return [credentials_rejected]
 
     def _note(
-        self, operation_id: str, kind: str, case: Case, response: Response, failure: Failure
+        self, operation_id: str, kind: str, case: Case[Any], response: Response, failure: Failure
     ) -> str | None:
         """Remember a failure; return its doubt (None: a real failure)."""
         check = check_name_of(failure)
@@ -215,7 +215,7 @@ class FuzzRun:
         )
         return doubt
 
-    def _curl(self, case: Case, response: Response) -> str:
+    def _curl(self, case: Case[Any], response: Response) -> str:
         try:
             line = case.as_curl_command(headers=dict(response.request.headers))
         except Exception:  # a reproduction is a courtesy; never let it hide the failure
@@ -329,7 +329,7 @@ class FuzzRun:
         }
 
 
-def _operation_id(case: Case) -> str:
+def _operation_id(case: Case[Any]) -> str:
     return str(case.operation.schema.get_operation_id(case.operation) or case.operation.label)
 
 

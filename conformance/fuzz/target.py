@@ -43,7 +43,7 @@ def _keep_generated(value: Any) -> bool:
     return zlib.crc32(repr(value).encode()) % KEEP_GENERATED_ONE_IN == 0
 
 
-def _negated(case: Case) -> set[str]:
+def _negated(case: Case[Any]) -> set[str]:
     """Names of the parameters a negative case broke on purpose (lowercase)."""
     meta = case.meta
     if meta is None:
@@ -163,7 +163,9 @@ class FuzzTarget:
     def new_instance_id(self) -> str:
         return f"{self.run_prefix}-fuzz-{next(self._instance_ids)}"
 
-    def prepare(self, case: Case, mode: AuthMode = AuthMode.VALID, *, aim_ids: bool = True) -> None:
+    def prepare(
+        self, case: Case[Any], mode: AuthMode = AuthMode.VALID, *, aim_ids: bool = True
+    ) -> None:
         """Point a generated case at this target: project, environment, real ids, credentials.
 
         ``aim_ids=False`` (stateful steps) keeps the ids a link carried over from a response.

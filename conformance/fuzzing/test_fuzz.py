@@ -55,6 +55,7 @@ def test_fuzz_credentials(case: Any, fuzz_run: Any) -> None:
     fuzz_run.execute(case, AuthMode.WRONG)
 
 
+@hypothesis.seed(SETTINGS.seed)
 class FuzzStateMachine(schema.as_state_machine()):  # type: ignore[misc]
     """Each step goes through the same ``FuzzRun`` as the stateless tests (ids from links kept)."""
 
@@ -63,9 +64,6 @@ class FuzzStateMachine(schema.as_state_machine()):  # type: ignore[misc]
     def step(self, input: StepInput) -> StepOutput:
         response = self.run.execute(input.case, AuthMode.VALID, aim_ids=False, tally="stateful")
         return StepOutput(response, input.case)
-
-
-FuzzStateMachine = hypothesis.seed(SETTINGS.seed)(FuzzStateMachine)
 
 
 class TestFuzzStateful(FuzzStateMachine.TestCase):  # type: ignore[name-defined,misc]
