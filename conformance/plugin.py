@@ -278,6 +278,17 @@ def exclusive(traffic_gate: Any) -> Iterator[None]:
 # ------------------------------------------------------------------ outcomes
 
 
+def test_id(item: pytest.Item) -> str:
+    """A test id that does not depend on pytest's rootdir: package-relative for the suite's own."""
+    package_root = Path(__file__).resolve().parent.parent
+    try:
+        relative = item.path.resolve().relative_to(package_root)
+    except ValueError:
+        return item.nodeid
+    _, _, rest = item.nodeid.partition("::")
+    return f"{relative.as_posix()}::{rest}" if rest else item.nodeid
+
+
 def _stage_of(item: pytest.Item) -> str:
     module = getattr(getattr(item, "module", None), "__name__", "")
     return "fuzz" if ".fuzz" in module or module.startswith("fuzz") else "scenarios"
@@ -300,7 +311,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
     if report.skipped and isinstance(report.longrepr, tuple):
         message = str(report.longrepr[2])
     record = classify(
-        item.nodeid,
+        test_id(item),
         _stage_of(item),
         ids,
         error,

@@ -55,7 +55,9 @@ def expect_status(
     )
 
 
-def json_object(reply: Reply, ids: Sequence[str], what: str = "a JSON object") -> dict[str, Any]:
+def json_object(
+    reply: Reply, ids: Sequence[str] = (), what: str = "a JSON object"
+) -> dict[str, Any]:
     body = reply.json(ids, what)
     expect(isinstance(body, dict), ids, f"body is not {what}", what, reply.describe(), reply)
     result: dict[str, Any] = body

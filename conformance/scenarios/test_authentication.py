@@ -1,0 +1,321 @@
+"""Scenarios: authentication (spec 5): personal access tokens and SDK keys, each misuse refused."""
+
+from __future__ import annotations
+
+import secrets
+from typing import Any
+
+import pytest
+
+from conformance.checks import expect, expect_status, json_object
+from conformance.checks.management import Configurations
+from conformance.checks.sdk import Snapshots, bracketed
+from conformance.client import Reply
+from conformance.errors import NotMeasurable
+
+requirement = pytest.mark.requirement
+
+
+def no_snapshot(reply: Reply) -> bool:
+    try:
+        body = json_object(reply)
+    except AssertionError:
+        return True
+    return "configurations" not in body and "hash" not in body
+
+
+def listed_names(snapshots: Snapshots, environment: str = "development") -> set[Any]:
+    body = snapshots.snapshot(environment)
+    return {e.get("name") for e in body.get("configurations", []) if isinstance(e, dict)}
+
+
+def missing_statuses(configurations: Configurations) -> tuple[int, ...]:
+    return configurations.profile.errors.missing_credentials_status
+
+
+# ------------------------------------------------------------------ personal access tokens
+
+
+@requirement("AUTH-PAT-ACCEPTED")
+def test_owner_token_is_accepted(configurations: Configurations) -> None:
+    ids = ("AUTH-PAT-ACCEPTED",)
+    record = configurations.create_ok("pat", {"ok": True}, ids=ids)
+    configurations.patch_ok(record["id"], [{"op": "add", "path": "/more", "value": 1}], ids=ids)
+
+
+def _refused_writes(
+    configurations: Configurations,
+    snapshots: Snapshots,
+    ids: tuple[str, ...],
+    statuses: tuple[int, ...],
+    *,
+    token: str | None,
+    headers: dict[str, str] | None = None,
+) -> None:
+    """Create and patch with the given credentials are refused and change nothing."""
+    record = configurations.create_ok("victim", {"v": 1}, ids=ids)
+    name = configurations.client.name(f"intruder-{secrets.token_hex(3)}")
+    client = configurations.client
+    created = client.management(
+        "POST",
+        "/configuration",
+        token=token,
+        headers=headers,
+        json_body=configurations.create_body(name, {"v": 1}),
+    )
+    patched = client.management(
+        "PATCH",
+        f"/configuration/{record['id']}",
+        token=token,
+        headers=headers,
+        json_body=configurations.patch_body([{"op": "replace", "path": "/v", "value": 2}]),
+    )
+    wanted = " or ".join(map(str, statuses)) if statuses else "a 4xx"
+    for reply in (created, patched):
+        ok = reply.status in statuses if statuses else 400 <= reply.status < 500
+        expect(
+            ok, ids, "a write with bad credentials was not refused", wanted, reply.describe(), reply
+        )
+    expect(
+        name not in listed_names(snapshots),
+        ids,
+        "a refused create still made a configuration",
+        f"no configuration named {name!r}",
+        "it is listed in the snapshot",
+    )
+    documents = snapshots.documents("development", ids)
+    expect(
+        documents.get(record["id"]) == {"v": 1},
+        ids,
+        "a refused patch still changed the content",
+        repr({"v": 1}),
+        repr(documents.get(record["id"])),
+    )
+
+
+@requirement("AUTH-PAT-MISSING")
+def test_missing_token_is_refused(configurations: Configurations, snapshots: Snapshots) -> None:
+    ids = ("AUTH-PAT-MISSING",)
+    _refused_writes(configurations, snapshots, ids, missing_statuses(configurations), token=None)
+
+
+@requirement("AUTH-PAT-INVALID")
+@pytest.mark.parametrize("form", ["unknown", "no-prefix", "wrong-scheme", "empty-bearer"])
+def test_invalid_token_is_refused(
+    configurations: Configurations, snapshots: Snapshots, form: str
+) -> None:
+    ids = ("AUTH-PAT-INVALID",)
+    unknown = "svc_pat_" + secrets.token_urlsafe(24)
+    headers = {
+        "unknown": {"Authorization": f"Bearer {unknown}"},
+        "no-prefix": {"Authorization": f"Bearer {secrets.token_urlsafe(24)}"},
+        "wrong-scheme": {"Authorization": f"Basic {configurations.profile.credentials.pat}"},
+        "empty-bearer": {"Authorization": "Bearer "},
+    }[form]
+    _refused_writes(
+        configurations,
+        snapshots,
+        ids,
+        missing_statuses(configurations),
+        token=None,
+        headers=headers,
+    )
+
+
+@requirement("AUTH-SDK-KEY-NO-MANAGEMENT")
+def test_sdk_key_cannot_manage(configurations: Configurations, snapshots: Snapshots) -> None:
+    ids = ("AUTH-SDK-KEY-NO-MANAGEMENT",)
+    key = snapshots.key("development").key
+    _refused_writes(configurations, snapshots, ids, (), token=key)
+
+
+@requirement("AUTH-PAT-FOREIGN-PROJECT")
+def test_token_cannot_write_another_owners_project(
+    configurations: Configurations, snapshots: Snapshots
+) -> None:
+    ids = ("AUTH-PAT-FOREIGN-PROJECT",)
+    project = configurations.profile.project
+    if project.foreign_application_id is None or project.foreign_environment_id is None:
+        raise NotMeasurable("the profile names no foreign project and environment")
+    name = configurations.client.name("foreign-write")
+    reply = configurations.client.management(
+        "POST",
+        "/configuration",
+        environment=project.foreign_environment_id,
+        application_id=project.foreign_application_id,
+        json_body=configurations.create_body(name, {"x": 1}),
+    )
+    forbidden = configurations.profile.errors.forbidden_status
+    expect_status(reply, forbidden, ids, "a token wrote to a project its owner cannot reach")
+    foreign_key = configurations.profile.credentials.foreign_sdk_key
+    if foreign_key is not None:
+        body = snapshots.body(configurations.client.status(key=foreign_key), ids)
+        names = {e.get("name") for e in body.get("configurations", []) if isinstance(e, dict)}
+        expect(
+            name not in names,
+            ids,
+            "the refused write still created a configuration in the foreign project",
+            f"no {name!r}",
+            "listed",
+        )
+
+
+# ------------------------------------------------------------------ SDK keys
+
+
+@requirement("AUTH-SDK-KEY-ACCEPTED")
+def test_current_keys_are_accepted(snapshots: Snapshots) -> None:
+    ids = ("AUTH-SDK-KEY-ACCEPTED",)
+    keys = [k for k in snapshots.profile.credentials.sdk_keys if k.key.startswith("svc_pk_")]
+    if not keys:
+        raise NotMeasurable("the profile has no svc_pk_ key")
+    for key in keys:
+        reply = snapshots.client.status(key=key.key, environment=key.environments[0])
+        expect_status(reply, 200, ids, "a raw svc_pk_ key was refused")
+
+
+@requirement("AUTH-SDK-LEGACY-PREFIX")
+def test_legacy_key_is_accepted(snapshots: Snapshots) -> None:
+    ids = ("AUTH-SDK-LEGACY-PREFIX",)
+    legacy = snapshots.profile.credentials.legacy_sdk_key
+    if legacy is None:
+        raise NotMeasurable("the profile declares no legacy_sdk_key")
+    reply = snapshots.client.status(key=legacy.key, environment=legacy.environments[0])
+    expect_status(reply, 200, ids, "a legacy sdk_ key was refused")
+
+
+@requirement("AUTH-SDK-MISSING")
+@pytest.mark.parametrize("endpoint", ["status", "bootstrap"])
+def test_sdk_without_key_is_refused(snapshots: Snapshots, endpoint: str) -> None:
+    ids = ("AUTH-SDK-MISSING",)
+    if endpoint == "bootstrap" and not snapshots.profile.capability("bootstrap"):
+        raise NotMeasurable("the target declares no bootstrap endpoint")
+    reply = snapshots.client.sdk(f"/{endpoint}", key=None, environment="development")
+    statuses = snapshots.profile.errors.missing_credentials_status
+    expect(
+        reply.status in statuses and no_snapshot(reply),
+        ids,
+        f"{endpoint} without a key was not refused",
+        f"HTTP {' or '.join(map(str, statuses))} without a snapshot",
+        reply.describe(),
+        reply,
+    )
+
+
+@requirement("AUTH-SDK-INVALID")
+@pytest.mark.parametrize("form", ["unknown-svc", "unknown-legacy", "no-prefix", "bearer-key"])
+def test_sdk_with_unknown_key_is_refused(snapshots: Snapshots, form: str) -> None:
+    ids = ("AUTH-SDK-INVALID",)
+    value = {
+        "unknown-svc": "svc_pk_" + secrets.token_urlsafe(24),
+        "unknown-legacy": "sdk_" + secrets.token_urlsafe(24),
+        "no-prefix": secrets.token_urlsafe(24),
+        "bearer-key": "Bearer svc_pk_" + secrets.token_urlsafe(24),
+    }[form]
+    snapshots.client.redactor.add(value, "$UNKNOWN_KEY")
+    reply = snapshots.client.status(key=value, environment="development")
+    statuses = snapshots.profile.errors.missing_credentials_status
+    expect(
+        reply.status in statuses and no_snapshot(reply),
+        ids,
+        "an unknown key was not refused",
+        f"HTTP {' or '.join(map(str, statuses))} without a snapshot",
+        reply.describe(),
+        reply,
+    )
+
+
+@requirement("AUTH-SDK-PAT-REFUSED")
+def test_pat_is_not_an_sdk_key(snapshots: Snapshots) -> None:
+    ids = ("AUTH-SDK-PAT-REFUSED",)
+    pat = snapshots.profile.credentials.pat
+    for value in (pat, f"Bearer {pat}"):
+        reply = snapshots.client.status(key=value, environment="development")
+        expect(
+            400 <= reply.status < 500 and no_snapshot(reply),
+            ids,
+            "a personal access token was served as an SDK key",
+            "a 4xx without a snapshot",
+            reply.describe(),
+            reply,
+        )
+
+
+def _foreign(snapshots: Snapshots, ids: tuple[str, ...]) -> dict[str, Any]:
+    key = snapshots.profile.credentials.foreign_sdk_key
+    if key is None:
+        raise NotMeasurable("the profile declares no foreign_sdk_key")
+    return snapshots.body(snapshots.client.status(key=key), ids, "the foreign key's snapshot")
+
+
+@requirement("AUTH-SDK-PROJECT-SCOPED")
+def test_keys_see_only_their_project(configurations: Configurations, snapshots: Snapshots) -> None:
+    ids = ("AUTH-SDK-PROJECT-SCOPED",)
+    mine = configurations.create_ok("scoped", {"mine": True}, ids=ids)
+    foreign = _foreign(snapshots, ids)
+    foreign_ids = {e.get("id") for e in foreign.get("configurations", []) if isinstance(e, dict)}
+    expect(
+        mine["id"] not in foreign_ids,
+        ids,
+        "another project's key sees this project's configuration",
+        f"id {mine['id']} absent from the foreign snapshot",
+        "present",
+    )
+    own = snapshots.snapshot("development", ids)
+    own_ids = {e.get("id") for e in own.get("configurations", []) if isinstance(e, dict)}
+    expect(
+        mine["id"] in own_ids and not (foreign_ids & own_ids),
+        ids,
+        "this project's snapshot holds another project's configurations",
+        "only own configurations",
+        f"shared ids {sorted(foreign_ids & own_ids, key=str)}",
+    )
+
+
+@requirement("AUTH-SDK-NUMERIC-NO-ESCAPE")
+def test_numeric_header_cannot_reach_another_project(
+    configurations: Configurations, snapshots: Snapshots
+) -> None:
+    ids = ("AUTH-SDK-NUMERIC-NO-ESCAPE",)
+    foreign_app = snapshots.profile.project.foreign_application_id
+    if foreign_app is None:
+        raise NotMeasurable("the profile names no foreign_application_id")
+    configurations.create_ok("no-escape", {"mine": True}, ids=ids)
+    foreign = _foreign(snapshots, ids)
+    foreign_ids = {e.get("id") for e in foreign.get("configurations", []) if isinstance(e, dict)}
+    reply = snapshots.status(headers={snapshots.profile.headers.numeric: str(foreign_app)})
+    if reply.status != 200:
+        return  # refused: nothing escaped
+    body = json_object(reply, ids)
+    seen = {e.get("id") for e in body.get("configurations", []) if isinstance(e, dict)}
+    expect(
+        not (seen & foreign_ids) and body.get("hash") != foreign.get("hash"),
+        ids,
+        "the numeric header reached another project's snapshot",
+        "a refusal or the key's own snapshot",
+        f"foreign ids {sorted(seen & foreign_ids, key=str)} served",
+        reply,
+    )
+
+
+@requirement("VER-LEGACY-KEY-SAME-SNAPSHOT")
+def test_legacy_key_gets_the_same_snapshot(snapshots: Snapshots) -> None:
+    ids = ("VER-LEGACY-KEY-SAME-SNAPSHOT",)
+    legacy = snapshots.profile.credentials.legacy_sdk_key
+    if legacy is None:
+        raise NotMeasurable("the profile declares no legacy_sdk_key")
+    environment = legacy.environments[0]
+    current = snapshots.key_covering(environment).key
+
+    def read(key: str) -> object:
+        reply = snapshots.client.status(key=key, environment=environment)
+        return json_object(reply, ids).get("hash") if reply.status == 200 else reply.status
+
+    modern, old = bracketed(lambda: read(current), lambda: read(legacy.key))
+    expect(
+        modern == old,
+        ids,
+        "a legacy key gets another snapshot than a current key",
+        f"hash {modern!r}",
+        repr(old),
+    )

@@ -1,0 +1,196 @@
+"""Scenarios: the status endpoint's headers (spec 4.3, 8): environment alias, numeric, instance id.
+
+Header names come from the profile; the bounds are the specification's.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from conformance.checks import expect, expect_status, json_object
+from conformance.checks.management import Configurations
+from conformance.checks.sdk import Snapshots, bracketed
+from conformance.checks.shapes import expect_shape
+from conformance.client import Reply
+from conformance.errors import NotMeasurable
+
+requirement = pytest.mark.requirement
+MAX_SAFE = 9007199254740991
+
+
+def refused(reply: Reply) -> bool:
+    return 400 <= reply.status < 500
+
+
+def no_snapshot(reply: Reply) -> bool:
+    """True when the answer reveals no snapshot (no hash, no configurations)."""
+    try:
+        body = json_object(reply)
+    except AssertionError:
+        return True
+    return "configurations" not in body and "hash" not in body
+
+
+def _hash(snapshots: Snapshots, key: str, environment: str | None) -> object:
+    reply = snapshots.client.status(key=key, environment=environment)
+    return json_object(reply).get("hash") if reply.status == 200 else f"HTTP {reply.status}"
+
+
+@requirement("SDK-HDR-ENV-DEFAULT-DEVELOPMENT")
+def test_no_alias_means_development(snapshots: Snapshots) -> None:
+    ids = ("SDK-HDR-ENV-DEFAULT-DEVELOPMENT",)
+    key = snapshots.key_covering("development", "production").key
+    development, omitted = bracketed(
+        lambda: _hash(snapshots, key, "development"), lambda: _hash(snapshots, key, None)
+    )
+    expect(
+        omitted == development,
+        ids,
+        "without an alias the snapshot is not development's",
+        f"development's hash {development!r}",
+        repr(omitted),
+    )
+
+
+@requirement("SDK-HDR-ENV-STUDIO-SYNONYM")
+def test_studio_is_development(snapshots: Snapshots) -> None:
+    ids = ("SDK-HDR-ENV-STUDIO-SYNONYM",)
+    key = snapshots.key_covering("development").key
+    development, studio = bracketed(
+        lambda: _hash(snapshots, key, "development"), lambda: _hash(snapshots, key, "studio")
+    )
+    expect(
+        studio == development,
+        ids,
+        "studio does not answer the development snapshot",
+        f"development's hash {development!r}",
+        repr(studio),
+    )
+
+
+@requirement("SDK-HDR-ENV-PRODUCTION")
+@pytest.mark.xdist_group("production")
+def test_production_alias_selects_production(
+    configurations: Configurations, snapshots: Snapshots
+) -> None:
+    ids = ("SDK-HDR-ENV-PRODUCTION",)
+    record = configurations.create_ok("prod-only", {"p": 1}, ids=ids, environment="production")
+    key = snapshots.key_covering("development", "production").key
+    reply = snapshots.client.status(key=key, environment="production")
+    body = snapshots.body(reply, ids)
+    listed = {e.get("id") for e in body.get("configurations", []) if isinstance(e, dict)}
+    development = _hash(snapshots, key, "development")
+    expect(
+        record["id"] in listed and body.get("hash") != development,
+        ids,
+        "the production alias did not answer production's snapshot",
+        f"a snapshot listing production configuration {record['id']} (hash unlike development's)",
+        f"listed ids {sorted(listed, key=str)[:10]}, hash {body.get('hash')!r} "
+        f"(development {development!r})",
+        reply,
+    )
+
+
+@requirement("SDK-HDR-ENV-UNKNOWN-VALUE")
+@pytest.mark.parametrize("alias", ["", "staging", "prod", "developmentx"])
+def test_unknown_alias_is_refused(snapshots: Snapshots, alias: str) -> None:
+    ids = ("SDK-HDR-ENV-UNKNOWN-VALUE",)
+    key = snapshots.key_covering("development", "production").key
+    reply = snapshots.client.status(key=key, environment=alias)
+    expect(
+        refused(reply) and no_snapshot(reply),
+        ids,
+        f"environment alias {alias!r} was not refused",
+        "a 4xx without a snapshot",
+        reply.describe(),
+        reply,
+    )
+
+
+def _scope_cases(snapshots: Snapshots) -> list[tuple[str, str, bool]]:
+    """(key, alias, in scope) for every profile key against every alias."""
+    cases = []
+    keys = list(snapshots.profile.credentials.sdk_keys)
+    for key in keys:
+        for alias in ("development", "production", "studio"):
+            scope_name = "development" if alias == "studio" else alias
+            cases.append((key.key, alias, scope_name in key.environments))
+    return cases
+
+
+@requirement("SDK-HDR-ENV-OUT-OF-SCOPE-403")
+def test_alias_outside_the_key_scope_is_forbidden(snapshots: Snapshots) -> None:
+    ids = ("SDK-HDR-ENV-OUT-OF-SCOPE-403",)
+    forbidden = snapshots.profile.errors.forbidden_status
+    cases = [(k, a) for k, a, inside in _scope_cases(snapshots) if not inside]
+    if not cases:
+        raise NotMeasurable("every profile key covers every environment: no scope to leave")
+    for key, alias in cases:
+        reply = snapshots.client.status(key=key, environment=alias)
+        expect(
+            reply.status == forbidden and no_snapshot(reply),
+            ids,
+            f"alias {alias!r} outside the key's scope was not forbidden",
+            f"HTTP {forbidden} without a snapshot",
+            reply.describe(),
+            reply,
+        )
+
+
+@requirement("AUTH-SDK-ENV-IN-SCOPE")
+def test_alias_inside_the_key_scope_is_served(snapshots: Snapshots) -> None:
+    ids = ("AUTH-SDK-ENV-IN-SCOPE",)
+    for key, alias, inside in _scope_cases(snapshots):
+        if not inside:
+            continue
+        reply = snapshots.client.status(key=key, environment=alias)
+        expect_status(reply, 200, ids, f"alias {alias!r} inside the key's scope was not served")
+        expect_shape("snapshot", json_object(reply, ids), ids, "not a snapshot", reply)
+
+
+@requirement("SDK-HDR-NUMERIC-IN-BOUNDS")
+@pytest.mark.parametrize("value", ["1", str(MAX_SAFE)])
+def test_numeric_header_in_bounds(snapshots: Snapshots, value: str) -> None:
+    ids = ("SDK-HDR-NUMERIC-IN-BOUNDS",)
+    reply = snapshots.status(headers={snapshots.profile.headers.numeric: value})
+    expect_status(reply, 200, ids, f"numeric header {value} was refused")
+
+
+@requirement("SDK-HDR-NUMERIC-OUT-OF-BOUNDS")
+@pytest.mark.parametrize("value", ["0", "-1", str(MAX_SAFE + 1), "99999999999999999999", "abc"])
+def test_numeric_header_out_of_bounds(snapshots: Snapshots, value: str) -> None:
+    ids = ("SDK-HDR-NUMERIC-OUT-OF-BOUNDS",)
+    reply = snapshots.status(headers={snapshots.profile.headers.numeric: value})
+    expect(
+        refused(reply),
+        ids,
+        f"numeric header {value} was accepted",
+        "a 4xx",
+        reply.describe(),
+        reply,
+    )
+
+
+@requirement("SDK-HDR-INSTANCE-ID-LENGTH")
+@pytest.mark.parametrize("length", [1, 128])
+def test_instance_id_lengths_accepted(snapshots: Snapshots, length: int) -> None:
+    ids = ("SDK-HDR-INSTANCE-ID-LENGTH",)
+    instance = (snapshots.client.new_instance_id() + "-" + "x" * 128)[:length]
+    reply = snapshots.status(instance_id=instance)
+    expect_status(reply, 200, ids, f"an instance id of {length} characters was refused")
+
+
+@requirement("SDK-HDR-INSTANCE-ID-OUT-OF-BOUNDS")
+@pytest.mark.parametrize("length", [0, 129, 300])
+def test_instance_id_out_of_bounds(snapshots: Snapshots, length: int) -> None:
+    ids = ("SDK-HDR-INSTANCE-ID-OUT-OF-BOUNDS",)
+    instance = (snapshots.client.new_instance_id() + "-" + "x" * 300)[:length]
+    reply = snapshots.status(instance_id=instance)
+    expect(
+        refused(reply),
+        ids,
+        f"an instance id of {length} characters was accepted",
+        "a 4xx",
+        reply.describe(),
+        reply,
+    )
