@@ -98,7 +98,7 @@ SHAPE_REQUIREMENTS: dict[str, str] = {
 CONTENT_TYPE_REQUIREMENTS: dict[str, str] = {
     "createConfiguration": "CFG-RESPONSE-CONTENT-TYPE-JSON",
     "patchConfiguration": "CFG-RESPONSE-CONTENT-TYPE-JSON",
-    "getSdkStatus": "SDK-STATUS-CONTENT-TYPE-JSON",
+    "getSdkStatus": "SDK-STATUS-200-SNAPSHOT",
     "getSdkBootstrap": "SDK-BOOTSTRAP-200-SNAPSHOT",
 }
 EXPERIMENT_CONTENT_TYPE = "EXP-RESPONSE-CONTENT-TYPE-JSON"

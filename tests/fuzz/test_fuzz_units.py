@@ -1,0 +1,387 @@
+"""Unit tests of the fuzz stage's small pieces: tiers, checks, requirement tables, credentials,
+aiming a case, spec-doubt and the summary merge. No target, no sockets."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+import requests
+import schemathesis
+from schemathesis.core.failures import Failure
+from schemathesis.openapi.checks import UndefinedStatusCode
+
+from conformance.contract import operations
+from conformance.errors import UsageError
+from conformance.fuzz import pytest_args
+from conformance.fuzz.auth import (
+    AUTH_REQUIREMENTS,
+    WRONG_PAT,
+    WRONG_SDK_KEY,
+    AuthMode,
+    auth_requirements,
+    credential_headers,
+    sdk_key_for,
+)
+from conformance.fuzz.budget import TIERS, tier
+from conformance.fuzz.checks import (
+    BUILTIN_REQUIREMENTS,
+    CUSTOM_CHECKS,
+    RuleFailure,
+    check_name_of,
+    custom_checks,
+    operation_requirements,
+    requirements_for,
+)
+from conformance.fuzz.doubt import doubt_of_failure
+from conformance.fuzz.schema import INFERRED_LINKS, build_schema, contract_document
+from conformance.fuzz.summary import merge_details
+from conformance.fuzz.target import FuzzTarget, RealObjects
+from conformance.profile import DEFAULTS, build
+
+PAT = "svc_pat_unitTestToken"
+KEYS = {"dev": "svc_pk_dev", "prod": "svc_pk_prod", "all": "svc_pk_all"}
+
+
+@pytest.fixture(scope="module")
+def profile() -> Any:
+    data = json.loads(json.dumps(DEFAULTS))
+    data["credentials"] = {
+        "pat": PAT,
+        "sdk_keys": [
+            {"key": KEYS["dev"], "environments": ["development"]},
+            {"key": KEYS["prod"], "environments": ["production"]},
+            {"key": KEYS["all"], "environments": ["development", "production"]},
+        ],
+    }
+    data["project"] = {"application_id": 7, "environments": {"development": 11, "production": 12}}
+    return build(data)
+
+
+@pytest.fixture(scope="module")
+def schema() -> Any:
+    return build_schema(tier("smoke"), 1)
+
+
+def operation(schema: Any, method: str, path: str) -> Any:
+    return schema[path][method]
+
+
+def response(status: int, body: bytes = b"", headers: dict[str, str] | None = None) -> Any:
+    request = requests.Request("GET", "http://127.0.0.1:1/").prepare()
+    lowered = {k.lower(): [v] for k, v in (headers or {}).items()}
+    return schemathesis.Response(status, lowered, body, request, 0.01, True)
+
+
+def run_check(name: str, profile: Any, case: Any, reply: Any) -> Any:
+    check = next(c for c in custom_checks(profile.errors) if c.__name__ == name)
+    return check(None, reply, case)  # type: ignore[arg-type]
+
+
+# ------------------------------------------------------------------ tiers and arguments
+
+
+def test_tiers_are_named_and_bounded() -> None:
+    assert set(TIERS) == {"smoke", "pr", "nightly"}
+    assert 5 <= TIERS["smoke"].max_examples <= 10
+    assert TIERS["pr"].time_budget_s <= 120
+    assert TIERS["nightly"].max_examples > TIERS["pr"].max_examples
+
+
+def test_unknown_tier_is_a_usage_error() -> None:
+    with pytest.raises(UsageError, match="smoke"):
+        tier("huge")
+    with pytest.raises(UsageError):
+        pytest_args("huge", 1)
+
+
+def test_pytest_args_select_the_stage_and_record_the_seed() -> None:
+    args = pytest_args("pr", 42)
+    assert args[:2] == ["-p", "conformance.fuzz.plugin"]
+    assert args[args.index("--fuzz-tier") + 1] == "pr"
+    assert args[args.index("--fuzz-seed") + 1] == "42"
+    assert args[-2:] == ["--pyargs", "conformance.fuzzing"]
+
+
+# ------------------------------------------------------------------ requirement tables
+
+
+def catalogue_ids() -> set[str]:
+    from conformance.catalogue import load_catalogue
+
+    return {requirement.id for requirement in load_catalogue()}
+
+
+def test_every_requirement_id_the_stage_names_is_in_the_catalogue() -> None:
+    known = catalogue_ids()
+    named: set[str] = set()
+    for op in operations():
+        named.update(operation_requirements(op.operation_id))
+        named.update(auth_requirements(op.path))
+        for check in [*BUILTIN_REQUIREMENTS, *(c.name for c in CUSTOM_CHECKS)]:
+            named.update(requirements_for(check, op.operation_id))
+    for ids in AUTH_REQUIREMENTS.values():
+        named.update(ids)
+    assert named - known == set()
+
+
+def test_builtin_checks_map_to_the_operation_own_requirement() -> None:
+    assert requirements_for("response_schema_conformance", "getSdkStatus") == (
+        "SDK-STATUS-200-SNAPSHOT",
+    )
+    assert requirements_for("not_a_server_error", "listMembers") == ("ERR-NO-SERVER-ERROR",)
+    assert requirements_for("etag_equals_body_hash", "getSdkBootstrap") == (
+        "SDK-BOOTSTRAP-ETAG-EQUALS-HASH",
+    )
+    assert requirements_for("rate_limited_has_retry_after", "getSdkStatus") == (
+        "LIMIT-RATE-429-RETRY-AFTER",
+    )
+
+
+def test_check_name_of_failures() -> None:
+    undefined = UndefinedStatusCode(
+        operation="x",
+        status_code=418,
+        defined_status_codes=[],
+        allowed_status_codes=[],
+        message="m",
+    )
+    assert check_name_of(undefined) == "status_code_conformance"
+    ours = RuleFailure(
+        check="error_body_shape",
+        requirement_ids=("ERR-BODY-SHAPE",),
+        operation="x",
+        title="t",
+        message="m",
+    )
+    assert check_name_of(ours) == "error_body_shape"
+    assert (
+        check_name_of(Failure(operation="x", title="Custom check failed: `foo`", message=""))
+        == "foo"
+    )
+
+
+# ------------------------------------------------------------------ the suite's own checks
+
+
+def status_case(schema: Any) -> Any:
+    return operation(schema, "GET", "/sdk/v2/status").Case()
+
+
+def test_etag_must_equal_body_hash(profile: Any, schema: Any) -> None:
+    case = status_case(schema)
+    good = response(200, b'{"hash": "abc"}', {"ETag": '"abc"'})
+    assert run_check("etag_equals_body_hash", profile, case, good) is True
+    weak = response(200, b'{"hash": "abc"}', {"ETag": 'W/"abc"'})
+    assert run_check("etag_equals_body_hash", profile, case, weak) is True
+    for bad in (
+        response(200, b'{"hash": "abc"}', {"ETag": '"abd"'}),
+        response(200, b'{"hash": "abc"}'),
+    ):
+        with pytest.raises(RuleFailure) as caught:
+            run_check("etag_equals_body_hash", profile, case, bad)
+        assert caught.value.requirement_ids == ("SDK-STATUS-ETAG-EQUALS-HASH",)
+
+
+def test_etag_check_ignores_other_operations(profile: Any, schema: Any) -> None:
+    case = operation(schema, "GET", "/application/{applicationId}/v2/experiments").Case()
+    assert run_check("etag_equals_body_hash", profile, case, response(200, b"{}")) is None
+
+
+def test_not_modified_must_be_empty(profile: Any, schema: Any) -> None:
+    case = status_case(schema)
+    assert run_check("not_modified_has_no_body", profile, case, response(304)) is True
+    with pytest.raises(RuleFailure):
+        run_check("not_modified_has_no_body", profile, case, response(304, b"{}"))
+
+
+def test_error_body_uses_the_profile_field_names(profile: Any, schema: Any) -> None:
+    case = status_case(schema)
+    ok = response(400, b'{"errorCode": "INVALID", "message": "bad"}')
+    assert run_check("error_body_shape", profile, case, ok) is True
+    for body in (
+        b'{"code": "INVALID", "message": "bad"}',
+        b"oops",
+        b"",
+        b'{"errorCode": 1, "message": ""}',
+    ):
+        with pytest.raises(RuleFailure) as caught:
+            run_check("error_body_shape", profile, case, response(400, body))
+        assert caught.value.requirement_ids == ("ERR-BODY-SHAPE",)
+    other = DEFAULTS["errors"] | {"code_field": "code"}
+    data = json.loads(json.dumps(DEFAULTS))
+    data["errors"] = other
+    data["credentials"] = {"pat": PAT, "sdk_keys": [{"key": "k", "environments": ["development"]}]}
+    data["project"] = {"application_id": 1, "environments": {"development": 1}}
+    renamed = build(data)
+    assert run_check(
+        "error_body_shape", renamed, case, response(400, b'{"code": "X", "message": "m"}')
+    )
+
+
+def test_rate_limited_needs_retry_after(profile: Any, schema: Any) -> None:
+    case = status_case(schema)
+    for value in ("3", "Wed, 21 Oct 2015 07:28:00 GMT"):
+        reply = response(
+            429, b'{"errorCode": "RATE_LIMITED", "message": "m"}', {"Retry-After": value}
+        )
+        assert run_check("rate_limited_has_retry_after", profile, case, reply) is True
+    for headers in ({}, {"Retry-After": "soon"}):
+        with pytest.raises(RuleFailure):
+            run_check("rate_limited_has_retry_after", profile, case, response(429, b"{}", headers))
+
+
+# ------------------------------------------------------------------ credentials
+
+
+def test_sdk_key_covers_the_requested_environment(profile: Any) -> None:
+    assert sdk_key_for(profile, "production")[0].key == KEYS["prod"]
+    assert sdk_key_for(profile, "studio")[0].key == KEYS["dev"]
+    widest, replacement = sdk_key_for(profile, "nonsense")
+    assert (widest.key, replacement) == (KEYS["all"], None)
+    assert sdk_key_for(profile, None)[0].key == KEYS["all"]
+
+
+def test_credential_headers_per_mode(profile: Any) -> None:
+    mgmt = "/application/{applicationId}/v2/configuration"
+    assert credential_headers(profile, mgmt, AuthMode.VALID, {}) == {
+        "Authorization": f"Bearer {PAT}"
+    }
+    assert credential_headers(profile, mgmt, AuthMode.MISSING, {}) == {"Authorization": None}
+    assert credential_headers(profile, mgmt, AuthMode.WRONG, {}) == {"Authorization": WRONG_PAT}
+    sdk = "/sdk/v2/status"
+    assert credential_headers(profile, sdk, AuthMode.VALID, {"environment": "production"}) == {
+        "authorization": KEYS["prod"]
+    }
+    assert credential_headers(profile, sdk, AuthMode.WRONG, {}) == {"authorization": WRONG_SDK_KEY}
+    for secret in (PAT, *KEYS.values()):
+        assert secret not in WRONG_PAT + WRONG_SDK_KEY
+
+
+# ------------------------------------------------------------------ aiming a case
+
+
+def fuzz_target(profile: Any) -> FuzzTarget:
+    target = FuzzTarget("http://127.0.0.1:1", profile, "cf-unit")
+    target.objects = RealObjects(configuration_id=501, experiment_id=601, group_ids=(701, 702))
+    return target
+
+
+def test_prepare_aims_at_the_project_and_real_objects(profile: Any, schema: Any) -> None:
+    op = operation(
+        schema, "PATCH", "/application/{applicationId}/v2/configuration/{configurationId}"
+    )
+    aimed = 0
+    for generated in range(1, 41):
+        case = op.Case(
+            path_parameters={"applicationId": 99, "configurationId": generated},
+            headers={"environment_id": "5"},
+            body={},
+        )
+        fuzz_target(profile).prepare(case)
+        assert case.path_parameters["applicationId"] == 7
+        assert case.headers["environment_id"] == "11"
+        assert case.headers["Authorization"] == f"Bearer {PAT}"
+        aimed += case.path_parameters["configurationId"] == 501
+    assert 20 <= aimed < 40  # mostly real, sometimes the generated id (tests "not found")
+
+
+def test_prepare_prefixes_created_names_and_sets_an_instance_id(profile: Any, schema: Any) -> None:
+    create = operation(schema, "POST", "/application/{applicationId}/v2/configuration")
+    case = create.Case(path_parameters={"applicationId": 1}, body={"name": "x"})
+    fuzz_target(profile).prepare(case)
+    assert case.body["name"].startswith("cf-unit-fuzz-")
+    status = status_case(schema)
+    fuzz_target(profile).prepare(status)
+    assert status.headers["server-id"].startswith("cf-unit-fuzz-")
+    assert status.headers["authorization"] == KEYS["all"]
+
+
+def test_prepare_without_credentials(profile: Any, schema: Any) -> None:
+    case = status_case(schema)
+    case.headers = {"authorization": "something"}
+    fuzz_target(profile).prepare(case, AuthMode.MISSING)
+    assert "authorization" not in case.headers
+
+
+# ------------------------------------------------------------------ spec-doubt
+
+
+def undefined(status: int) -> UndefinedStatusCode:
+    return UndefinedStatusCode(
+        operation="x",
+        status_code=status,
+        defined_status_codes=[],
+        allowed_status_codes=[],
+        message="m",
+    )
+
+
+def test_failures_on_gaps_are_doubts_and_on_stated_elements_real(schema: Any) -> None:
+    status = status_case(schema)
+    # The status endpoint's 200 body is stated: a schema failure there is real.
+    stated = RuleFailure(
+        check="etag_equals_body_hash", requirement_ids=(), operation="x", title="t", message="m"
+    )
+    assert (
+        doubt_of_failure("getSdkStatus", "etag_equals_body_hash", stated, status, response(200))
+        is None
+    )
+    # Experiment payloads are not shown: an undocumented status there is a doubt.
+    members = operation(
+        schema, "GET", "/application/{applicationId}/v2/experiments/{experimentId}/members"
+    ).Case()
+    assert (
+        doubt_of_failure(
+            "listMembers", "status_code_conformance", undefined(418), members, response(418)
+        )
+        == "not-shown"
+    )
+    # A 500 is never a doubt.
+    assert (
+        doubt_of_failure(
+            "listMembers", "not_a_server_error", undefined(500), members, response(500)
+        )
+        is None
+    )
+
+
+# ------------------------------------------------------------------ schema and summary
+
+
+def test_inferred_links_are_added_and_marked() -> None:
+    document = contract_document()
+    status = document["paths"]["/sdk/v2/status"]["get"]["responses"]["200"]
+    links = status["links"]
+    assert links["pollAgainWithETag"]["x-spec"] == "inferred"
+    assert len(INFERRED_LINKS) >= 5
+
+
+def test_header_names_follow_the_profile(profile: Any) -> None:
+    data = json.loads(json.dumps(profile.raw))
+    data["headers"]["instance_id"] = "x-instance"
+    document = contract_document(build(data).headers)
+    names = {p["name"] for p in document["components"]["parameters"].values()}
+    assert "x-instance" in names and "server-id" not in names
+
+
+def test_merge_details_sums_workers() -> None:
+    one = {
+        "tier": "smoke",
+        "seed": 1,
+        "budget": {},
+        "cases": 3,
+        "rate_limited": 1,
+        "unsent": 0,
+        "failures_by_check": {"a": 1},
+        "spec_doubts_by_check": {},
+        "duration_s": 2.0,
+    }
+    two = one | {"cases": 4, "failures_by_check": {"a": 1, "b": 2}, "duration_s": 3.0}
+    merged = merge_details([one, two])
+    assert merged["cases"] == 7
+    assert merged["failures_by_check"] == {"a": 2, "b": 2}
+    assert merged["failures"] == 4
+    assert merged["duration_s"] == 3.0
+    assert merged["seed"] == 1
