@@ -117,3 +117,8 @@ class Soft:
         )
         combined.passed_ids = tuple(i for i in dict.fromkeys(self.checked) if i not in broken_ids)
         raise combined
+
+
+def expect_4xx(reply: Reply, ids: Sequence[str], title: str) -> None:
+    """The request was refused as the client's fault (any 4xx)."""
+    expect(400 <= reply.status < 500, ids, title, "a 4xx", reply.describe(), reply)

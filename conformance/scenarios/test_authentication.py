@@ -110,7 +110,7 @@ def test_invalid_token_is_refused(
         "unknown": {"Authorization": f"Bearer {unknown}"},
         "no-prefix": {"Authorization": f"Bearer {secrets.token_urlsafe(24)}"},
         "wrong-scheme": {"Authorization": f"Basic {configurations.profile.credentials.pat}"},
-        "empty-bearer": {"Authorization": "Bearer "},
+        "empty-bearer": {"Authorization": "Bearer"},
     }[form]
     _refused_writes(
         configurations,

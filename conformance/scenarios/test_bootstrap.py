@@ -1,0 +1,176 @@
+"""Scenarios: bootstrap without identity (spec 1, 4.3): the status snapshot plus documents, 304."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from conformance.checks import expect, expect_status, json_object
+from conformance.checks.management import Configurations
+from conformance.checks.sdk import DOCUMENT_FIELD, RACE_RETRIES, Snapshots, entry_of, etag_value
+from conformance.checks.shapes import expect_shape
+from conformance.client import Reply
+from conformance.errors import NotMeasurable
+
+requirement = pytest.mark.requirement
+SUMMARY_FIELDS = ("id", "name", "alias", "hash")
+
+
+def _without_documents(body: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "configurations": [
+            {k: e.get(k) for k in SUMMARY_FIELDS} if isinstance(e, dict) else e
+            for e in body.get("configurations", [])
+        ],
+        "primaryConfigurationId": body.get("primaryConfigurationId"),
+        "experiments": body.get("experiments"),
+        "requiredProperties": body.get("requiredProperties"),
+    }
+
+
+def _same_moment(snapshots: Snapshots, ids: tuple[str, ...]) -> tuple[dict[str, Any], Reply]:
+    """A bootstrap read between two status reads that agree (no write slipped in)."""
+    for _ in range(RACE_RETRIES):
+        before = snapshots.snapshot("development", ids)
+        reply = snapshots.bootstrap()
+        after = snapshots.snapshot("development", ids)
+        if before.get("hash") == after.get("hash"):
+            return before, reply
+    raise NotMeasurable("the development snapshot kept moving around the bootstrap read")
+
+
+@requirement("SDK-BOOTSTRAP-200-SNAPSHOT")
+def test_bootstrap_answers_snapshot_with_documents(
+    configurations: Configurations, snapshots: Snapshots
+) -> None:
+    ids = ("SDK-BOOTSTRAP-200-SNAPSHOT",)
+    configurations.create_ok("boot", {"doc": 1}, ids=ids)
+    reply = snapshots.bootstrap()
+    expect_status(reply, 200, ids, "bootstrap did not answer 200")
+    media = reply.headers.get("content-type", "").split(";")[0].strip().lower()
+    expect(media == "application/json", ids, "not JSON", "application/json", repr(media), reply)
+    body = json_object(reply, ids)
+    expect_shape("snapshot", body, ids, "bootstrap body is not a snapshot", reply)
+    lacking = [
+        e.get("id")
+        for e in body["configurations"]
+        if not isinstance(e, dict) or DOCUMENT_FIELD not in e
+    ]
+    expect(
+        not lacking,
+        ids,
+        "bootstrap entries lack their documents",
+        f"every entry with {DOCUMENT_FIELD!r}",
+        f"entries without it: {lacking[:5]}",
+        reply,
+    )
+
+
+@requirement("SDK-BOOTSTRAP-MATCHES-STATUS")
+def test_bootstrap_is_status_plus_documents(snapshots: Snapshots) -> None:
+    ids = ("SDK-BOOTSTRAP-MATCHES-STATUS",)
+    status, reply = _same_moment(snapshots, ids)
+    boot = snapshots.body(reply, ids, "a 200 bootstrap")
+    expect(
+        _without_documents(boot) == _without_documents(status),
+        ids,
+        "bootstrap without documents differs from status",
+        repr(_without_documents(status))[:600],
+        repr(_without_documents(boot))[:600],
+        reply,
+    )
+
+
+@requirement("SDK-BOOTSTRAP-HASH-EQUALS-STATUS")
+def test_bootstrap_hash_is_the_status_hash(snapshots: Snapshots) -> None:
+    ids = ("SDK-BOOTSTRAP-HASH-EQUALS-STATUS",)
+    status, reply = _same_moment(snapshots, ids)
+    boot = snapshots.body(reply, ids, "a 200 bootstrap")
+    expect(
+        boot.get("hash") == status.get("hash"),
+        ids,
+        "bootstrap and status disagree on the hash",
+        repr(status.get("hash")),
+        repr(boot.get("hash")),
+        reply,
+    )
+
+
+@requirement("SDK-BOOTSTRAP-DOCUMENTS-CURRENT")
+def test_bootstrap_documents_are_current(
+    configurations: Configurations, snapshots: Snapshots
+) -> None:
+    ids = ("SDK-BOOTSTRAP-DOCUMENTS-CURRENT",)
+    created = configurations.create_ok("current", {"z": 1, "a": {"k": [1, 2]}}, ids=ids)
+    fresh = configurations.create_ok("fresh", ["x", None], ids=ids)
+    patched = configurations.patch_ok(
+        created["id"], [{"op": "add", "path": "/a/k/-", "value": 3}], ids=ids
+    )
+    body = snapshots.body(snapshots.bootstrap(), ids, "a 200 bootstrap")
+    for record in (patched, fresh):
+        entry = entry_of(body, record["id"]) or {}
+        expect(
+            entry.get(DOCUMENT_FIELD) == record["configuration"],
+            ids,
+            "a bootstrap document is not the configuration's current content",
+            repr(record["configuration"]),
+            repr(entry.get(DOCUMENT_FIELD, "(entry or document absent)")),
+        )
+
+
+@requirement("SDK-BOOTSTRAP-ETAG-EQUALS-HASH")
+def test_bootstrap_etag_is_the_hash(snapshots: Snapshots) -> None:
+    ids = ("SDK-BOOTSTRAP-ETAG-EQUALS-HASH",)
+    reply = snapshots.bootstrap()
+    body = snapshots.body(reply, ids, "a 200 bootstrap")
+    expect(
+        etag_value(reply) == body.get("hash"),
+        ids,
+        "bootstrap ETag differs from the body's hash",
+        f'ETag "{body.get("hash")}"',
+        repr(reply.headers.get("etag")),
+        reply,
+    )
+
+
+@requirement("SDK-BOOTSTRAP-304")
+def test_bootstrap_304_for_current_hash(snapshots: Snapshots) -> None:
+    ids = ("SDK-BOOTSTRAP-304",)
+    for _ in range(RACE_RETRIES):
+        current = snapshots.body(snapshots.bootstrap(), ids, "a 200 bootstrap").get("hash")
+        reply = snapshots.bootstrap(headers={"If-None-Match": f'"{current}"'})
+        if reply.status != 200 or json_object(reply, ids).get("hash") == current:
+            break
+    expect(
+        reply.status == 304 and reply.content == b"",
+        ids,
+        "bootstrap with the current hash was not a bodiless 304",
+        "HTTP 304 without a body",
+        reply.describe(),
+        reply,
+    )
+
+
+@requirement("SDK-BOOTSTRAP-ENV-SCOPE-403")
+def test_bootstrap_enforces_the_key_scope(snapshots: Snapshots) -> None:
+    ids = ("SDK-BOOTSTRAP-ENV-SCOPE-403",)
+    forbidden = snapshots.profile.errors.forbidden_status
+    cases = [
+        (key.key, alias)
+        for key in snapshots.profile.credentials.sdk_keys
+        for alias in ("development", "production")
+        if alias not in key.environments
+    ]
+    if not cases:
+        raise NotMeasurable("every profile key covers every environment")
+    for key, alias in cases:
+        reply = snapshots.client.bootstrap(key=key, environment=alias)
+        expect(
+            reply.status == forbidden and b"configurations" not in reply.content,
+            ids,
+            f"bootstrap served {alias!r} outside the key's scope",
+            f"HTTP {forbidden} without documents",
+            reply.describe(),
+            reply,
+        )
