@@ -46,6 +46,7 @@ class SdkCall:
     environment_id: int
     instance: str
     client_hash: str | None  # the ?hash= value
+    if_none_match: str | None
 
 
 def _utf8(value: str) -> str | None:
@@ -106,14 +107,23 @@ def _environment_id(state: AppState, project_id: int, alias: str) -> int:
     return int(row["id"])
 
 
+def headers_of(request: Request) -> dict[str, str]:
+    """Request headers in one dict (first occurrence wins), built in one pass: the hot path
+    reads several of them and Starlette's Headers scans the list on every lookup."""
+    return {
+        name.decode("latin-1"): value.decode("latin-1")
+        for name, value in reversed(request.scope["headers"])
+    }
+
+
 def check_call(request: Request, state: AppState) -> SdkCall:
     """Authenticate and check the common SDK headers (everything before the rate limit)."""
-    headers = request.headers
+    headers = headers_of(request)
     key = state.keys.authenticate(headers.get("authorization"))
     alias = _environment_alias(headers.get("environment"))
     _check_project_id(headers.get("project-id"))
     server_id = _server_id(headers.get("server-id"))
-    client_hash = request.query_params.get("hash")
+    client_hash = request.query_params.get("hash") if request.scope["query_string"] else None
     if client_hash is not None and not client_hash:
         raise ApiError(400, "INVALID_HASH", "hash must not be empty")
     if alias not in key.environments:
@@ -123,7 +133,7 @@ def check_call(request: Request, state: AppState) -> SdkCall:
         instance = "server-id:" + server_id
     else:
         instance = "ip:" + (request.client.host if request.client else "unknown")
-    return SdkCall(key, environment_id, instance, client_hash)
+    return SdkCall(key, environment_id, instance, client_hash, headers.get("if-none-match"))
 
 
 def _validators(header: str) -> list[str]:
@@ -140,20 +150,22 @@ def _validators(header: str) -> list[str]:
     return tags
 
 
-def not_modified(request: Request, client_hash: str | None, current: str) -> bool:
+def not_modified(call: SdkCall, current: str) -> bool:
     """Whether ``If-None-Match`` or ``?hash=`` names the current hash."""
-    if client_hash == current:
+    if call.client_hash == current:
         return True
-    header = request.headers.get("if-none-match")
+    header = call.if_none_match
     if header is None:
         return False
+    if header == f'"{current}"':  # the form clients send
+        return True
     return any(tag == "*" or tag == current for tag in _validators(header))
 
 
 def answer(request: Request, state: AppState, call: SdkCall, digest: str, body: bytes) -> Response:
     """304 or 200 with ETag, adding the polling hint while shedding."""
     etag = {"etag": f'"{digest}"'}
-    if not_modified(request, call.client_hash, digest):
+    if not_modified(call, digest):
         return Response(status_code=304, headers=etag)
     if state.load.shedding():
         body = body[:-1] + b',"polling":' + state.load.hint_json + b"}"
