@@ -1,0 +1,331 @@
+"""Scenarios: error answers (spec 7): JSON bodies of the declared shape, 400 for bad input, no 5xx.
+
+The requests that provoke errors are a table: each row names the endpoint family, whether it is
+a validation failure (answered 400), and how to send it.
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+
+from conformance.checks import Soft, expect, expect_4xx
+from conformance.checks.management import Configurations
+from conformance.checks.sdk import Snapshots
+from conformance.client import Reply
+
+requirement = pytest.mark.requirement
+UNLIKELY_ID = 2_000_000_017
+
+
+@dataclass(frozen=True)
+class Case:
+    label: str
+    family: str  # status | bootstrap | management
+    validation: bool  # invalid input: answered 400
+    send: Callable[[Configurations, Snapshots], Reply]
+
+
+def _status(**kw: Any) -> Callable[[Configurations, Snapshots], Reply]:
+    return lambda c, s: s.status(**kw)
+
+
+def _numeric(value: str) -> Callable[[Configurations, Snapshots], Reply]:
+    return lambda c, s: s.status(headers={s.profile.headers.numeric: value})
+
+
+def _out_of_scope(snapshots: Snapshots) -> Reply:
+    key = min(snapshots.profile.credentials.sdk_keys, key=lambda k: len(k.environments))
+    outside = [e for e in ("development", "production") if e not in key.environments]
+    return snapshots.client.status(key=key.key, environment=(outside or ["production"])[0])
+
+
+CASES: list[Case] = [
+    Case("status-no-key", "status", False, lambda c, s: c.client.status(key=None)),
+    Case(
+        "status-unknown-key",
+        "status",
+        False,
+        lambda c, s: c.client.status(key="svc_pk_" + secrets.token_urlsafe(18)),
+    ),
+    Case(
+        "status-bad-alias",
+        "status",
+        True,
+        lambda c, s: c.client.status(key=s.key().key, environment="staging"),
+    ),
+    Case("status-long-instance-id", "status", True, _status(instance_id="i" * 129)),
+    Case("status-numeric-zero", "status", True, _numeric("0")),
+    Case("status-numeric-text", "status", True, _numeric("many")),
+    Case("status-empty-hash", "status", True, _status(params={"hash": ""})),
+    Case("status-out-of-scope", "status", False, lambda c, s: _out_of_scope(s)),
+    Case("bootstrap-no-key", "bootstrap", False, lambda c, s: c.client.bootstrap(key=None)),
+    Case(
+        "bootstrap-bad-alias",
+        "bootstrap",
+        True,
+        lambda c, s: c.client.bootstrap(key=s.key().key, environment="qa"),
+    ),
+    Case(
+        "create-no-token",
+        "management",
+        False,
+        lambda c, s: c.client.management(
+            "POST", "/configuration", token=None, json_body={"name": c.client.name("e")}
+        ),
+    ),
+    Case("create-no-name", "management", True, lambda c, s: c.create(body={"description": "x"})),
+    Case(
+        "create-env-id-text",
+        "management",
+        True,
+        lambda c, s: c.client.management(
+            "POST",
+            "/configuration",
+            environment=None,
+            headers={"environment_id": "abc"},
+            json_body={"name": c.client.name("e")},
+        ),
+    ),
+    Case(
+        "patch-unknown-op",
+        "management",
+        True,
+        lambda c, s: c.patch(
+            c.create_ok("err-op", {"a": 1})["id"], [{"op": "merge", "path": "/a", "value": 1}]
+        ),
+    ),
+    Case(
+        "patch-unknown-configuration",
+        "management",
+        False,
+        lambda c, s: c.patch(UNLIKELY_ID, [{"op": "add", "path": "/a", "value": 1}]),
+    ),
+]
+
+
+def _case_ids(cases: list[Case]) -> list[Any]:
+    return [pytest.param(case, id=case.label) for case in cases]
+
+
+def _media(reply: Reply) -> str:
+    return reply.headers.get("content-type", "").split(";")[0].strip().lower()
+
+
+def _json_body(reply: Reply) -> Any:
+    try:
+        return reply.json()
+    except AssertionError:
+        return None
+
+
+@requirement("ERR-STATUS-BODY-JSON")
+@pytest.mark.parametrize("case", _case_ids([c for c in CASES if c.family == "status"]))
+def test_status_errors_are_json(
+    configurations: Configurations, snapshots: Snapshots, case: Case
+) -> None:
+    ids = ("ERR-STATUS-BODY-JSON",)
+    reply = case.send(configurations, snapshots)
+    assert reply.status not in (200, 304), f"{case.label} was served: the case provokes nothing"
+    expect(
+        _media(reply) == "application/json" and _json_body(reply) is not None,
+        ids,
+        f"status error ({case.label}) has no JSON body",
+        "Content-Type application/json with a JSON body",
+        f"Content-Type {reply.headers.get('content-type')!r}, {reply.describe()}",
+        reply,
+    )
+
+
+@requirement("ERR-BODY-JSON")
+@pytest.mark.parametrize("case", _case_ids([c for c in CASES if c.family != "status"]))
+def test_errors_are_json(configurations: Configurations, snapshots: Snapshots, case: Case) -> None:
+    ids = ("ERR-BODY-JSON",)
+    if case.family == "bootstrap" and not snapshots.profile.capability("bootstrap"):
+        pytest.skip("no bootstrap endpoint declared")
+    reply = case.send(configurations, snapshots)
+    if not 400 <= reply.status < 500:
+        pytest.skip(f"{case.label} answered {reply.status}, not a 4xx: other requirements judge it")
+    expect(
+        _media(reply) == "application/json" and _json_body(reply) is not None,
+        ids,
+        f"error ({case.label}) has no JSON body",
+        "Content-Type application/json with a JSON body",
+        f"Content-Type {reply.headers.get('content-type')!r}, {reply.describe()}",
+        reply,
+    )
+
+
+@requirement("ERR-BODY-SHAPE")
+def test_error_bodies_have_code_and_message(
+    configurations: Configurations, snapshots: Snapshots
+) -> None:
+    ids = ("ERR-BODY-SHAPE",)
+    shape = snapshots.profile.errors
+    with Soft() as soft:
+        for case in CASES:
+            if case.family == "bootstrap" and not snapshots.profile.capability("bootstrap"):
+                continue
+            reply = case.send(configurations, snapshots)
+            body = _json_body(reply)
+            if not 400 <= reply.status < 600 or not isinstance(body, dict):
+                continue  # not an error, or not JSON: other requirements judge it
+            soft.check(
+                isinstance(body.get(shape.code_field), str)
+                and isinstance(body.get(shape.message_field), str),
+                ids,
+                f"error body of {case.label} lacks {shape.code_field}/{shape.message_field}",
+                f"an object with string {shape.code_field!r} and {shape.message_field!r}",
+                reply.describe(),
+                reply,
+            )
+
+
+@requirement("ERR-VALIDATION-400")
+@pytest.mark.parametrize("case", _case_ids([c for c in CASES if c.validation]))
+def test_validation_failures_answer_400(
+    configurations: Configurations, snapshots: Snapshots, case: Case
+) -> None:
+    ids = ("ERR-VALIDATION-400",)
+    if case.family == "bootstrap" and not snapshots.profile.capability("bootstrap"):
+        pytest.skip("no bootstrap endpoint declared")
+    reply = case.send(configurations, snapshots)
+    expect(
+        reply.status == 400,
+        ids,
+        f"invalid input ({case.label}) not answered 400",
+        "HTTP 400",
+        reply.describe(),
+        reply,
+    )
+
+
+@requirement("ERR-MALFORMED-JSON")
+@pytest.mark.parametrize("operation", ["create", "patch"])
+def test_body_that_is_not_json_is_refused(
+    configurations: Configurations, snapshots: Snapshots, operation: str
+) -> None:
+    ids = ("ERR-MALFORMED-JSON",)
+    client = configurations.client
+    profile = configurations.profile
+    headers = {
+        "Authorization": f"Bearer {profile.credentials.pat}",
+        "environment_id": str(profile.environment_id("development")),
+        "content-type": "application/json",
+    }
+    app = profile.project.application_id
+    if operation == "create":
+        name = client.name("broken-json")
+        raw = ('{"name": "' + name + '", "configuration": {').encode()
+        path = f"/application/{app}/v2/configuration"
+        reply = client.request("POST", path, headers=headers, content=raw)
+        expect_4xx(reply, ids, "a create body that is not JSON was accepted")
+        listed = {e.get("name") for e in snapshots.snapshot().get("configurations", [])}
+        expect(name not in listed, ids, "a broken create made a configuration", "nothing", "listed")
+        return
+    record = configurations.create_ok("broken-patch", {"v": 1}, ids=ids)
+    raw = b'{"operations": [{"op": "replace", "path": "/v", "value": 2}'
+    reply = client.request(
+        "PATCH", f"/application/{app}/v2/configuration/{record['id']}", headers=headers, content=raw
+    )
+    expect_4xx(reply, ids, "a patch body that is not JSON was accepted")
+    documents = snapshots.documents("development", ids)
+    expect(
+        documents.get(record["id"]) == {"v": 1},
+        ids,
+        "a broken patch changed the content",
+        repr({"v": 1}),
+        repr(documents.get(record["id"])),
+    )
+
+
+@requirement("ERR-UNKNOWN-CONFIGURATION-404")
+def test_unknown_configuration_is_404(configurations: Configurations) -> None:
+    ids = ("ERR-UNKNOWN-CONFIGURATION-404",)
+    reply = configurations.patch(UNLIKELY_ID, [{"op": "add", "path": "/a", "value": 1}])
+    expect(reply.status == 404, ids, "unknown configuration", "HTTP 404", reply.describe(), reply)
+
+
+@requirement("ERR-UNKNOWN-PROJECT")
+def test_unknown_project_is_refused(configurations: Configurations) -> None:
+    ids = ("ERR-UNKNOWN-PROJECT",)
+    forbidden = configurations.profile.errors.forbidden_status
+    client = configurations.client
+    replies = [
+        client.management(
+            "POST",
+            "/configuration",
+            application_id=UNLIKELY_ID,
+            json_body=configurations.create_body(client.name("nowhere"), {"a": 1}),
+        ),
+        configurations.patch(
+            1, [{"op": "add", "path": "/a", "value": 1}], application_id=UNLIKELY_ID
+        ),
+    ]
+    for reply in replies:
+        expect(
+            reply.status in (404, forbidden),
+            ids,
+            "a request to an unknown project was not refused",
+            f"HTTP 404 or {forbidden}",
+            reply.describe(),
+            reply,
+        )
+
+
+ODD_PATHS = [
+    "/application/0/v2/configuration",
+    "/application/-1/v2/configuration",
+    "/application/99999999999999999999999/v2/configuration",
+    "/application/1e400/v2/configuration",
+    "/application/%00/v2/configuration",
+    "/application/{app}/v2/configuration/99999999999999999999999",
+    "/application/{app}/v2/configuration/0",
+]
+ODD_BODIES: list[Any] = [None, [], "text", 12, {"name": ["list"]}, {"name": "x" * 5000}]
+
+
+@requirement("ERR-NO-SERVER-ERROR")
+def test_malformed_requests_never_5xx(configurations: Configurations, snapshots: Snapshots) -> None:
+    ids = ("ERR-NO-SERVER-ERROR",)
+    client = configurations.client
+    app = configurations.profile.project.application_id
+    names = configurations.profile.headers
+    replies: list[tuple[str, Reply]] = []
+    for path in ODD_PATHS:
+        method = "PATCH" if path.count("/") > 4 else "POST"
+        reply = client.request(
+            method,
+            path.format(app=app),
+            headers={
+                "Authorization": f"Bearer {configurations.profile.credentials.pat}",
+                "environment_id": "1",
+            },
+            json_body={"name": client.name("odd")},
+        )
+        replies.append((path, reply))
+    for body in ODD_BODIES:
+        replies.append((f"create body {body!r:.40}", configurations.create(body=body)))
+        replies.append((f"patch body {body!r:.40}", configurations.patch(UNLIKELY_ID, body=body)))
+    for header, value in [
+        (names.environment, "prod uction;" * 50),
+        (names.numeric, "1" * 400),
+        (names.instance_id, "x" * 5000),
+        ("If-None-Match", '"' * 300),
+    ]:
+        replies.append((f"status {header}", snapshots.status(headers={header: value})))
+    replies.append(("status hash=long", snapshots.status(params={"hash": "h" * 5000})))
+    with Soft() as soft:
+        for label, reply in replies:
+            soft.check(
+                reply.status < 500,
+                ids,
+                f"a malformed request ({label}) caused a server error",
+                "a status below 500",
+                reply.describe(),
+                reply,
+            )
