@@ -13,13 +13,14 @@ from __future__ import annotations
 import json
 import sqlite3
 import threading
-from dataclasses import dataclass, field
+import time
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from refserver import pointer
 from refserver.hashing import snapshot_hash
 from refserver.store import Store
-from refserver.timestamps import now_iso
+from refserver.timestamps import now_iso, parse_ts
 
 
 @dataclass
@@ -28,7 +29,9 @@ class ExperimentSummaries:
 
     user: list[dict[str, Any]] = field(default_factory=list)
     server: list[dict[str, Any]] = field(default_factory=list)
-    expires_at: str | None = None  # the snapshot must be rebuilt at this moment (ISO 8601)
+    # When the snapshot must be rebuilt (an experiment starts or ends), ISO 8601 UTC as
+    # timestamps.format_ts writes it; None: never.
+    expires_at: str | None = None
 
 
 @dataclass(frozen=True)
@@ -38,7 +41,10 @@ class Snapshot:
     hash: str
     status_body: bytes  # JSON object, no ``polling``
     bootstrap_body: bytes  # JSON object, no ``polling``
-    expires_at: str | None
+    expires_at: float | None  # epoch seconds
+
+    def expired(self) -> bool:
+        return self.expires_at is not None and self.expires_at <= time.time()
 
 
 def privacy_paths(private_keys: list[str]) -> list[list[str]]:
@@ -137,8 +143,17 @@ def _load_row(conn: sqlite3.Connection, environment_id: int) -> Snapshot | None:
         hash=row["hash"],
         status_body=row["status_body"].encode("utf-8"),
         bootstrap_body=row["bootstrap_body"].encode("utf-8"),
-        expires_at=row["expires_at"],
+        expires_at=_epoch(row["expires_at"]),
     )
+
+
+def _epoch(text: str | None) -> float | None:
+    if text is None:
+        return None
+    try:
+        return parse_ts(text).timestamp()
+    except ValueError:
+        return 0.0  # unreadable: treat as expired, so the next read rebuilds once
 
 
 class SnapshotCache:
@@ -155,19 +170,20 @@ class SnapshotCache:
         entry = self._entries.get(environment_id)
         if entry is not None and entry[0] == generation:
             snap = entry[1]
-            if snap.expires_at is None or snap.expires_at > now_iso():
+            if not snap.expired():
                 return snap
         with self._lock:
             generation = self._store.generation
             with self._store.read() as conn:
                 snap_or_none = _load_row(conn, environment_id)
-            if snap_or_none is None or (
-                snap_or_none.expires_at is not None and snap_or_none.expires_at <= now_iso()
-            ):
+            if snap_or_none is None or snap_or_none.expired():
                 with self._store.write() as conn:
                     rebuild(conn, application_id, environment_id)
                     snap_or_none = _load_row(conn, environment_id)
-                generation = self._store.generation
+                # keep the generation read before: the next get reloads once, never stale
+                assert snap_or_none is not None
+                if snap_or_none.expired():  # a moment already past: do not rebuild per read
+                    snap_or_none = replace(snap_or_none, expires_at=None)
             assert snap_or_none is not None
             self._entries[environment_id] = (generation, snap_or_none)
             return snap_or_none
