@@ -17,14 +17,15 @@ from __future__ import annotations
 
 import json
 import secrets
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from conformance.checks import expect, json_object, strip_quotes
 from conformance.checks.sdk import Snapshots
 from conformance.client import UNSET, Client, Reply
-from conformance.errors import ContractViolation, NotMeasurable, Unsupported
+from conformance.errors import NotMeasurable, Unsupported
+from conformance.outcomes import catalogue_index
 from conformance.profile import Profile
 
 MAX_PAGES = 200
@@ -224,9 +225,7 @@ class Experiments:
         self.registry.live[experiment_id] = environment
         self.cleanup.add(
             f"terminate experiment {experiment_id}",
-            session_terminator(
-                self.client.base_url, self.profile, self.registry, experiment_id
-            ),
+            session_terminator(self.client.base_url, self.profile, self.registry, experiment_id),
         )
 
     def create_ok(
@@ -244,8 +243,14 @@ class Experiments:
         good = reply.status == wanted and isinstance(body_of(reply), dict)
         if not good and ids is None:
             raise setup_failed("create the experiment this scenario needs", reply)
-        expect(good, ids or (), "create experiment was not accepted", f"HTTP {wanted} with the "
-               "experiment", reply.describe(), reply)
+        expect(
+            good,
+            ids or (),
+            "create experiment was not accepted",
+            f"HTTP {wanted} with the experiment",
+            reply.describe(),
+            reply,
+        )
         record: dict[str, Any] = json_object(reply, ids or ())
         expect(
             isinstance(record.get("id"), int),
@@ -322,8 +327,9 @@ class Experiments:
         query.setdefault(self.p.limit_param, str(self.profile.experiments.page_size_max))
         for _ in range(MAX_PAGES):
             reply = self.call("GET", suffix, params=query)
-            expect(ok(reply), ids, f"GET {suffix or '/'} failed", "HTTP 200", reply.describe(),
-                   reply)
+            expect(
+                ok(reply), ids, f"GET {suffix or '/'} failed", "HTTP 200", reply.describe(), reply
+            )
             page = json_object(reply, ids, "a page of items")
             found = page.get(self.p.items)
             expect(
@@ -414,8 +420,14 @@ class Experiments:
         body = body_of(reply)
         if reply.status != 200 or not isinstance(body, dict):
             if ids:
-                expect(False, ids, "bootstrap with identity failed", "HTTP 200 with a JSON "
-                       "object", reply.describe(), reply)
+                expect(
+                    False,
+                    ids,
+                    "bootstrap with identity failed",
+                    "HTTP 200 with a JSON object",
+                    reply.describe(),
+                    reply,
+                )
             raise setup_failed("bootstrap with identity", reply)
         return UnitView(body, reply, self.p)
 
@@ -432,7 +444,7 @@ class Experiments:
         self, experiment_id: Any, ids: Sequence[str] = ()
     ) -> tuple[str | None, dict[str, Any] | None, dict[str, Any]]:
         """(unit type array it is in, its summary, the snapshot) from a status read."""
-        snapshot = self.snapshots.snapshot(self.environment)
+        snapshot = self.snapshot()
         arrays = snapshot.get("experiments")
         if not isinstance(arrays, dict):
             raise setup_failed("read the snapshot's experiments object")
@@ -441,6 +453,24 @@ class Experiments:
                 if isinstance(entry, dict) and entry.get("id") == experiment_id:
                     return str(unit_type), entry, snapshot
         return None, None, snapshot
+
+    def snapshot(self) -> dict[str, Any]:
+        """A 200 status snapshot (a failure is the status requirements' business)."""
+        reply = self.snapshots.status(self.environment)
+        body = body_of(reply)
+        if reply.status != 200 or not isinstance(body, dict):
+            raise setup_failed("read the status snapshot", reply)
+        return body
+
+    def stable_hash(self) -> str:
+        """The snapshot hash once two reads in a row agree."""
+        previous = None
+        for _ in range(5):
+            current = self.snapshot().get("hash")
+            if isinstance(current, str) and current == previous:
+                return current
+            previous = current
+        raise NotMeasurable("the snapshot hash never held still for two reads")
 
     def finish(self) -> None:
         """Terminate what this test created (the test's end; the session backstop remains)."""
@@ -496,12 +526,11 @@ MISSING: Any = _Missing()
 def group_ids(record: Mapping[str, Any]) -> list[Any]:
     """The experiment's group ids in ordinal order (as the record lists them)."""
     groups = record.get("groups")
-    if not isinstance(groups, list) or not all(
-        isinstance(g, dict) and "id" in g for g in groups
-    ):
+    if not isinstance(groups, list) or not all(isinstance(g, dict) and "id" in g for g in groups):
         raise setup_failed("read the group ids of the created experiment")
-    ordered = sorted(groups, key=lambda g: g.get("ordinal", 0) if isinstance(
-        g.get("ordinal"), int) else 0)
+    ordered = sorted(
+        groups, key=lambda g: g.get("ordinal", 0) if isinstance(g.get("ordinal"), int) else 0
+    )
     return [g["id"] for g in ordered]
 
 
@@ -517,5 +546,22 @@ def other_unit_type(profile: Profile, unit_type: str) -> str:
     return others[0]
 
 
-def violation_ids(error: ContractViolation) -> tuple[str, ...]:
-    return error.requirement_ids
+def require_capabilities(profile: Profile, requirement_ids: Iterable[str]) -> None:
+    """Unsupported unless the profile declares every capability the requirements need."""
+    index = catalogue_index()
+    for requirement_id in requirement_ids:
+        entry = index.get(requirement_id)
+        for capability in getattr(entry, "capabilities", ()):
+            if not profile.capability(capability):
+                raise Unsupported(capability)
+
+
+def experiments_for(request: Any, client: Client, cleanup: Any) -> Iterator[Experiments]:
+    """The body of each scenario module's ``experiments`` fixture: guard, drive, terminate."""
+    wanted = [str(a) for mark in request.node.iter_markers("requirement") for a in mark.args]
+    require_capabilities(client.profile, wanted)
+    driver = Experiments(client, cleanup)
+    try:
+        yield driver
+    finally:
+        driver.finish()

@@ -1,0 +1,441 @@
+"""Scenarios: an experiment's life (spec 2.4, 2.5, 3, 4.2): create, list, get, snapshot, end."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from conformance.checks import Soft, expect, json_object
+from conformance.checks.experiment_shapes import group_problems, summary_problems
+from conformance.checks.experiments import (
+    SUMMARY_FIELDS,
+    WEIGHTED,
+    Experiments,
+    body_of,
+    experiments_for,
+    group_ids,
+    ok,
+)
+
+requirement = pytest.mark.requirement
+
+BASE: dict[str, Any] = {"economy": {"startingGold": 100, "shop": "open"}, "flags": {"night": False}}
+MORE_GOLD = [{"op": "set", "path": ["economy", "startingGold"], "value": 200}]
+
+
+@pytest.fixture
+def experiments(request: pytest.FixtureRequest, client: Any, cleanup: Any) -> Iterator[Experiments]:
+    yield from experiments_for(request, client, cleanup)
+
+
+def _two_groups(experiments: Experiments, mode: str = WEIGHTED) -> list[dict[str, Any]]:
+    return experiments.groups([[], MORE_GOLD], [1, 1], mode)
+
+
+def _created(experiments: Experiments, label: str, **fields: Any) -> dict[str, Any]:
+    base = experiments.base(BASE)
+    mode = fields.pop("mode", WEIGHTED)
+    return experiments.create_ok(
+        label, base["id"], _two_groups(experiments, mode), mode=mode, **fields
+    )
+
+
+@requirement("EXP-CREATE")
+def test_create_answers_the_new_experiment(experiments: Experiments) -> None:
+    ids = ("EXP-CREATE",)
+    base = experiments.base(BASE)
+    first = experiments.create_ok("create", base["id"], _two_groups(experiments), ids=ids)
+    second = experiments.create_ok("create", base["id"], _two_groups(experiments), ids=ids)
+    missing = [name for name in SUMMARY_FIELDS if name not in first]
+    expect(
+        not missing,
+        ids,
+        "the created experiment lacks summary fields",
+        "every field of spec 2.5",
+        f"missing: {', '.join(missing)}",
+    )
+    expect(
+        first["id"] != second["id"],
+        ids,
+        "two creates share an id",
+        "two distinct ids",
+        f"{first['id']!r} twice",
+    )
+
+
+@requirement("EXP-CREATE-UNIT-TYPES")
+def test_every_declared_unit_type_can_be_used(experiments: Experiments) -> None:
+    ids = ("EXP-CREATE-UNIT-TYPES",)
+    with Soft() as soft:
+        for unit_type in experiments.profile.experiments.unit_types:
+            reply = experiments.create(
+                experiments.body(
+                    f"type-{unit_type}",
+                    experiments.base(BASE)["id"],
+                    _two_groups(experiments),
+                    unit_type=unit_type,
+                )
+            )
+            record = body_of(reply)
+            soft.check(
+                reply.status == experiments.profile.statuses.create_experiment
+                and isinstance(record, dict)
+                and record.get("unitType") == unit_type,
+                ids,
+                f"unit type {unit_type!r} was not accepted and reported",
+                f"HTTP {experiments.profile.statuses.create_experiment}, unitType {unit_type!r}",
+                reply.describe(),
+                reply,
+            )
+
+
+@requirement("EXP-CREATE-ASSIGNMENT-MODES")
+def test_every_declared_assignment_mode_can_be_used(experiments: Experiments) -> None:
+    ids = ("EXP-CREATE-ASSIGNMENT-MODES",)
+    with Soft() as soft:
+        for mode in experiments.profile.experiments.assignment_modes:
+            reply = experiments.create(
+                experiments.body(
+                    f"mode-{mode}",
+                    experiments.base(BASE)["id"],
+                    _two_groups(experiments, mode),
+                    mode=mode,
+                )
+            )
+            record = body_of(reply)
+            soft.check(
+                reply.status == experiments.profile.statuses.create_experiment
+                and isinstance(record, dict)
+                and record.get("assignmentMode") == mode,
+                ids,
+                f"assignment mode {mode!r} was not accepted and reported",
+                f"HTTP {experiments.profile.statuses.create_experiment} with assignmentMode "
+                f"{mode!r}",
+                reply.describe(),
+                reply,
+            )
+
+
+@requirement("EXP-LIST")
+def test_list_finds_the_created_experiments(experiments: Experiments) -> None:
+    ids = ("EXP-LIST",)
+    made = {_created(experiments, f"list-{n}")["id"] for n in range(2)}
+    listed = {item.get("id") for item in experiments.listed(ids)}
+    expect(
+        made <= listed,
+        ids,
+        "a created experiment is missing from the list",
+        f"ids {sorted(made)} listed",
+        f"missing: {sorted(made - listed)}",
+    )
+
+
+@requirement("EXP-GET")
+def test_get_returns_what_was_created(experiments: Experiments) -> None:
+    ids = ("EXP-GET",)
+    base = experiments.base(BASE)
+    groups = _two_groups(experiments)
+    body = experiments.body("get", base["id"], groups)
+    record = experiments.create_ok("get", base["id"], groups)
+    reply = experiments.get(record["id"])
+    expect(ok(reply), ids, "get experiment failed", "HTTP 200", reply.describe(), reply)
+    got = json_object(reply, ids, "an experiment")
+    with Soft() as soft:
+        for name in ("name", "unitType", "assignmentMode", "baseConfigurationId"):
+            soft.check(
+                got.get(name) == body[name],
+                ids,
+                f"{name} differs from the create",
+                repr(body[name]),
+                repr(got.get(name, "(absent)")),
+                reply,
+            )
+        sent = [(g["label"], g.get("weight")) for g in groups]
+        seen = [
+            (g.get("label"), g.get("weight"))
+            for g in got.get("groups") or []
+            if isinstance(g, dict)
+        ]
+        soft.check(
+            sorted(seen, key=repr) == sorted(sent, key=repr),
+            ids,
+            "groups differ from the create",
+            repr(sent),
+            repr(seen),
+            reply,
+        )
+
+
+@requirement("EXP-SNAPSHOT-BY-UNIT-TYPE")
+def test_running_experiment_is_listed_under_its_unit_type(experiments: Experiments) -> None:
+    ids = ("EXP-SNAPSHOT-BY-UNIT-TYPE",)
+    with Soft() as soft:
+        for unit_type in experiments.profile.experiments.unit_types:
+            record = _created(experiments, f"snap-{unit_type}", unit_type=unit_type)
+            _, _, snapshot = experiments.summary(record["id"])
+            arrays = snapshot.get("experiments") or {}
+            holding = sorted(
+                str(name)
+                for name, entries in arrays.items()
+                if isinstance(entries, list)
+                and any(isinstance(e, dict) and e.get("id") == record["id"] for e in entries)
+            )
+            soft.check(
+                holding == [unit_type],
+                ids,
+                f"a running {unit_type} experiment is not listed under {unit_type} only",
+                f"experiments.{unit_type} holds id {record['id']}",
+                f"listed under: {holding or 'none'}",
+            )
+
+
+@requirement(
+    "EXP-SNAPSHOT-SUMMARY-FIELDS",
+    "EXP-SNAPSHOT-GROUP-FIELDS",
+    "EXP-SNAPSHOT-MATCHES-EXPERIMENT",
+    "EXP-SNAPSHOT-REQUIRED-PROPERTIES-UNION",
+)
+def test_snapshot_summary_describes_the_experiment(experiments: Experiments) -> None:
+    base = experiments.base(BASE)
+    groups = experiments.groups([[], MORE_GOLD, []], [5, 3, 2])
+    required = [experiments.gate, f"{experiments.gate}-level"]
+    body = experiments.body("summary", base["id"], groups, required=required)
+    record = experiments.create_ok("summary", base["id"], groups, required=required)
+    _, summary, snapshot = experiments.summary(record["id"])
+    if summary is None:
+        from conformance.errors import NotMeasurable
+
+        raise NotMeasurable(
+            "the running experiment is not in the snapshot (EXP-SNAPSHOT-BY-UNIT-TYPE checks that)"
+        )
+    with Soft() as soft:
+        found = summary_problems(summary)
+        soft.check(
+            not found,
+            ("EXP-SNAPSHOT-SUMMARY-FIELDS",),
+            "summary fields missing or mistyped",
+            "every field of spec 2.5 with its type",
+            "; ".join(found[:6]),
+        )
+        found = group_problems(summary, weighted=True)
+        soft.check(
+            not found,
+            ("EXP-SNAPSHOT-GROUP-FIELDS",),
+            "group fields missing or mistyped",
+            "id, label, weight, ordinal numbers/strings, distinct ordinals",
+            "; ".join(found[:6]),
+        )
+        match = ("EXP-SNAPSHOT-MATCHES-EXPERIMENT",)
+        for name in ("name", "unitType", "assignmentMode", "baseConfigurationId"):
+            soft.check(
+                summary.get(name) == body[name],
+                match,
+                f"summary {name} differs",
+                repr(body[name]),
+                repr(summary.get(name, "(absent)")),
+            )
+        props = summary.get("requiredProperties")
+        soft.check(
+            isinstance(props, list) and sorted(map(str, props)) == sorted(required),
+            match,
+            "summary requiredProperties differ",
+            repr(sorted(required)),
+            repr(props),
+        )
+        sent = sorted((g["label"], g["weight"]) for g in groups)
+        seen = sorted(
+            (str(g.get("label")), g.get("weight"))
+            for g in summary.get("groups") or []
+            if isinstance(g, dict)
+        )
+        soft.check(
+            seen == sent, match, "summary groups differ (label, weight)", repr(sent), repr(seen)
+        )
+        top = snapshot.get("requiredProperties")
+        listed = set(top) if isinstance(top, list) else set()
+        soft.check(
+            set(required) <= listed,
+            ("EXP-SNAPSHOT-REQUIRED-PROPERTIES-UNION",),
+            "the experiment's required properties are missing at the top level",
+            f"requiredProperties including {sorted(required)}",
+            repr(top),
+        )
+
+
+@requirement("EXP-SNAPSHOT-HASH-MOVES-ON-CREATE")
+def test_snapshot_hash_moves_when_an_experiment_is_created(experiments: Experiments) -> None:
+    ids = ("EXP-SNAPSHOT-HASH-MOVES-ON-CREATE",)
+    base = experiments.base(BASE)
+    before = experiments.stable_hash()
+    experiments.create_ok("hash-create", base["id"], _two_groups(experiments))
+    after = experiments.stable_hash()
+    expect(
+        after != before,
+        ids,
+        "creating an experiment left the snapshot hash unchanged",
+        "a new snapshot hash",
+        f"still {before}",
+    )
+
+
+@requirement("EXP-SNAPSHOT-HASH-MOVES-ON-CHANGE")
+def test_snapshot_hash_moves_when_weights_change(experiments: Experiments) -> None:
+    ids = ("EXP-SNAPSHOT-HASH-MOVES-ON-CHANGE",)
+    record = _created(experiments, "hash-change")
+    first, second = group_ids(record)
+    new = experiments.weights([3, 1])
+    before = experiments.stable_hash()
+    reply = experiments.change_rollout(record["id"], weights={first: new[0], second: new[1]})
+    if not ok(reply):
+        from conformance.checks.experiments import setup_failed
+
+        raise setup_failed("change the group weights (EXP-ROLLOUT-CHANGE checks that)", reply)
+    after = experiments.stable_hash()
+    expect(
+        after != before,
+        ids,
+        "new group weights left the snapshot hash unchanged",
+        "a new snapshot hash",
+        f"still {before}",
+    )
+
+
+@requirement("EXP-SNAPSHOT-HASH-MOVES-ON-TERMINATE")
+def test_snapshot_hash_moves_when_an_experiment_ends(experiments: Experiments) -> None:
+    ids = ("EXP-SNAPSHOT-HASH-MOVES-ON-TERMINATE",)
+    record = _created(experiments, "hash-end")
+    before = experiments.stable_hash()
+    reply = experiments.terminate(record["id"])
+    if not ok(reply):
+        from conformance.checks.experiments import setup_failed
+
+        raise setup_failed("terminate the experiment (EXP-TERMINATE checks that)", reply)
+    after = experiments.stable_hash()
+    expect(
+        after != before,
+        ids,
+        "terminating an experiment left the snapshot hash unchanged",
+        "a new snapshot hash",
+        f"still {before}",
+    )
+
+
+@requirement("EXP-TERMINATE")
+def test_terminate_ends_the_experiment(experiments: Experiments) -> None:
+    ids = ("EXP-TERMINATE",)
+    record = _created(experiments, "terminate")
+    reply = experiments.terminate(record["id"])
+    expect(ok(reply), ids, "terminate was refused", "HTTP 2xx", reply.describe(), reply)
+    status = experiments.status_of(record["id"])
+    expect(
+        status == experiments.p.terminated,
+        ids,
+        "the experiment does not show terminated",
+        f"status {experiments.p.terminated!r}",
+        repr(status),
+    )
+
+
+@requirement("EXP-TERMINATE-FINAL")
+def test_a_terminated_experiment_stays_terminated(experiments: Experiments) -> None:
+    ids = ("EXP-TERMINATE-FINAL",)
+    record = _created(experiments, "final")
+    experiment_id = record["id"]
+    first, second = group_ids(record)
+    unit = experiments.unit("final")
+    experiments.assign_ok(experiment_id, unit, first)
+    rollout_before = body_of(experiments.rollout(experiment_id))
+    reply = experiments.terminate(experiment_id)
+    if not ok(reply):
+        from conformance.checks.experiments import setup_failed
+
+        raise setup_failed("terminate the experiment (EXP-TERMINATE checks that)", reply)
+    new = experiments.weights([3, 1])
+    attempts = {
+        "rollout change": lambda: experiments.change_rollout(
+            experiment_id, percentage=50, weights={first: new[0], second: new[1]}
+        ),
+        "manual assignment": lambda: experiments.assign(experiment_id, unit, second),
+        "unenroll": lambda: experiments.unenroll(experiment_id, unit),
+        "reactivate": lambda: experiments.reactivate(experiment_id, unit),
+        "second terminate": lambda: experiments.call(
+            "POST", f"/{experiment_id}/terminate", json_body={}
+        ),
+    }
+    with Soft() as soft:
+        for what, attempt in attempts.items():
+            answer = attempt()
+            soft.check(
+                400 <= answer.status < 500,
+                ids,
+                f"{what} on a terminated experiment was not refused",
+                "a 4xx",
+                answer.describe(),
+                answer,
+            )
+        status = experiments.status_of(experiment_id)
+        soft.check(
+            status == experiments.p.terminated,
+            ids,
+            "the experiment left terminated",
+            f"status {experiments.p.terminated!r}",
+            repr(status),
+        )
+        after = body_of(experiments.rollout(experiment_id))
+        soft.check(
+            after == rollout_before,
+            ids,
+            "the rollout of a terminated experiment changed",
+            repr(rollout_before),
+            repr(after),
+        )
+        members = experiments.by_unit(experiments.members(experiment_id, ids))
+        member = members.get(unit, {})
+        soft.check(
+            member.get(experiments.p.group_id) == first and experiments.is_active(member),
+            ids,
+            "a member of a terminated experiment changed",
+            f"{unit} active in group {first}",
+            repr(member or "(absent)"),
+        )
+
+
+@requirement("EXP-TERMINATE-LEAVES-SNAPSHOT")
+def test_a_terminated_experiment_leaves_the_snapshot(experiments: Experiments) -> None:
+    ids = ("EXP-TERMINATE-LEAVES-SNAPSHOT",)
+    record = _created(experiments, "leaves")
+    reply = experiments.terminate(record["id"])
+    if not ok(reply):
+        from conformance.checks.experiments import setup_failed
+
+        raise setup_failed("terminate the experiment (EXP-TERMINATE checks that)", reply)
+    where, _, _ = experiments.summary(record["id"])
+    expect(
+        where is None,
+        ids,
+        "a terminated experiment is still in the snapshot",
+        "no summary with its id",
+        f"still listed under experiments.{where}",
+    )
+
+
+@requirement("EXP-ANALYTICS-CATALOG")
+def test_analytics_catalog_names_the_experiments(experiments: Experiments) -> None:
+    ids = ("EXP-ANALYTICS-CATALOG",)
+    record = _created(experiments, "catalog")
+    reply = experiments.catalog()
+    expect(ok(reply), ids, "analytics catalog failed", "HTTP 200", reply.describe(), reply)
+    items = json_object(reply, ids).get(experiments.p.items)
+    entry = next(
+        (i for i in items or [] if isinstance(i, dict) and i.get("id") == record["id"]), None
+    )
+    expect(
+        entry is not None and entry.get("name") == record["name"],
+        ids,
+        "the experiment is not in the analytics catalog with its id and name",
+        f"an item {{id: {record['id']}, name: {record['name']!r}}}",
+        repr(entry) if entry else "no item with that id",
+        reply,
+    )
