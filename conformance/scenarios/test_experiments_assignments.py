@@ -1,0 +1,349 @@
+"""Scenarios: assignments, members, counts and rollout of an experiment (spec 3, 4.2)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from conformance.checks import Soft, expect, json_object
+from conformance.checks.experiments import (
+    Experiments,
+    body_of,
+    experiments_for,
+    group_ids,
+    ok,
+    setup_failed,
+)
+
+requirement = pytest.mark.requirement
+
+BASE: dict[str, Any] = {"economy": {"startingGold": 100}}
+MORE_GOLD = [{"op": "set", "path": ["economy", "startingGold"], "value": 200}]
+
+
+@pytest.fixture
+def experiments(request: pytest.FixtureRequest, client: Any, cleanup: Any) -> Iterator[Experiments]:
+    yield from experiments_for(request, client, cleanup)
+
+
+def _experiment(experiments: Experiments, label: str) -> tuple[int, list[Any]]:
+    base = experiments.base(BASE)
+    record = experiments.create_ok(label, base["id"], experiments.groups([[], MORE_GOLD]))
+    return record["id"], group_ids(record)
+
+
+def _assigned(
+    experiments: Experiments, label: str, plan: list[int]
+) -> tuple[int, list[Any], dict[str, Any]]:
+    """An experiment with manually assigned units: unit -> group id, by index into ``plan``."""
+    experiment_id, groups = _experiment(experiments, label)
+    units = {experiments.unit(f"{label}{n}"): groups[index] for n, index in enumerate(plan)}
+    for unit, group in units.items():
+        experiments.assign_ok(experiment_id, unit, group)
+    return experiment_id, groups, units
+
+
+def _placed(entries: dict[str, Any], units: dict[str, Any], experiments: Experiments) -> list[str]:
+    """Units that are not listed in their expected group."""
+    wrong = []
+    for unit, group in units.items():
+        seen = entries.get(unit, {}).get(experiments.p.group_id, "nowhere")
+        if seen != group:
+            wrong.append(f"{unit} (expected group {group}, listed {seen})")
+    return wrong
+
+
+@requirement("EXP-MANUAL-ASSIGNMENT")
+def test_manual_assignment_places_the_unit(experiments: Experiments) -> None:
+    ids = ("EXP-MANUAL-ASSIGNMENT",)
+    experiment_id, groups = _experiment(experiments, "manual")
+    units = {experiments.unit("m0"): groups[1], experiments.unit("m1"): groups[0]}
+    for unit, group in units.items():
+        reply = experiments.assign(experiment_id, unit, group)
+        expect(ok(reply), ids, "manual assignment was refused", "HTTP 2xx", reply.describe(), reply)
+    with Soft() as soft:
+        for what, entries in (
+            ("assignments", experiments.assignments(experiment_id, ids)),
+            ("members", experiments.members(experiment_id, ids)),
+        ):
+            wrong = _placed(experiments.by_unit(entries), units, experiments)
+            soft.check(
+                not wrong,
+                ids,
+                f"the {what} list does not show the manual assignment",
+                "each unit in the group it was given",
+                "; ".join(wrong),
+            )
+
+
+@requirement("EXP-ASSIGNMENTS-LIST")
+def test_assignments_list_shows_each_unit_with_its_group(experiments: Experiments) -> None:
+    ids = ("EXP-ASSIGNMENTS-LIST",)
+    experiment_id, _, units = _assigned(experiments, "alist", [0, 1, 1])
+    wrong = _placed(
+        experiments.by_unit(experiments.assignments(experiment_id, ids)), units, experiments
+    )
+    expect(
+        not wrong,
+        ids,
+        "assigned units are missing from the assignments list",
+        "each unit with its group",
+        "; ".join(wrong),
+    )
+
+
+@requirement("EXP-MEMBERS")
+def test_members_list_shows_group_and_activity(experiments: Experiments) -> None:
+    ids = ("EXP-MEMBERS",)
+    experiment_id, _, units = _assigned(experiments, "mlist", [1, 0, 1])
+    members = experiments.by_unit(experiments.members(experiment_id, ids))
+    wrong = _placed(members, units, experiments)
+    inactive = [u for u in units if u in members and not experiments.is_active(members[u])]
+    expect(
+        not wrong and not inactive,
+        ids,
+        "members are not listed active in their group",
+        f"each unit active ({experiments.p.status}: {experiments.p.member_active!r}) in its group",
+        "; ".join(wrong + [f"{u} not active" for u in inactive]),
+    )
+
+
+@requirement("EXP-MANUAL-ASSIGNMENT-UNKNOWN-GROUP")
+def test_manual_assignment_to_a_foreign_group_is_refused(experiments: Experiments) -> None:
+    ids = ("EXP-MANUAL-ASSIGNMENT-UNKNOWN-GROUP",)
+    experiment_id, _ = _experiment(experiments, "own")
+    _, foreign_groups = _experiment(experiments, "foreign")
+    unit = experiments.unit("stray")
+    reply = experiments.assign(experiment_id, unit, foreign_groups[0])
+    expect(
+        400 <= reply.status < 500,
+        ids,
+        "a manual assignment to another experiment's group was accepted",
+        "a 4xx",
+        reply.describe(),
+        reply,
+    )
+    listed = experiments.by_unit(experiments.assignments(experiment_id, ids))
+    expect(
+        unit not in listed,
+        ids,
+        "the refused assignment was stored anyway",
+        f"no assignment for {unit}",
+        repr(listed.get(unit)),
+    )
+
+
+@requirement("EXP-UNENROLL")
+def test_unenroll_makes_the_member_inactive(experiments: Experiments) -> None:
+    ids = ("EXP-UNENROLL",)
+    experiment_id, _, units = _assigned(experiments, "unenroll", [1])
+    unit = next(iter(units))
+    reply = experiments.unenroll(experiment_id, unit)
+    expect(ok(reply), ids, "unenroll was refused", "HTTP 2xx", reply.describe(), reply)
+    member = experiments.by_unit(experiments.members(experiment_id, ids)).get(unit)
+    expect(
+        member is not None and not experiments.is_active(member),
+        ids,
+        "the unenrolled unit is still listed active",
+        "a member entry that is not active",
+        repr(member or "(no member entry)"),
+    )
+
+
+@requirement("EXP-REACTIVATE")
+def test_reactivate_restores_the_member(experiments: Experiments) -> None:
+    ids = ("EXP-REACTIVATE",)
+    experiment_id, _, units = _assigned(experiments, "react", [1])
+    unit, group = next(iter(units.items()))
+    if not ok(experiments.unenroll(experiment_id, unit)):
+        raise setup_failed("unenroll the unit (EXP-UNENROLL checks that)")
+    reply = experiments.reactivate(experiment_id, unit)
+    expect(ok(reply), ids, "reactivate was refused", "HTTP 2xx", reply.describe(), reply)
+    member = experiments.by_unit(experiments.members(experiment_id, ids)).get(unit)
+    expect(
+        member is not None
+        and experiments.is_active(member)
+        and member.get(experiments.p.group_id) == group,
+        ids,
+        "the reactivated unit is not active again in its group",
+        f"active in group {group}",
+        repr(member or "(no member entry)"),
+    )
+
+
+@requirement(
+    "EXP-GROUP-COUNTS",
+    "EXP-ASSIGNMENT-COUNTS",
+    "EXP-COUNTS-AGREE-MEMBERS",
+    "EXP-COUNTS-AGREE-TOTALS",
+)
+def test_counts_add_up(experiments: Experiments) -> None:
+    p = experiments.p
+    experiment_id, groups, units = _assigned(experiments, "counts", [0, 0, 0, 1])
+    dropped = next(u for u, g in units.items() if g == groups[0])
+    if not ok(experiments.unenroll(experiment_id, dropped)):
+        raise setup_failed("unenroll a unit (EXP-UNENROLL checks that)")
+    active = {g: sum(1 for u, h in units.items() if h == g and u != dropped) for g in groups}
+    per = experiments.group_counts(experiment_id)
+    overall = experiments.counts()
+    with Soft() as soft:
+        per_body = body_of(per) if ok(per) else None
+        rows = per_body.get(p.count_groups) if isinstance(per_body, dict) else None
+        counted = {
+            r.get(p.group_id): r.get(p.count_active) for r in rows or [] if isinstance(r, dict)
+        }
+        soft.check(
+            counted == active,
+            ("EXP-GROUP-COUNTS",),
+            "per-group counts are wrong",
+            f"active per group {active}",
+            per.describe(),
+            per,
+        )
+        if counted == active:
+            members = experiments.members(experiment_id, ("EXP-COUNTS-AGREE-MEMBERS",))
+            listed = {
+                g: sum(1 for m in members if m.get(p.group_id) == g and experiments.is_active(m))
+                for g in groups
+            }
+            soft.check(
+                listed == counted,
+                ("EXP-COUNTS-AGREE-MEMBERS",),
+                "per-group counts disagree with the member list",
+                f"active members per group {listed}",
+                f"counts {counted}",
+            )
+        all_body = body_of(overall) if ok(overall) else None
+        items = all_body.get(p.items) if isinstance(all_body, dict) else None
+        entry = next(
+            (
+                i
+                for i in items or []
+                if isinstance(i, dict) and i.get(p.experiment_id) == experiment_id
+            ),
+            None,
+        )
+        enrolled = sum(active.values())
+        soft.check(
+            entry is not None and entry.get(p.count_active) == enrolled,
+            ("EXP-ASSIGNMENT-COUNTS",),
+            "the project-wide count of the experiment is wrong",
+            f"an item for experiment {experiment_id} with {p.count_active} {enrolled}",
+            repr(entry) if entry else overall.describe(),
+            overall,
+        )
+        if entry is not None and isinstance(per_body, dict):
+            keys = [k for k in (p.count_active, "unenrolled", p.count_total) if k in per_body]
+            soft.check(
+                bool(keys) and all(entry.get(k) == per_body[k] for k in keys),
+                ("EXP-COUNTS-AGREE-TOTALS",),
+                "project-wide counts disagree with the experiment's own",
+                repr({k: per_body.get(k) for k in keys}),
+                repr(entry),
+            )
+
+
+# ------------------------------------------------------------------ rollout
+
+
+def _rollout_weights(body: Any, experiments: Experiments) -> dict[Any, Any]:
+    rows = body.get(experiments.p.rollout_groups) if isinstance(body, dict) else None
+    return {r.get("id"): r.get("weight") for r in rows or [] if isinstance(r, dict)}
+
+
+@requirement("EXP-ROLLOUT-GET")
+def test_rollout_can_be_read(experiments: Experiments) -> None:
+    ids = ("EXP-ROLLOUT-GET",)
+    base = experiments.base(BASE)
+    groups = experiments.groups([[], MORE_GOLD], [3, 1])
+    record = experiments.create_ok("rollout", base["id"], groups)
+    reply = experiments.rollout(record["id"])
+    expect(ok(reply), ids, "get rollout failed", "HTTP 200", reply.describe(), reply)
+    body = json_object(reply, ids, "a rollout object")
+    wanted = dict(zip(group_ids(record), [g["weight"] for g in groups], strict=True))
+    expect(
+        _rollout_weights(body, experiments) == wanted,
+        ids,
+        "the rollout does not describe the split",
+        f"group weights {wanted}",
+        reply.describe(),
+        reply,
+    )
+
+
+@requirement("EXP-ROLLOUT-CHANGE")
+def test_rollout_change_is_kept(experiments: Experiments) -> None:
+    ids = ("EXP-ROLLOUT-CHANGE",)
+    experiment_id, groups = _experiment(experiments, "change")
+    new = experiments.weights([3, 1])
+    wanted = dict(zip(groups, new, strict=True))
+    reply = experiments.change_rollout(experiment_id, percentage=50, weights=wanted)
+    expect(ok(reply), ids, "rollout change was refused", "HTTP 2xx", reply.describe(), reply)
+    after = experiments.rollout(experiment_id)
+    body = body_of(after)
+    with Soft() as soft:
+        soft.check(
+            _rollout_weights(body, experiments) == wanted,
+            ids,
+            "the rollout read does not show the new weights",
+            repr(wanted),
+            after.describe(),
+            after,
+        )
+        soft.check(
+            isinstance(body, dict) and body.get(experiments.p.percentage) == 50,
+            ids,
+            "the rollout read does not show the new percentage",
+            f"{experiments.p.percentage}: 50",
+            after.describe(),
+            after,
+        )
+        _, summary, _ = experiments.summary(experiment_id)
+        shown = {
+            g.get("id"): g.get("weight")
+            for g in (summary or {}).get("groups") or []
+            if isinstance(g, dict)
+        }
+        soft.check(
+            shown == wanted,
+            ids,
+            "the snapshot summary does not show the new weights",
+            repr(wanted),
+            repr(shown or summary),
+        )
+
+
+@requirement("EXP-ROLLOUT-CHANGE-INVALID")
+def test_invalid_rollout_change_is_refused(experiments: Experiments) -> None:
+    ids = ("EXP-ROLLOUT-CHANGE-INVALID",)
+    experiment_id, groups = _experiment(experiments, "badroll")
+    before = body_of(experiments.rollout(experiment_id))
+    total = experiments.profile.experiments.weight_total
+    cases = {
+        "weights below the total": {"weights": {groups[0]: 1, groups[1]: 1}},
+        "weights above the total": {"weights": {groups[0]: total, groups[1]: 1}},
+        "negative weight": {"weights": {groups[0]: total + 1, groups[1]: -1}},
+        "percentage above 100": {"percentage": 101},
+        "negative percentage": {"percentage": -1},
+    }
+    with Soft() as soft:
+        for what, change in cases.items():
+            reply = experiments.change_rollout(experiment_id, **change)
+            soft.check(
+                400 <= reply.status < 500,
+                ids,
+                f"a rollout change with {what} was accepted",
+                "a 4xx",
+                reply.describe(),
+                reply,
+            )
+        after = body_of(experiments.rollout(experiment_id))
+        soft.check(
+            after == before,
+            ids,
+            "a refused rollout change changed the rollout",
+            repr(before),
+            repr(after),
+        )
