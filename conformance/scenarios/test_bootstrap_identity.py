@@ -1,0 +1,376 @@
+"""Scenarios: bootstrap with identity headers (spec 1, 2.5, 4.3): per-unit content and metadata.
+
+The expected per-unit document is computed by the suite's own changeset oracle
+(``conformance.checks.experiment_changeset``), never by the target. Experiments whose group
+must be known for sure have a single group, so every enrolled unit is in it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from conformance.checks import Soft, expect, json_object
+from conformance.checks.experiment_changeset import merged
+from conformance.checks.experiments import (
+    Experiments,
+    experiments_for,
+    group_ids,
+    ok,
+    other_unit_type,
+    setup_failed,
+)
+from conformance.errors import NotMeasurable
+
+requirement = pytest.mark.requirement
+
+BASE: dict[str, Any] = {
+    "economy": {"startingGold": 100, "shop": "open", "tax": 0.1},
+    "flags": {"night": False},
+    "title": "base",
+}
+CHANGESET: list[dict[str, Any]] = [
+    {"op": "set", "path": ["economy", "startingGold"], "value": 250},
+    {"op": "add", "path": ["economy", "bonus"], "value": {"daily": 5}},
+    {"op": "add", "path": ["title"], "value": "add never overwrites"},
+    {"op": "delete", "path": ["economy", "tax"]},
+    {"op": "set", "path": ["event", "name"], "value": "harvest"},
+]
+OTHER: list[dict[str, Any]] = [{"op": "set", "path": ["flags", "night"], "value": True}]
+EXPECTED = merged(BASE, CHANGESET)
+
+
+@pytest.fixture
+def experiments(request: pytest.FixtureRequest, client: Any, cleanup: Any) -> Iterator[Experiments]:
+    yield from experiments_for(request, client, cleanup)
+
+
+def _single_group(
+    experiments: Experiments, label: str, changeset: list[dict[str, Any]] = CHANGESET, **kw: Any
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """(base configuration, experiment) where every enrolled unit gets ``changeset``."""
+    base = experiments.base(BASE, f"{label}-base")
+    record = experiments.create_ok(label, base["id"], experiments.groups([changeset]), **kw)
+    return base, record
+
+
+@requirement("SDK-BOOTSTRAP-ID-MERGE")
+def test_unit_gets_base_with_its_group_changeset(experiments: Experiments) -> None:
+    ids = ("SDK-BOOTSTRAP-ID-MERGE",)
+    base, _ = _single_group(experiments, "merge")
+    view = experiments.unit_view(experiments.unit("merge"), ids)
+    got = view.document(base["id"])
+    expect(
+        got == EXPECTED,
+        ids,
+        "the unit's document is not the base with its changeset merged",
+        repr(EXPECTED),
+        repr(got),
+        view.reply,
+    )
+
+
+@requirement("SDK-BOOTSTRAP-ID-METADATA")
+def test_unit_bootstrap_names_its_experiment_and_group(experiments: Experiments) -> None:
+    ids = ("SDK-BOOTSTRAP-ID-METADATA",)
+    _, record = _single_group(experiments, "meta")
+    view = experiments.unit_view(experiments.unit("meta"), ids)
+    group = view.group_of(record["id"])
+    expect(
+        group == group_ids(record)[0],
+        ids,
+        "no metadata names the experiment and its group",
+        f"an entry of {experiments.p.bootstrap_assignments!r} with experiment {record['id']} "
+        f"and group {group_ids(record)[0]}",
+        repr(view.metadata()),
+        view.reply,
+    )
+
+
+@requirement("SDK-BOOTSTRAP-NO-IDENTITY-BASE")
+def test_without_identity_the_base_comes_back(experiments: Experiments) -> None:
+    ids = ("SDK-BOOTSTRAP-NO-IDENTITY-BASE",)
+    base, _ = _single_group(experiments, "noid")
+    view = experiments.base_view()
+    got = view.document(base["id"])
+    expect(
+        got == BASE,
+        ids,
+        "a bootstrap without identity merged an experiment's changeset",
+        repr(BASE),
+        repr(got),
+        view.reply,
+    )
+
+
+@requirement("EXP-ASSIGNMENT-DETERMINISTIC")
+def test_same_unit_same_group(experiments: Experiments) -> None:
+    ids = ("EXP-ASSIGNMENT-DETERMINISTIC",)
+    base = experiments.base(BASE)
+    record = experiments.create_ok("determ", base["id"], experiments.groups([[], CHANGESET, OTHER]))
+    units = [experiments.unit(f"d{n}") for n in range(4)]
+    seen: dict[str, list[Any]] = {u: [] for u in units}
+    for _ in range(3):
+        for unit in units:
+            seen[unit].append(experiments.unit_view(unit).group_of(record["id"]))
+    if any(None in groups for groups in seen.values()):
+        raise NotMeasurable("a unit's metadata named no group (SDK-BOOTSTRAP-ID-METADATA)")
+    moved = {u: g for u, g in seen.items() if len(set(g)) != 1}
+    expect(
+        not moved,
+        ids,
+        "a unit got different groups on repeated bootstraps",
+        "one group per unit",
+        repr(moved),
+    )
+
+
+@requirement("EXP-ASSIGNMENT-PERSISTENT")
+def test_bootstrap_assignment_is_recorded(experiments: Experiments) -> None:
+    ids = ("EXP-ASSIGNMENT-PERSISTENT",)
+    base = experiments.base(BASE)
+    record = experiments.create_ok("persist", base["id"], experiments.groups([[], CHANGESET]))
+    given = {}
+    for n in range(3):
+        unit = experiments.unit(f"p{n}")
+        given[unit] = experiments.unit_view(unit).group_of(record["id"])
+    if None in given.values():
+        raise NotMeasurable("a unit's metadata named no group (SDK-BOOTSTRAP-ID-METADATA)")
+    with Soft() as soft:
+        for what, entries in (
+            ("assignments", experiments.assignments(record["id"], ids)),
+            ("members", experiments.members(record["id"], ids)),
+        ):
+            listed = experiments.by_unit(entries)
+            wrong = {
+                u: listed.get(u, {}).get(experiments.p.group_id)
+                for u, g in given.items()
+                if listed.get(u, {}).get(experiments.p.group_id) != g
+            }
+            soft.check(
+                not wrong,
+                ids,
+                f"the {what} list does not record the bootstrap's assignment",
+                repr(given),
+                f"listed groups {wrong}",
+            )
+
+
+@requirement("SDK-BOOTSTRAP-ID-ONLY-ACTIVE")
+def test_terminated_experiment_no_longer_applies(experiments: Experiments) -> None:
+    ids = ("SDK-BOOTSTRAP-ID-ONLY-ACTIVE",)
+    base, record = _single_group(experiments, "ended")
+    unit = experiments.unit("ended")
+    if experiments.unit_view(unit).document(base["id"]) != EXPECTED:
+        raise NotMeasurable(
+            "the unit was not given its changeset before termination (SDK-BOOTSTRAP-ID-MERGE)"
+        )
+    if not ok(experiments.terminate(record["id"])):
+        raise setup_failed("terminate the experiment (EXP-TERMINATE checks that)")
+    with Soft() as soft:
+        for who in (unit, experiments.unit("late")):
+            view = experiments.unit_view(who, ids)
+            soft.check(
+                view.document(base["id"]) == BASE,
+                ids,
+                "a terminated experiment still changes the unit's content",
+                repr(BASE),
+                repr(view.document(base["id"])),
+                view.reply,
+            )
+            soft.check(
+                view.assignment(record["id"]) is None,
+                ids,
+                "a terminated experiment is still in the unit's metadata",
+                "no entry for it",
+                repr(view.assignment(record["id"])),
+                view.reply,
+            )
+
+
+@requirement("SDK-BOOTSTRAP-ID-UNIT-TYPE")
+def test_unit_meets_only_experiments_of_its_type(experiments: Experiments) -> None:
+    ids = ("SDK-BOOTSTRAP-ID-UNIT-TYPE",)
+    types = experiments.profile.experiments.unit_types
+    mine = types[0]
+    foreign = other_unit_type(experiments.profile, mine)
+    base, record = _single_group(experiments, "utype", unit_type=foreign)
+    view = experiments.unit_view(experiments.unit("utype"), ids, unit_type=mine)
+    with Soft() as soft:
+        soft.check(
+            view.document(base["id"]) == BASE,
+            ids,
+            f"a {mine} unit got the changeset of a {foreign} experiment",
+            repr(BASE),
+            repr(view.document(base["id"])),
+            view.reply,
+        )
+        soft.check(
+            view.assignment(record["id"]) is None,
+            ids,
+            f"a {mine} unit is enrolled in a {foreign} experiment",
+            "no entry for it",
+            repr(view.assignment(record["id"])),
+            view.reply,
+        )
+
+
+@requirement("SDK-BOOTSTRAP-ID-UNTOUCHED-CONFIGS")
+def test_configurations_without_experiment_stay_base(experiments: Experiments) -> None:
+    ids = ("SDK-BOOTSTRAP-ID-UNTOUCHED-CONFIGS",)
+    _single_group(experiments, "touched")
+    bystander = {"bystander": {"startingGold": 100}, "title": "base"}
+    other = experiments.base(bystander, "bystander")
+    view = experiments.unit_view(experiments.unit("touched"), ids)
+    got = view.document(other["id"])
+    expect(
+        got == bystander,
+        ids,
+        "a configuration without experiment changed for a unit",
+        repr(bystander),
+        repr(got),
+        view.reply,
+    )
+
+
+@requirement("SDK-BOOTSTRAP-ID-ETAG-EQUALS-HASH")
+def test_unit_bootstrap_has_its_own_hash_and_etag(experiments: Experiments) -> None:
+    ids = ("SDK-BOOTSTRAP-ID-ETAG-EQUALS-HASH",)
+    _single_group(experiments, "etag")
+    view = experiments.unit_view(experiments.unit("etag"), ids)
+    plain = experiments.base_view()
+    with Soft() as soft:
+        soft.check(
+            isinstance(view.hash, str) and bool(view.hash) and view.etag == view.hash,
+            ids,
+            "the per-unit ETag is not the per-unit hash",
+            f'ETag "{view.hash}"',
+            f"ETag {view.reply.headers.get('etag')!r}",
+            view.reply,
+        )
+        soft.check(
+            view.hash != plain.hash,
+            ids,
+            "the per-unit hash equals the base hash although the content differs",
+            "a hash over the per-unit payload",
+            f"the base bootstrap hash {plain.hash!r}",
+            view.reply,
+        )
+
+
+@requirement("EXP-REQUIRED-PROPERTIES-GATE")
+def test_required_properties_gate_enrolment(experiments: Experiments) -> None:
+    ids = ("EXP-REQUIRED-PROPERTIES-GATE",)
+    level = f"{experiments.gate}-level"
+    base, record = _single_group(experiments, "gate", required=[experiments.gate, level])
+    unit = experiments.unit("gate")
+    lacking = experiments.unit_view(unit, ids)
+    with Soft() as soft:
+        soft.check(
+            lacking.document(base["id"]) == BASE and lacking.assignment(record["id"]) is None,
+            ids,
+            "a unit lacking a required property was enrolled",
+            "base content and no metadata entry",
+            repr(lacking.document(base["id"])),
+            lacking.reply,
+        )
+        full = experiments.unit_view(unit, ids, context={level: 3})
+        soft.check(
+            full.document(base["id"]) == EXPECTED,
+            ids,
+            "a unit with every required property was not enrolled",
+            repr(EXPECTED),
+            repr(full.document(base["id"])),
+            full.reply,
+        )
+
+
+@requirement("EXP-MANUAL-ASSIGNMENT-CONTENT")
+def test_manual_assignment_decides_the_content(experiments: Experiments) -> None:
+    ids = ("EXP-MANUAL-ASSIGNMENT-CONTENT",)
+    base = experiments.base(BASE)
+    changesets = [CHANGESET, OTHER]
+    record = experiments.create_ok("mcontent", base["id"], experiments.groups(changesets))
+    groups = group_ids(record)
+    plan = {experiments.unit(f"mc{n}"): n % 2 for n in range(6)}
+    for unit, index in plan.items():
+        experiments.assign_ok(record["id"], unit, groups[index])
+    with Soft() as soft:
+        for unit, index in plan.items():
+            view = experiments.unit_view(unit, ids)
+            wanted = merged(BASE, changesets[index])
+            soft.check(
+                view.document(base["id"]) == wanted,
+                ids,
+                f"a unit assigned to group {groups[index]} did not get its content",
+                repr(wanted),
+                repr(view.document(base["id"])),
+                view.reply,
+            )
+
+
+@requirement("EXP-UNENROLL-BASE-CONTENT")
+def test_unenrolled_unit_gets_the_base(experiments: Experiments) -> None:
+    ids = ("EXP-UNENROLL-BASE-CONTENT",)
+    base, record = _single_group(experiments, "unenrolled")
+    unit = experiments.unit("out")
+    experiments.assign_ok(record["id"], unit, group_ids(record)[0])
+    if experiments.unit_view(unit).document(base["id"]) != EXPECTED:
+        raise NotMeasurable(
+            "the enrolled unit did not get its content first (EXP-MANUAL-ASSIGNMENT-CONTENT)"
+        )
+    if not ok(experiments.unenroll(record["id"], unit)):
+        raise setup_failed("unenroll the unit (EXP-UNENROLL checks that)")
+    view = experiments.unit_view(unit, ids)
+    expect(
+        view.document(base["id"]) == BASE,
+        ids,
+        "an unenrolled unit still gets its group's changeset",
+        repr(BASE),
+        repr(view.document(base["id"])),
+        view.reply,
+    )
+
+
+@requirement("EXP-ROLLOUT-LIMITS-ENROLMENT")
+def test_zero_rollout_enrols_nobody(experiments: Experiments) -> None:
+    ids = ("EXP-ROLLOUT-LIMITS-ENROLMENT",)
+    base, record = _single_group(experiments, "zero")
+    if not ok(experiments.change_rollout(record["id"], percentage=0)):
+        raise setup_failed("turn the rollout down to 0 (EXP-ROLLOUT-CHANGE checks that)")
+    enrolled = []
+    for n in range(8):
+        unit = experiments.unit(f"z{n}")
+        view = experiments.unit_view(unit, ids)
+        if view.document(base["id"]) != BASE or view.assignment(record["id"]) is not None:
+            enrolled.append(unit)
+    expect(
+        not enrolled,
+        ids,
+        "units were enrolled with the rollout at 0",
+        "base content and no metadata for every new unit",
+        f"enrolled: {enrolled}",
+    )
+
+
+@requirement("EXP-CONTEXT-PROPERTIES-RECORDED")
+def test_context_properties_sent_are_recorded(experiments: Experiments) -> None:
+    ids = ("EXP-CONTEXT-PROPERTIES-RECORDED",)
+    name = f"{experiments.gate}-seen"
+    experiments.unit_view(experiments.unit("ctx"), context={name: "x"})
+    reply = experiments.context_properties()
+    body = json_object(reply, ids) if ok(reply) else {}
+    items = body.get(experiments.p.items)
+    if not isinstance(items, list):
+        raise setup_failed("list context properties (EXP-CONTEXT-PROPERTIES checks that)", reply)
+    names = {str(i.get(experiments.p.property_name)) for i in items if isinstance(i, dict)}
+    expect(
+        name in names,
+        ids,
+        "a property sent on bootstrap is not listed",
+        f"{name!r} among the names",
+        f"{len(names)} names, not it",
+        reply,
+    )
