@@ -77,7 +77,9 @@ def _parser() -> argparse.ArgumentParser:
         "--report-dir", metavar="DIR", default="reports", help="where reports go (default: reports)"
     )
     run.add_argument(
-        "--requirements", metavar="ID,...", help="check only these requirement ids (comma-separated)"
+        "--requirements",
+        metavar="ID,...",
+        help="check only these requirement ids (comma-separated)",
     )
     run.add_argument(
         "--stage",
@@ -180,7 +182,9 @@ def run(options: argparse.Namespace) -> int:
             ini = Path(tmp) / "pytest.ini"
             ini.write_text(PYTEST_INI, encoding="utf-8")
             capture = _Capture()
-            args = pytest_args(options, target.base_url, target.profile_path or Path(), ini, workers)
+            args = pytest_args(
+                options, target.base_url, target.profile_path or Path(), ini, workers
+            )
             code = pytest.main(args, plugins=[capture])
     finally:
         target.stop()

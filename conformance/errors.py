@@ -60,15 +60,19 @@ class UsageError(ConformanceError):
 class NotMeasurable(ConformanceError):
     """The behaviour cannot be observed on this target (no trigger, or our own budget ran out)."""
 
-    def __init__(self, reason: str, requirement_ids: Sequence[str] = ()) -> None:
+    def __init__(
+        self, reason: str, requirement_ids: Sequence[str] = (), passed: Sequence[str] = ()
+    ) -> None:
         self.reason = reason
-        self.requirement_ids = tuple(requirement_ids)
+        self.requirement_ids = tuple(requirement_ids)  # empty: every id of the test
+        self.passed_ids = tuple(passed)  # checked in the same scenario before, and held
         super().__init__(reason)
 
 
 class Unsupported(ConformanceError):
     """The profile declares the capability absent: the requirement is unsupported, not passed."""
 
-    def __init__(self, capability: str) -> None:
+    def __init__(self, capability: str, requirement_ids: Sequence[str] = ()) -> None:
         self.capability = capability
+        self.requirement_ids = tuple(requirement_ids)  # empty: every id of the test
         super().__init__(f"capability {capability!r} is declared absent in the target profile")

@@ -104,12 +104,20 @@ def classify(
     ids = tuple(requirement_ids)
     record = TestRecord(test_id, stage, ids, {}, duration_s, message)
     if isinstance(error, Unsupported):
-        record.outcomes = dict.fromkeys(ids, Outcome.UNSUPPORTED)
+        absent = set(error.requirement_ids) & set(ids) or set(ids)
+        record.outcomes = {
+            i: Outcome.UNSUPPORTED if i in absent else Outcome.NOT_MEASURABLE for i in ids
+        }
         record.message = str(error)
+        record.note = {
+            i: "not run: its test needs an absent capability" for i in ids if i not in absent
+        }
     elif isinstance(error, NotMeasurable):
-        record.outcomes = dict.fromkeys(ids, Outcome.NOT_MEASURABLE)
+        unmeasured = set(error.requirement_ids) & set(ids) or set(ids)
+        held = set(error.passed_ids) - unmeasured
+        record.outcomes = {i: Outcome.PASS if i in held else Outcome.NOT_MEASURABLE for i in ids}
         record.message = error.reason
-        record.note = dict.fromkeys(ids, error.reason)
+        record.note = {i: error.reason for i in ids if i not in held}
     elif isinstance(error, ContractViolation):
         broken = tuple(i for i in error.requirement_ids if i in ids) or ids
         record.outcomes = {i: Outcome.FAIL if i in broken else Outcome.NOT_MEASURABLE for i in ids}

@@ -159,17 +159,22 @@ def pytest_runtest_setup(item: pytest.Item) -> Any:
     ids = requirement_ids(item)
     target = getattr(item, "funcargs", {}).get("target")
     if ids and target is not None:
-        for capability in _capabilities_of(ids):
-            if not target.profile.capability(capability):
-                raise Unsupported(capability)
+        absent = {
+            rid: capability
+            for rid, capability in _capabilities_of(ids).items()
+            if not target.profile.capability(capability)
+        }
+        if absent:
+            raise Unsupported(", ".join(sorted(set(absent.values()))), tuple(absent))
     return result
 
 
-def _capabilities_of(ids: tuple[str, ...]) -> list[str]:
+def _capabilities_of(ids: tuple[str, ...]) -> dict[str, str]:
+    """Requirement id -> the capability it needs, for the ids that need one."""
     from conformance.outcomes import catalogue_index
 
     index = catalogue_index()
-    return sorted({index[i].capability for i in ids if i in index and index[i].capability})
+    return {i: index[i].capability for i in ids if i in index and index[i].capability}
 
 
 # ------------------------------------------------------------------ fixtures

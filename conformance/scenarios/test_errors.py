@@ -113,7 +113,7 @@ def _case_ids(cases: list[Case]) -> list[Any]:
 
 
 def _media(reply: Reply) -> str:
-    return reply.headers.get("content-type", "").split(";")[0].strip().lower()
+    return str(reply.headers.get("content-type", "")).split(";")[0].strip().lower()
 
 
 def _json_body(reply: Reply) -> Any:

@@ -23,7 +23,7 @@ production_group = pytest.mark.xdist_group("production")
 
 
 def media_type(reply: Reply) -> str:
-    return reply.headers.get("content-type", "").split(";")[0].strip().lower()
+    return str(reply.headers.get("content-type", "")).split(";")[0].strip().lower()
 
 
 @requirement("SDK-STATUS-200-SNAPSHOT")
