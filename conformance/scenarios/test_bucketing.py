@@ -1,0 +1,251 @@
+"""Scenarios: how units spread over groups (spec 2.5): weighted split, golden vectors, round robin.
+
+The weighted split is a chi-square goodness-of-fit test over ``SPLIT_UNITS`` unit ids drawn from
+a fixed seed; it fails only when p < ``ALPHA``. The statistic, degrees of freedom and p-value are
+recorded in the test's ``conformance-stage`` user property (stage ``scenarios``, key
+``bucketing``). Bootstraps go out concurrently and unpaced; a target that rate-limits bootstrap
+gets the refused ones again, after a pause, a few times.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import time
+from collections import Counter
+from collections.abc import Callable, Iterator, Mapping
+from typing import Any
+
+import pytest
+
+from conformance.checks import expect
+from conformance.checks.bucketing import HASH_FUNCTIONS, goodness_of_fit, group_index
+from conformance.checks.experiments import Experiments, experiments_for, group_ids, require_mode
+from conformance.errors import NotMeasurable, Unsupported
+
+requirement = pytest.mark.requirement
+
+SEED = 20_26_11_22
+SPLIT_UNITS = 1000
+SHARES = (5, 3, 2)
+ALPHA = 0.001
+CONCURRENCY = 8
+RETRY_ROUNDS = 5
+MAX_UNREADABLE = 0.01  # share of units whose metadata may be unreadable before we give up
+STAGE_PROPERTY = "conformance-stage"
+GOLDEN_UNITS = (
+    "golden-0",
+    "golden-1",
+    "user-42",
+    "player:1001",
+    "player:1002",
+    "00000000-0000-4000-8000-000000000000",
+    "f47ac10b-58cc-4372-a567-0e02b2c3d479",
+    "a",
+    "Z",
+    "server-eu-west-1-7",
+    "server-us-east-2-13",
+    "with space",
+    "with/slash",
+    "dots.and-dashes_",
+    "x" * 64,
+    "12345",
+    "-1",
+    "UPPER-lower",
+    "unit@example.test",
+    "last-golden",
+)
+BASE: dict[str, Any] = {"bucket": {"group": "base"}}
+
+
+@pytest.fixture
+def experiments(request: pytest.FixtureRequest, client: Any, cleanup: Any) -> Iterator[Experiments]:
+    yield from experiments_for(request, client, cleanup)
+
+
+def _marker(index: int) -> list[dict[str, Any]]:
+    return [{"op": "set", "path": ["bucket", "group"], "value": f"g{index}"}]
+
+
+def _quietest_environment(experiments: Experiments) -> str:
+    """The environment (with a key) whose snapshot lists the fewest configurations."""
+    sizes = {}
+    for alias in experiments.profile.project.environments:
+        if experiments.profile.key_for(alias) is None:
+            continue
+        experiments.environment = alias
+        sizes[alias] = len(experiments.snapshot().get("configurations") or [])
+    if not sizes:
+        raise NotMeasurable("the profile has no SDK key for any of its environments")
+    return min(sizes, key=lambda alias: sizes[alias])
+
+
+def _groups_of(experiments: Experiments, experiment_id: int, units: list[str]) -> dict[str, Any]:
+    """unit -> the group its per-unit bootstrap names (None: unreadable), sent concurrently."""
+    client = experiments.client
+    key = experiments.snapshots.key(experiments.environment).key
+    names = client.profile.headers
+    found: dict[str, Any] = {}
+    pending = list(units)
+    for _ in range(RETRY_ROUNDS):
+        requests = [
+            (
+                "/sdk/v2/bootstrap",
+                {
+                    "authorization": key,
+                    names.environment: experiments.environment,
+                    names.instance_id: client.instance_id,
+                    **experiments.identity(unit),
+                },
+            )
+            for unit in pending
+        ]
+        answers = client.concurrent_get(requests, streams=CONCURRENCY)
+        refused = []
+        for unit, (status, body) in zip(pending, answers, strict=True):
+            if status == 429:
+                refused.append(unit)
+                continue
+            if status != 200:
+                raise NotMeasurable(f"a bootstrap with identity answered {status}")
+            found[unit] = _group_in(body, experiment_id, experiments)
+        if not refused:
+            return found
+        pending = refused
+        time.sleep(1.0)
+    raise NotMeasurable(f"bootstrap stayed rate-limited for {len(pending)} units")
+
+
+def _group_in(body: bytes, experiment_id: int, experiments: Experiments) -> Any:
+    try:
+        data = json.loads(body)
+    except ValueError:
+        return None
+    entries = data.get(experiments.p.bootstrap_assignments) if isinstance(data, dict) else None
+    for entry in entries if isinstance(entries, list) else ():
+        if isinstance(entry, dict) and entry.get(experiments.p.experiment_id) == experiment_id:
+            return entry.get(experiments.p.group_id)
+    return None
+
+
+def _readable(groups: Mapping[str, Any], known: list[Any]) -> dict[str, Any]:
+    usable = {unit: group for unit, group in groups.items() if group in known}
+    if len(usable) < len(groups) * (1 - MAX_UNREADABLE):
+        raise NotMeasurable(
+            f"{len(groups) - len(usable)} of {len(groups)} units had no readable group for the "
+            "experiment in their metadata (SDK-BOOTSTRAP-ID-METADATA)"
+        )
+    return usable
+
+
+@requirement("EXP-WEIGHTED-SPLIT")
+def test_weighted_split_follows_the_weights(
+    experiments: Experiments, record_property: Callable[[str, object], None]
+) -> None:
+    ids = ("EXP-WEIGHTED-SPLIT",)
+    require_mode(experiments.profile, "weightedHash")
+    experiments.environment = _quietest_environment(experiments)
+    base = experiments.base(BASE, "split-base")
+    changesets = [_marker(i) for i in range(len(SHARES))]
+    record = experiments.create_ok(
+        "split", base["id"], experiments.groups(changesets, list(SHARES))
+    )
+    known = group_ids(record)
+    rng = random.Random(SEED)
+    units = [
+        f"{experiments.client.run_prefix}-s-{rng.getrandbits(64):016x}" for _ in range(SPLIT_UNITS)
+    ]
+    started = time.perf_counter()
+    groups = _readable(_groups_of(experiments, record["id"], units), known)
+    elapsed = time.perf_counter() - started
+    counts = Counter(groups.values())
+    weights = experiments.weights(list(SHARES))
+    fit = goodness_of_fit([counts.get(g, 0) for g in known], weights)
+    details = {
+        "requirement": "EXP-WEIGHTED-SPLIT",
+        "units": len(groups),
+        "seed": SEED,
+        "weights": weights,
+        "observed": list(fit.observed),
+        "expected": [round(e, 2) for e in fit.expected],
+        "chi_square": round(fit.statistic, 4),
+        "degrees_of_freedom": fit.degrees_of_freedom,
+        "p_value": fit.p_value,
+        "alpha": ALPHA,
+        "seconds": round(elapsed, 2),
+    }
+    record_property(STAGE_PROPERTY, {"name": "scenarios", "details": {"bucketing": details}})
+    expect(
+        fit.p_value >= ALPHA,
+        ids,
+        "the group split does not follow the weights",
+        f"counts near {details['expected']} (chi-square p >= {ALPHA})",
+        f"counts {details['observed']}: chi-square {details['chi_square']} with "
+        f"{fit.degrees_of_freedom} df, p = {fit.p_value:.3g}",
+    )
+
+
+@requirement("EXP-WEIGHTED-HASH-GOLDEN")
+def test_weighted_buckets_match_the_declared_hash(experiments: Experiments) -> None:
+    ids = ("EXP-WEIGHTED-HASH-GOLDEN",)
+    require_mode(experiments.profile, "weightedHash")
+    declared = experiments.profile.experiments.hash_function
+    if declared is None:
+        raise Unsupported("experiments.hash_function (no assignment hash function declared)")
+    function = HASH_FUNCTIONS.get(declared)
+    if function is None:
+        raise NotMeasurable(f"the suite does not know the hash function {declared!r}")
+    if function.size != experiments.profile.experiments.weight_total:
+        raise NotMeasurable(
+            f"{declared} has {function.size} buckets, but weights add up to "
+            f"{experiments.profile.experiments.weight_total}"
+        )
+    base = experiments.base(BASE, "golden-base")
+    changesets = [_marker(i) for i in range(len(SHARES))]
+    record = experiments.create_ok(
+        "golden", base["id"], experiments.groups(changesets, list(SHARES))
+    )
+    known = group_ids(record)
+    weights = experiments.weights(list(SHARES))
+    groups = _readable(_groups_of(experiments, record["id"], list(GOLDEN_UNITS)), known)
+    wrong = []
+    for unit, group in groups.items():
+        bucket = function.bucket(record["id"], unit)
+        wanted = known[group_index(weights, bucket)]
+        if group != wanted:
+            wrong.append(f"{unit!r}: bucket {bucket} -> group {wanted}, got {group}")
+    expect(
+        not wrong,
+        ids,
+        f"groups differ from what {declared} selects",
+        "every golden unit in the group of its bucket",
+        "; ".join(wrong[:6]),
+    )
+
+
+@requirement("EXP-ROUND-ROBIN-BALANCED")
+def test_round_robin_spreads_units_evenly(experiments: Experiments) -> None:
+    ids = ("EXP-ROUND-ROBIN-BALANCED",)
+    require_mode(experiments.profile, "roundRobin")
+    base = experiments.base(BASE, "rr-base")
+    changesets = [_marker(i) for i in range(3)]
+    record = experiments.create_ok(
+        "rr", base["id"], experiments.groups(changesets, mode="roundRobin"), mode="roundRobin"
+    )
+    known = group_ids(record)
+    seen: list[Any] = []
+    for n in range(3 * len(known) + 1):
+        seen.append(experiments.unit_view(experiments.unit(f"rr{n}")).group_of(record["id"]))
+    if any(group not in known for group in seen):
+        raise NotMeasurable(
+            "a unit's metadata named no group of the experiment (SDK-BOOTSTRAP-ID-METADATA)"
+        )
+    sizes = Counter(seen)
+    spread = [sizes.get(g, 0) for g in known]
+    expect(
+        max(spread) - min(spread) <= 1,
+        ids,
+        "round robin left the groups uneven",
+        "group sizes differing by at most one",
+        f"sizes {spread} over {len(seen)} units",
+    )
