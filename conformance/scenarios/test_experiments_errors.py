@@ -1,0 +1,437 @@
+"""Scenarios: the experiment endpoints' refusals and credentials (spec 4.2, 5, 7).
+
+``ENDPOINTS`` is the table of the 15 operations of 4.2 with the body each is called with; the
+credential scenarios walk it. Create refusals are case tables whose description is the failure
+message; each also checks that nothing was created.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+
+from conformance.checks import Soft, expect, json_object
+from conformance.checks.experiments import (
+    UNKNOWN_EXPERIMENT_ID,
+    Experiments,
+    body_of,
+    experiments_for,
+    group_ids,
+    is_json,
+    ok,
+)
+from conformance.client import UNSET, Reply
+from conformance.errors import NotMeasurable
+
+requirement = pytest.mark.requirement
+
+BASE: dict[str, Any] = {"economy": {"startingGold": 100}}
+MORE_GOLD = [{"op": "set", "path": ["economy", "startingGold"], "value": 200}]
+
+
+@dataclass
+class Subject:
+    """What the endpoint table is called about: an experiment, its groups, a unit, a base."""
+
+    experiment_id: Any
+    group_id: Any
+    unit: str
+    base_id: Any
+    create_body: dict[str, Any]
+
+
+Body = Callable[[Experiments, Subject], Any]
+
+
+def _no_body(experiments: Experiments, subject: Subject) -> Any:
+    return UNSET
+
+
+# (operationId, method, path suffix with {id}, body)
+ENDPOINTS: list[tuple[str, str, str, Body]] = [
+    ("listExperiments", "GET", "", _no_body),
+    ("createExperiment", "POST", "", lambda e, s: s.create_body),
+    ("getAnalyticsCatalog", "GET", "/analytics-catalog", _no_body),
+    ("getAssignmentCounts", "GET", "/assignment-counts", _no_body),
+    ("listContextProperties", "GET", "/context-properties", _no_body),
+    ("getExperiment", "GET", "/{id}", _no_body),
+    ("getExperimentAssignmentCounts", "GET", "/{id}/assignment-counts", _no_body),
+    ("listAssignments", "GET", "/{id}/assignments", _no_body),
+    (
+        "setManualAssignment",
+        "POST",
+        "/{id}/assignments",
+        lambda e, s: {e.p.unit_id: s.unit, e.p.group_id: s.group_id},
+    ),
+    ("unenrollMember", "POST", "/{id}/assignments/unenroll", lambda e, s: {e.p.unit_id: s.unit}),
+    ("listMembers", "GET", "/{id}/members", _no_body),
+    (
+        "reactivateMember",
+        "POST",
+        "/{id}/assignments/reactivate",
+        lambda e, s: {e.p.unit_id: s.unit},
+    ),
+    ("getRollout", "GET", "/{id}/rollout", _no_body),
+    ("changeRollout", "PATCH", "/{id}/rollout", lambda e, s: {e.p.percentage: 50}),
+    ("terminateExperiment", "POST", "/{id}/terminate", lambda e, s: {}),
+]
+PER_EXPERIMENT = [entry for entry in ENDPOINTS if "{id}" in entry[2]]
+
+
+@pytest.fixture
+def experiments(request: pytest.FixtureRequest, client: Any, cleanup: Any) -> Iterator[Experiments]:
+    yield from experiments_for(request, client, cleanup)
+
+
+def _subject(experiments: Experiments, label: str, assigned: bool = True) -> Subject:
+    base = experiments.base(BASE)
+    groups = experiments.groups([[], MORE_GOLD])
+    record = experiments.create_ok(label, base["id"], groups)
+    unit = experiments.unit(label)
+    first = group_ids(record)[0]
+    if assigned:
+        experiments.assign_ok(record["id"], unit, first)
+    body = experiments.body(f"{label}-made", base["id"], groups)
+    return Subject(record["id"], first, unit, base["id"], body)
+
+
+def _send(
+    experiments: Experiments,
+    entry: tuple[str, str, str, Body],
+    subject: Subject,
+    experiment_id: Any = None,
+    **kw: Any,
+) -> Reply:
+    _, method, suffix, body = entry
+    path = suffix.replace(
+        "{id}", str(subject.experiment_id if experiment_id is None else experiment_id)
+    )
+    reply = experiments.call(method, path, json_body=body(experiments, subject), **kw)
+    created = body_of(reply) if entry[0] == "createExperiment" and ok(reply) else None
+    if isinstance(created, dict) and isinstance(created.get("id"), int):
+        experiments.track(created["id"], experiments.environment)  # terminated at the end
+    return reply
+
+
+def _names(experiments: Experiments, ids: tuple[str, ...]) -> dict[str, Any]:
+    return {str(item.get("name")): item for item in experiments.listed(ids)}
+
+
+# ------------------------------------------------------------------ credentials
+
+
+@requirement("AUTH-EXP-PAT-ACCEPTED", "EXP-RESPONSE-CONTENT-TYPE-JSON")
+def test_every_endpoint_answers_the_owner_in_json(experiments: Experiments) -> None:
+    accepted = ("AUTH-EXP-PAT-ACCEPTED",)
+    media = ("EXP-RESPONSE-CONTENT-TYPE-JSON",)
+    subject = _subject(experiments, "tour", assigned=False)
+    refused = set(experiments.profile.errors.missing_credentials_status) | {
+        experiments.profile.errors.forbidden_status
+    }
+    with Soft() as soft:
+        for entry in ENDPOINTS:
+            reply = _send(experiments, entry, subject)
+            soft.check(
+                ok(reply) and reply.status not in refused,
+                accepted,
+                f"{entry[0]} refused the owner's token",
+                "HTTP 2xx",
+                reply.describe(),
+                reply,
+            )
+            if ok(reply):
+                soft.check(
+                    is_json(reply),
+                    media,
+                    f"{entry[0]} did not answer application/json",
+                    "Content-Type: application/json",
+                    f"Content-Type: {reply.headers.get('content-type')!r}",
+                    reply,
+                )
+
+
+@requirement("AUTH-EXP-MISSING")
+def test_every_endpoint_refuses_missing_credentials(experiments: Experiments) -> None:
+    ids = ("AUTH-EXP-MISSING",)
+    subject = _subject(experiments, "nocreds")
+    rollout = body_of(experiments.rollout(subject.experiment_id))
+    wanted = experiments.profile.errors.missing_credentials_status
+    with Soft() as soft:
+        for entry in ENDPOINTS:
+            reply = _send(experiments, entry, subject, token=None)
+            soft.check(
+                reply.status in wanted,
+                ids,
+                f"{entry[0]} without credentials was not refused",
+                " or ".join(f"HTTP {s}" for s in wanted),
+                reply.describe(),
+                reply,
+            )
+        _unchanged(experiments, subject, rollout, soft, ids)
+
+
+@requirement("AUTH-EXP-SDK-KEY-REFUSED")
+def test_an_sdk_key_cannot_manage_experiments(experiments: Experiments) -> None:
+    ids = ("AUTH-EXP-SDK-KEY-REFUSED",)
+    subject = _subject(experiments, "sdkkey")
+    rollout = body_of(experiments.rollout(subject.experiment_id))
+    key = experiments.snapshots.key(experiments.environment).key
+    errors = experiments.profile.errors
+    wanted = {*errors.missing_credentials_status, errors.forbidden_status}
+    with Soft() as soft:
+        for form, extra in (
+            ("as a bearer token", {"token": key}),
+            ("as the raw authorization", {"token": None, "headers": {"Authorization": key}}),
+        ):
+            for entry in ENDPOINTS:
+                reply = _send(experiments, entry, subject, **extra)
+                soft.check(
+                    reply.status in wanted,
+                    ids,
+                    f"{entry[0]} accepted an SDK key {form}",
+                    " or ".join(f"HTTP {s}" for s in sorted(wanted)),
+                    reply.describe(),
+                    reply,
+                )
+        _unchanged(experiments, subject, rollout, soft, ids)
+
+
+def _unchanged(
+    experiments: Experiments, subject: Subject, rollout: Any, soft: Soft, ids: tuple[str, ...]
+) -> None:
+    """Nothing the refused calls asked for happened."""
+    status = experiments.status_of(subject.experiment_id)
+    soft.check(
+        status != experiments.p.terminated,
+        ids,
+        "a refused terminate ended the experiment",
+        "still running",
+        repr(status),
+    )
+    member = experiments.by_unit(experiments.members(subject.experiment_id, ids)).get(
+        subject.unit, {}
+    )
+    soft.check(
+        experiments.is_active(member),
+        ids,
+        "a refused unenroll changed the member",
+        "the unit still active",
+        repr(member or "(absent)"),
+    )
+    after = body_of(experiments.rollout(subject.experiment_id))
+    soft.check(
+        after == rollout,
+        ids,
+        "a refused rollout change changed the rollout",
+        repr(rollout),
+        repr(after),
+    )
+    made = subject.create_body["name"]
+    soft.check(
+        made not in _names(experiments, ids),
+        ids,
+        "a refused create made an experiment",
+        f"no experiment named {made!r}",
+        "one is listed",
+    )
+
+
+@requirement("AUTH-EXP-FOREIGN-PROJECT")
+def test_another_owners_project_is_forbidden(experiments: Experiments) -> None:
+    ids = ("AUTH-EXP-FOREIGN-PROJECT",)
+    project = experiments.profile.project
+    if project.foreign_application_id is None or project.foreign_environment_id is None:
+        raise NotMeasurable(
+            "the profile names no foreign project (project.foreign_application_id"
+            " and project.foreign_environment_id)"
+        )
+    subject = _subject(experiments, "foreign", assigned=False)
+    forbidden = experiments.profile.errors.forbidden_status
+    with Soft() as soft:
+        for entry in ENDPOINTS:
+            reply = _send(
+                experiments,
+                entry,
+                subject,
+                application_id=project.foreign_application_id,
+                environment=project.foreign_environment_id,
+            )
+            soft.check(
+                reply.status == forbidden,
+                ids,
+                f"{entry[0]} on another owner's project was not forbidden",
+                f"HTTP {forbidden}",
+                reply.describe(),
+                reply,
+            )
+
+
+# ------------------------------------------------------------------ unknown ids
+
+
+@requirement("EXP-UNKNOWN-404")
+def test_unknown_experiment_answers_404(experiments: Experiments) -> None:
+    ids = ("EXP-UNKNOWN-404",)
+    subject = _subject(experiments, "unknown", assigned=False)
+    listed = {item.get("id") for item in experiments.listed(ids)}
+    unknown = UNKNOWN_EXPERIMENT_ID
+    while unknown in listed:
+        unknown += 1
+    with Soft() as soft:
+        for entry in PER_EXPERIMENT:
+            reply = _send(experiments, entry, subject, experiment_id=unknown)
+            soft.check(
+                reply.status == 404,
+                ids,
+                f"{entry[0]} on an unknown experiment",
+                "HTTP 404",
+                reply.describe(),
+                reply,
+            )
+
+
+@requirement("EXP-CONTEXT-PROPERTIES")
+def test_context_properties_answer_a_list(experiments: Experiments) -> None:
+    ids = ("EXP-CONTEXT-PROPERTIES",)
+    reply = experiments.context_properties()
+    expect(ok(reply), ids, "context properties failed", "HTTP 200", reply.describe(), reply)
+    items = json_object(reply, ids).get(experiments.p.items)
+    name = experiments.p.property_name
+    expect(
+        isinstance(items, list)
+        and all(isinstance(i, dict) and isinstance(i.get(name), str) for i in items),
+        ids,
+        "context properties answered no list of named properties",
+        f"an object with {experiments.p.items!r}: [{{{name}: string, ...}}]",
+        reply.describe(),
+        reply,
+    )
+
+
+# ------------------------------------------------------------------ create refusals
+
+Mutation = Callable[[dict[str, Any], Experiments], None]
+
+
+def _drop(field: str) -> Mutation:
+    return lambda body, e: body.pop(field, None)
+
+
+def _put(field: str, value: Callable[[Experiments], Any]) -> Mutation:
+    def mutate(body: dict[str, Any], experiments: Experiments) -> None:
+        body[field] = value(experiments)
+
+    return mutate
+
+
+def _weights(shares: Callable[[int], list[int]]) -> Mutation:
+    def mutate(body: dict[str, Any], experiments: Experiments) -> None:
+        total = experiments.profile.experiments.weight_total
+        for group, weight in zip(body["groups"], shares(total), strict=True):
+            group["weight"] = weight
+
+    return mutate
+
+
+def _group_count(count: Callable[[Experiments], int]) -> Mutation:
+    def mutate(body: dict[str, Any], experiments: Experiments) -> None:
+        n = count(experiments)
+        body["groups"] = experiments.groups([[]] * n) if n else []
+
+    return mutate
+
+
+def _window(body: dict[str, Any], experiments: Experiments) -> None:
+    body["startsAt"] = "2031-01-02T00:00:00.000Z"
+    body["endsAt"] = "2031-01-01T00:00:00.000Z"
+
+
+# requirement id -> [(description, mutation of a valid two-group weighted body)]
+CREATE_REFUSALS: dict[str, list[tuple[str, Mutation]]] = {
+    "EXP-CREATE-400-FIELDS": [
+        ("a create without a name", _drop("name")),
+        ("a create without a base configuration", _drop("baseConfigurationId")),
+        ("a create without groups", _drop("groups")),
+        (
+            "a create with an undeclared unit type",
+            _put("unitType", lambda e: "-".join(e.profile.experiments.unit_types) + "-other"),
+        ),
+        (
+            "a create with an undeclared assignment mode",
+            _put("assignmentMode", lambda e: "".join(e.profile.experiments.assignment_modes) + "X"),
+        ),
+        ("a create whose endsAt is before its startsAt", _window),
+    ],
+    "EXP-CREATE-400-WEIGHTS": [
+        ("weights below the total", _weights(lambda t: [t // 2, t // 2 - 1])),
+        ("weights above the total", _weights(lambda t: [t // 2, t // 2 + 1 + t % 2])),
+        ("a negative weight", _weights(lambda t: [t + 1, -1])),
+    ],
+    "EXP-CREATE-400-GROUP-COUNT": [
+        ("no group", _group_count(lambda e: 0)),
+        (
+            "more groups than the declared maximum",
+            _group_count(lambda e: e.profile.experiments.max_groups + 1),
+        ),
+    ],
+    "EXP-CREATE-400-BASE-CONFIG": [
+        ("an unknown base configuration", _put("baseConfigurationId", lambda e: 987_654_321)),
+        (
+            "a base configuration of another environment",
+            _put("baseConfigurationId", lambda e: _other_environment_base(e)),
+        ),
+    ],
+}
+
+
+def _other_environment_base(experiments: Experiments) -> Any:
+    others = [a for a in experiments.profile.project.environments if a != experiments.environment]
+    if not others:
+        raise NotMeasurable("the profile names only one environment")
+    home = experiments.environment
+    experiments.environment = others[0]
+    try:
+        return experiments.base(BASE, "elsewhere")["id"]
+    finally:
+        experiments.environment = home
+
+
+@pytest.mark.parametrize(
+    "requirement_id",
+    [pytest.param(rid, marks=requirement(rid), id=rid) for rid in CREATE_REFUSALS],
+)
+def test_invalid_create_is_refused(experiments: Experiments, requirement_id: str) -> None:
+    ids = (requirement_id,)
+    base = experiments.base(BASE)
+    names = []
+    with Soft() as soft:
+        for index, (what, mutate) in enumerate(CREATE_REFUSALS[requirement_id]):
+            body = experiments.body(
+                f"refused-{index}", base["id"], experiments.groups([[], MORE_GOLD])
+            )
+            names.append(body["name"])
+            mutate(body, experiments)
+            reply = experiments.create(body)
+            soft.check(
+                400 <= reply.status < 500,
+                ids,
+                f"{what} was accepted",
+                "a 4xx",
+                reply.describe(),
+                reply,
+            )
+        made = [
+            item
+            for item in experiments.listed(ids)
+            if item.get("name") in names or item.get("baseConfigurationId") == base["id"]
+        ]
+        soft.check(
+            not made,
+            ids,
+            "a refused create made an experiment",
+            "no new experiment",
+            repr([(i.get("id"), i.get("name")) for i in made]),
+        )
