@@ -86,9 +86,8 @@ def ok(reply: Reply) -> bool:
 
 
 def is_json(reply: Reply) -> bool:
-    return reply.headers.get("content-type", "").split(";")[0].strip().lower() == (
-        "application/json"
-    )
+    media = str(reply.headers.get("content-type", "")).split(";")[0].strip().lower()
+    return media == "application/json"
 
 
 def body_of(reply: Reply) -> Any:
@@ -340,7 +339,7 @@ class Experiments:
                 reply.describe(),
                 reply,
             )
-            items.extend(found)
+            items.extend(found or [])
             cursor = page.get(self.p.next_cursor)
             if not cursor:
                 return items

@@ -321,7 +321,7 @@ def test_invalid_rollout_change_is_refused(experiments: Experiments) -> None:
     experiment_id, groups = _experiment(experiments, "badroll")
     before = body_of(experiments.rollout(experiment_id))
     total = experiments.profile.experiments.weight_total
-    cases = {
+    cases: dict[str, dict[str, Any]] = {
         "weights below the total": {"weights": {groups[0]: 1, groups[1]: 1}},
         "weights above the total": {"weights": {groups[0]: total, groups[1]: 1}},
         "negative weight": {"weights": {groups[0]: total + 1, groups[1]: -1}},

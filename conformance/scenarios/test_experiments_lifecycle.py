@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
@@ -18,6 +18,7 @@ from conformance.checks.experiments import (
     group_ids,
     ok,
 )
+from conformance.client import Reply
 
 requirement = pytest.mark.requirement
 
@@ -353,7 +354,7 @@ def test_a_terminated_experiment_stays_terminated(experiments: Experiments) -> N
 
         raise setup_failed("terminate the experiment (EXP-TERMINATE checks that)", reply)
     new = experiments.weights([3, 1])
-    attempts = {
+    attempts: dict[str, Callable[[], Reply]] = {
         "rollout change": lambda: experiments.change_rollout(
             experiment_id, percentage=50, weights={first: new[0], second: new[1]}
         ),
