@@ -8,10 +8,12 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import os
 import sys
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +27,11 @@ EXIT_USAGE = 2
 STAGES: dict[str, tuple[str, ...]] = {
     "scenarios": ("conformance.scenarios",),
     "fuzz": ("conformance.fuzz",),
+}
+# The pytest plugins a stage needs. A stage listed here runs with plugin autoloading off (other
+# installed plugins cost seconds of start-up in every xdist worker); others load everything.
+STAGE_PLUGINS: dict[str, tuple[str, ...]] = {
+    "scenarios": ("xdist.plugin", "pytest_base_url.plugin", "conformance.plugin"),
 }
 
 PYTEST_INI = """\
@@ -127,7 +134,9 @@ def pytest_args(
     options: argparse.Namespace, base_url: str, profile_path: Path, ini: Path, workers: int
 ) -> list[str]:
     root = Path(__file__).resolve().parent.parent
-    args = [
+    plugins = STAGE_PLUGINS.get(options.stage)
+    args = [arg for name in plugins or () for arg in ("-p", name)]
+    args += [
         "-c",
         str(ini),
         "--rootdir",
@@ -165,6 +174,22 @@ class _Capture:
             self.written = collector.written
 
 
+@contextmanager
+def _plugin_autoload(enabled: bool) -> Iterator[None]:
+    """Turn pytest's plugin autoloading off for this run (xdist workers inherit it)."""
+    name = "PYTEST_DISABLE_PLUGIN_AUTOLOAD"
+    saved = os.environ.get(name)
+    if not enabled:
+        os.environ[name] = "1"
+    try:
+        yield
+    finally:
+        if saved is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = saved
+
+
 def run(options: argparse.Namespace) -> int:
     import pytest
 
@@ -185,7 +210,9 @@ def run(options: argparse.Namespace) -> int:
             args = pytest_args(
                 options, target.base_url, target.profile_path or Path(), ini, workers
             )
-            code = pytest.main(args, plugins=[capture])
+            autoload = options.stage not in STAGE_PLUGINS
+            with _plugin_autoload(autoload):
+                code = pytest.main(args, plugins=[capture])
     finally:
         target.stop()
     elapsed = time.monotonic() - started

@@ -110,6 +110,11 @@ class Transcript:
         return "\n".join(lines)
 
 
+def new_http_client(timeout: httpx.Timeout = TIMEOUT) -> httpx.Client:
+    """A keep-alive HTTP client; one per session can serve every test's ``Client``."""
+    return httpx.Client(timeout=timeout, headers={"user-agent": USER_AGENT}, verify=False)
+
+
 class Client:
     """Talks to one target for one test. Paces SDK traffic, records and redacts everything."""
 
@@ -126,6 +131,7 @@ class Client:
         transcript: Transcript | None = None,
         timeout: httpx.Timeout = TIMEOUT,
         gate: TrafficGate | None = None,
+        http: httpx.Client | None = None,
     ) -> None:
         self.base_url = base_url.rstrip("/")
         self.profile = profile
@@ -135,12 +141,14 @@ class Client:
         self.transcript = transcript if transcript is not None else Transcript()
         self.timeout = timeout
         self.gate = gate or TrafficGate(None)
-        self._http = httpx.Client(timeout=timeout, headers={"user-agent": USER_AGENT})
+        self._owns_http = http is None
+        self._http = http or new_http_client(timeout)
         self.instance_id = self.new_instance_id()
         self.last_burst_seconds = 0.0
 
     def close(self) -> None:
-        self._http.close()
+        if self._owns_http:
+            self._http.close()
 
     def __enter__(self) -> Client:
         return self

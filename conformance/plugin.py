@@ -259,15 +259,34 @@ def cleanup() -> Iterator[Cleanup]:
         registry.run()
 
 
+@pytest.fixture(scope="session")
+def http_session() -> Iterator[Any]:
+    """One keep-alive ``httpx.Client`` shared by every test's ``client``."""
+    from conformance.client import new_http_client
+
+    with new_http_client() as http:
+        yield http
+
+
 @pytest.fixture
 def client(
-    request: pytest.FixtureRequest, target: Any, pacer: Any, run_prefix: str, traffic_gate: Any
+    request: pytest.FixtureRequest,
+    target: Any,
+    pacer: Any,
+    run_prefix: str,
+    traffic_gate: Any,
+    http_session: Any,
 ) -> Iterator[Any]:
     """A ``conformance.client.Client`` for this test; its transcript goes into failure reports."""
     from conformance.client import Client
 
     with Client(
-        target.base_url, target.profile, run_prefix=run_prefix, pacer=pacer, gate=traffic_gate
+        target.base_url,
+        target.profile,
+        run_prefix=run_prefix,
+        pacer=pacer,
+        gate=traffic_gate,
+        http=http_session,
     ) as http:
         request.node.stash[TRANSCRIPT] = http.transcript
         yield http
