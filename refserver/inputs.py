@@ -59,7 +59,11 @@ async def json_body(request: Request, limit: int = MAX_BODY_BYTES) -> Any:
     """The request body as a JSON value, after media-type, size and syntax checks."""
     content_type = request.headers.get("content-type")
     declared = request.headers.get("content-length")
-    if declared is not None and declared.isdigit() and int(declared) > limit:
+    if (
+        declared is not None
+        and declared.isdigit()
+        and (len(declared) > 15 or int(declared) > limit)
+    ):
         raise ApiError(413, "PAYLOAD_TOO_LARGE", f"the request body is larger than {limit} bytes")
     chunks: list[bytes] = []
     size = 0

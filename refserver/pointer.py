@@ -33,6 +33,8 @@ def array_index(segment: str, length: int, *, allow_end: bool) -> int:
         return length
     if not segment.isdigit() or not segment.isascii() or (len(segment) > 1 and segment[0] == "0"):
         raise PointerResolutionError(f"{segment!r} is not an array index")
+    if len(segment) > 18:  # beyond any list, and int() refuses very long digit strings
+        raise PointerResolutionError("index is out of range")
     index = int(segment)
     limit = length if allow_end else length - 1
     if index > limit:

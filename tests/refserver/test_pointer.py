@@ -32,6 +32,6 @@ def test_resolve() -> None:
 def test_array_index() -> None:
     assert pointer.array_index("-", 3, allow_end=True) == 3
     assert pointer.array_index("3", 3, allow_end=True) == 3
-    for bad in ("3", "-1", "01", "\u0661"):
+    for bad in ("3", "-1", "01", "\u0661", "9" * 5000):
         with pytest.raises(pointer.PointerResolutionError):
             pointer.array_index(bad, 3, allow_end=False)
