@@ -546,13 +546,20 @@ def other_unit_type(profile: Profile, unit_type: str) -> str:
 
 
 def require_capabilities(profile: Profile, requirement_ids: Iterable[str]) -> None:
-    """Unsupported unless the profile declares every capability the requirements need."""
+    """Unsupported unless the profile declares every capability the requirements need.
+
+    Uses ``Requirement.capabilities`` (every capability, implied ones included), so a test
+    naming a bootstrap-with-identity rule is unsupported on a target without bootstrap."""
     index = catalogue_index()
+    absent: dict[str, list[str]] = {}
     for requirement_id in requirement_ids:
         entry = index.get(requirement_id)
         for capability in getattr(entry, "capabilities", ()):
             if not profile.capability(capability):
-                raise Unsupported(capability)
+                absent.setdefault(requirement_id, []).append(capability)
+    if absent:
+        names = sorted({c for caps in absent.values() for c in caps})
+        raise Unsupported(", ".join(names), tuple(absent))
 
 
 def experiments_for(request: Any, client: Client, cleanup: Any) -> Iterator[Experiments]:
