@@ -112,7 +112,7 @@ class Transcript:
 
 def new_http_client(timeout: httpx.Timeout = TIMEOUT) -> httpx.Client:
     """A keep-alive HTTP client; one per session can serve every test's ``Client``."""
-    return httpx.Client(timeout=timeout, headers={"user-agent": USER_AGENT}, verify=False)
+    return httpx.Client(timeout=timeout, headers={"user-agent": USER_AGENT})
 
 
 class Client:

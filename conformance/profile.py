@@ -350,6 +350,10 @@ def _validate(data: Any, source: str, lines: dict[tuple[Any, ...], int]) -> None
     problems = []
     for error in errors[:5]:
         path = tuple(error.absolute_path)
+        if error.validator == "additionalProperties" and isinstance(error.instance, dict):
+            known = error.schema.get("properties", {})
+            extra = [key for key in error.instance if key not in known]
+            path = (*path, extra[0]) if extra else path
         problems.append(f"{_where(source, path, lines)}: key {_dotted(path)}: {error.message}")
     more = f"\n(and {len(errors) - 5} more)" if len(errors) > 5 else ""
     raise UsageError(
@@ -366,6 +370,9 @@ def parse(text: str, source: str = "<profile>", base: Path | None = None) -> Pro
     except yaml.MarkedYAMLError as error:
         mark = error.problem_mark or error.context_mark
         line = f", line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+        context = error.context_mark
+        if context is not None and mark is not None and context.line != mark.line:
+            line += f" ({error.context} at line {context.line + 1})"
         raise UsageError(
             f"{source}{line}: the target profile is not valid YAML: {error.problem or error}",
             "fix the YAML syntax at that line",

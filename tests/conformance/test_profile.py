@@ -1,0 +1,132 @@
+"""The target profile loader: defaults, ${ENV_VAR}, and errors that name the key and the line."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from conformance import profile as profiles
+from conformance.errors import UsageError
+
+VALID = """\
+profile_version: 1
+credentials:
+  pat: ${RCES_TEST_PAT}
+  sdk_keys:
+    - {key: svc_pk_dev, environments: [development]}
+    - {key: svc_pk_all, environments: [development, production]}
+  legacy_sdk_key: {key: sdk_legacy, environments: [development]}
+  foreign_sdk_key: svc_pk_foreign
+project:
+  application_id: ${RCES_TEST_APP}
+  environments: {development: 1, production: 2}
+rate_limit:
+  burst: 10
+"""
+
+
+@pytest.fixture
+def env(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("RCES_TEST_PAT", "svc_pat_secret")
+    monkeypatch.setenv("RCES_TEST_APP", "7")
+
+
+def write(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "target.yaml"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_valid_profile_gets_defaults_and_env_values(tmp_path: Path, env: None) -> None:
+    loaded = profiles.load(write(tmp_path, VALID))
+    assert loaded.credentials.pat == "svc_pat_secret"
+    assert loaded.project.application_id == 7  # a whole-value ${VAR} takes its YAML type
+    assert loaded.rate_limit.burst == 10
+    assert loaded.rate_limit.refill_per_second == 30  # default: the reference choice
+    assert loaded.headers.instance_id == "server-id"
+    assert loaded.errors.missing_credentials_status == (401,)
+    assert loaded.capability("bootstrap") is True
+    assert loaded.key_for("production") is not None
+    assert loaded.key_for("development").key == "svc_pk_dev"  # type: ignore[union-attr]
+
+
+def test_secrets_lists_every_credential(tmp_path: Path, env: None) -> None:
+    loaded = profiles.load(write(tmp_path, VALID))
+    assert set(loaded.secrets()) == {
+        "svc_pat_secret",
+        "svc_pk_dev",
+        "svc_pk_all",
+        "sdk_legacy",
+        "svc_pk_foreign",
+    }
+    shown = str(loaded.redacted())
+    assert not any(secret in shown for secret in loaded.secrets())
+    assert "$RCES_PAT" in shown
+
+
+def test_missing_file_is_a_usage_error(tmp_path: Path) -> None:
+    with pytest.raises(UsageError) as caught:
+        profiles.load(tmp_path / "absent.yaml")
+    assert "not found" in str(caught.value)
+    assert "What to do" in str(caught.value)
+
+
+def test_yaml_syntax_error_names_the_line(tmp_path: Path) -> None:
+    text = "credentials:\n  pat: x\n  sdk_keys: [\nproject: {}\n"
+    with pytest.raises(UsageError) as caught:
+        profiles.load(write(tmp_path, text))
+    message = str(caught.value)
+    assert "not valid YAML" in message
+    assert "line 3" in message  # where the unclosed list starts
+
+
+def test_wrong_type_names_the_key_and_the_line(tmp_path: Path, env: None) -> None:
+    text = VALID.replace("  burst: 10", "  burst: lots")
+    with pytest.raises(UsageError) as caught:
+        profiles.load(write(tmp_path, text))
+    message = str(caught.value)
+    assert "rate_limit.burst" in message
+    assert "line 13" in message
+    assert "'lots' is not of type 'integer'" in message
+
+
+def test_unknown_key_is_reported_where_it_is(tmp_path: Path, env: None) -> None:
+    text = VALID.replace("  burst: 10", "  burst: 10\n  bursts: 11")
+    with pytest.raises(UsageError) as caught:
+        profiles.load(write(tmp_path, text))
+    assert "bursts" in str(caught.value)
+    assert "line 14" in str(caught.value)
+
+
+def test_unset_environment_variable_is_a_usage_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("RCES_TEST_PAT", raising=False)
+    monkeypatch.setenv("RCES_TEST_APP", "1")
+    with pytest.raises(UsageError) as caught:
+        profiles.load(write(tmp_path, VALID))
+    message = str(caught.value)
+    assert "${RCES_TEST_PAT}" in message
+    assert "credentials.pat" in message
+    assert "line 3" in message
+    assert "export RCES_TEST_PAT" in message
+
+
+def test_missing_required_section_is_reported(tmp_path: Path) -> None:
+    with pytest.raises(UsageError) as caught:
+        profiles.load(write(tmp_path, "profile_version: 1\n"))
+    assert "'credentials' is a required property" in str(caught.value)
+
+
+def test_schema_defaults_equal_the_loader_defaults() -> None:
+    """The schema documents each default; it must say what the loader does."""
+    schema = profiles.schema()
+    for section, values in profiles.DEFAULTS.items():
+        if not isinstance(values, dict):
+            continue
+        properties = schema["properties"][section].get("properties", {})
+        for key, value in values.items():
+            if isinstance(value, dict):
+                continue
+            assert properties[key].get("default") == value, f"{section}.{key}"
