@@ -1,0 +1,144 @@
+"""Run the suite against one faulty server and say which requirements it failed.
+
+``run_fault`` starts the reference server wrapped in the fault on 127.0.0.1 (free port, own
+SQLite file, uvicorn in a thread), runs ``conformance run`` against it in a child process,
+narrowed with ``--requirements`` to the fault's *watch set*, and reads ``conformance.json``.
+
+The watch set is the broken ids, every requirement of the same family (ids sharing their first
+two segments, e.g. all ``CFG-PATCH-*``), and the fault's own extra ``watch`` ids: wide enough to
+see a check that fails where it should not (imprecise), narrow enough to keep the catalogue fast.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from conformance.catalogue import load_catalogue
+from faulty.asgi import FaultyApp
+from faulty.catalogue import Fault
+from faulty.context import Context
+from refserver.runner import start_server
+
+RUN_TIMEOUT_SECONDS = 600
+CAUGHT = frozenset({"fail"})
+
+
+def family(requirement_id: str) -> str:
+    return "-".join(requirement_id.split("-")[:2])
+
+
+def watch_set(fault: Fault) -> frozenset[str]:
+    families = {family(i) for i in fault.breaks}
+    checkable = [r.id for r in load_catalogue() if r.checkable]
+    return frozenset(fault.breaks | fault.watch | {i for i in checkable if family(i) in families})
+
+
+@dataclass(frozen=True)
+class FaultRun:
+    fault: Fault
+    watched: frozenset[str]
+    outcomes: dict[str, str]
+    seconds: float
+    output: str
+
+    @property
+    def failed(self) -> frozenset[str]:
+        return frozenset(i for i, o in self.outcomes.items() if o in CAUGHT)
+
+    @property
+    def missed(self) -> frozenset[str]:
+        """Declared broken, but the suite did not fail them (a toothless check)."""
+        return self.fault.breaks - self.failed
+
+    @property
+    def extra(self) -> frozenset[str]:
+        """Failed, but not declared broken (an imprecise check, or a wrong declaration)."""
+        return self.failed - self.fault.breaks
+
+    def explain(self) -> str:
+        lines = [f"fault {self.fault.name}: {self.fault.doc}"]
+        if self.missed:
+            lines.append(
+                "declared but not failed: "
+                + ", ".join(f"{i} ({self.outcomes.get(i, 'not run')})" for i in sorted(self.missed))
+            )
+        if self.extra:
+            lines.append("failed but not declared: " + ", ".join(sorted(self.extra)))
+        lines.append(self.output[-3000:])
+        return "\n".join(lines)
+
+
+def run_suite(base_url: str, profile: Path, requirements: frozenset[str], report_dir: Path) -> str:
+    """``conformance run`` in a child process (one worker); returns its output."""
+    command = [
+        sys.executable, "-m", "conformance.cli", "run",
+        "--base-url", base_url,
+        "--profile", str(profile),
+        "--requirements", ",".join(sorted(requirements)),
+        "--report-dir", str(report_dir),
+        "--workers", "0",
+        "--quiet",
+    ]  # fmt: skip
+    env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
+    done = subprocess.run(
+        command,
+        capture_output=True,
+        text=True,
+        timeout=RUN_TIMEOUT_SECONDS,
+        env=env,
+        cwd=report_dir.parent,
+        check=False,
+    )
+    return done.stdout + done.stderr
+
+
+def outcomes_of(report_dir: Path) -> dict[str, str]:
+    path = report_dir / "conformance.json"
+    if not path.exists():
+        return {}
+    data = json.loads(path.read_text(encoding="utf-8"))
+    return {r["id"]: r["outcome"] for r in data["requirements"]}
+
+
+def merged(base: dict[str, Any], overrides: dict[str, Any]) -> dict[str, Any]:
+    out = dict(base)
+    for key, value in overrides.items():
+        both = isinstance(value, dict) and isinstance(out.get(key), dict)
+        out[key] = merged(out[key], value) if both else value
+    return out
+
+
+def with_overrides(profile: Path, overrides: dict[str, Any]) -> None:
+    """Merge a fault's profile keys into the profile the server wrote (e.g. a stricter choice)."""
+    data = yaml.safe_load(profile.read_text(encoding="utf-8"))
+    profile.write_text(yaml.safe_dump(merged(data, overrides), sort_keys=False), encoding="utf-8")
+
+
+def run_fault(fault: Fault, workdir: Path) -> FaultRun:
+    """Serve the fault, run the suite narrowed to its watch set, and collect the outcomes."""
+    started = time.monotonic()
+    db = workdir / "refserver.db"
+    profile = workdir / "profile.yaml"
+    watched = watch_set(fault)
+
+    def wrap(app: object) -> FaultyApp:
+        return FaultyApp(app, fault.make(Context.load(profile, db)))  # type: ignore[arg-type]
+
+    server = start_server(db, profile_path=profile, wrap=wrap)  # type: ignore[arg-type]
+    try:
+        if fault.profile:
+            with_overrides(profile, fault.profile)
+        report_dir = workdir / "report"
+        output = run_suite(server.base_url, profile, watched, report_dir)
+    finally:
+        server.stop()
+    return FaultRun(fault, watched, outcomes_of(report_dir), time.monotonic() - started, output)

@@ -1,0 +1,200 @@
+"""Routes and small combinators the fault catalogue is written with.
+
+A route is a predicate on a ``Request``. The combinators build ``Handler`` values: rewrite the
+request before the reference app sees it, rewrite the JSON it answers, answer in its place, or
+chain several of these. Faults that need memory (a frozen hash, a cached summary) are written as
+closures in ``catalogue.py`` over state created per server.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Callable
+from typing import Any
+
+from faulty.asgi import Forward, Handler, Request, Response
+
+Route = Callable[[Request], bool]
+
+_APP = r"^/application/[^/]+/v2"
+
+
+def route(method: str, pattern: str) -> Route:
+    compiled = re.compile(pattern)
+
+    def matches(request: Request) -> bool:
+        return (method == "*" or request.method == method) and bool(compiled.search(request.path))
+
+    return matches
+
+
+def either(*routes: Route) -> Route:
+    return lambda request: any(r(request) for r in routes)
+
+
+CREATE = route("POST", _APP + r"/configuration/?$")
+PATCH = route("PATCH", _APP + r"/configuration/[^/]+$")
+MANAGEMENT = route("*", _APP + r"/configuration")
+EXPERIMENTS = route("*", _APP + r"/experiments")
+STATUS = route("GET", r"^/sdk/v2/status$")
+BOOTSTRAP = route("GET", r"^/sdk/v2/bootstrap$")
+SDK = route("*", r"^/sdk/")
+SNAPSHOT = either(STATUS, BOOTSTRAP)
+EXP_ID = _APP + r"/experiments/(?!analytics-catalog|assignment-counts|context-properties)[^/]+"
+EXP_CREATE = route("POST", _APP + r"/experiments/?$")
+EXP_LIST = route("GET", _APP + r"/experiments/?$")
+EXP_GET = route("GET", EXP_ID + r"$")
+EXP_CATALOG = route("GET", _APP + r"/experiments/analytics-catalog$")
+EXP_COUNTS = route("GET", _APP + r"/experiments/assignment-counts$")
+EXP_CONTEXT = route("GET", _APP + r"/experiments/context-properties$")
+EXP_GROUP_COUNTS = route("GET", EXP_ID + r"/assignment-counts$")
+EXP_ASSIGNMENTS = route("GET", EXP_ID + r"/assignments$")
+EXP_ASSIGN = route("POST", EXP_ID + r"/assignments$")
+EXP_REACTIVATE = route("POST", EXP_ID + r"/assignments/reactivate$")
+EXP_UNENROLL = route("POST", EXP_ID + r"/assignments/unenroll$")
+EXP_MEMBERS = route("GET", EXP_ID + r"/members$")
+EXP_ROLLOUT_GET = route("GET", EXP_ID + r"/rollout$")
+EXP_ROLLOUT = route("PATCH", EXP_ID + r"/rollout$")
+EXP_TERMINATE = route("POST", EXP_ID + r"/terminate$")
+
+
+def with_identity(request: Request) -> bool:
+    return BOOTSTRAP(request) and request.header("unit-id") is not None
+
+
+def without_identity(request: Request) -> bool:
+    return SNAPSHOT(request) and request.header("unit-id") is None
+
+
+def ok(response: Response) -> bool:
+    return 200 <= response.status < 300
+
+
+def sha(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def quoted(tag: str) -> str:
+    return f'"{tag}"'
+
+
+def unquoted(value: str) -> str:
+    value = value.strip()
+    value = value[2:] if value.startswith("W/") else value
+    return value.strip('"')
+
+
+# ------------------------------------------------------------------ combinators
+
+
+async def passthrough(request: Request, forward: Forward) -> Response:
+    return await forward(request)
+
+
+def when(where: Route, handler: Handler) -> Handler:
+    """``handler`` on the requests of ``where``; the reference app for the rest."""
+
+    async def routed(request: Request, forward: Forward) -> Response:
+        return await (handler if where(request) else passthrough)(request, forward)
+
+    return routed
+
+
+def chain(*handlers: Handler) -> Handler:
+    """The first handler's ``forward`` is the second handler, and so on to the reference app."""
+
+    async def chained(request: Request, forward: Forward) -> Response:
+        async def step(index: int, current: Request) -> Response:
+            if index == len(handlers):
+                return await forward(current)
+            return await handlers[index](current, lambda r: step(index + 1, r))
+
+        return await step(0, request)
+
+    return chained
+
+
+def edit_request(where: Route, edit: Callable[[Request], Request]) -> Handler:
+    """Change matching requests before the reference app sees them."""
+
+    async def handler(request: Request, forward: Forward) -> Response:
+        return await forward(edit(request) if where(request) else request)
+
+    return handler
+
+
+def edit_response(where: Route, edit: Callable[[Request, Response], Response]) -> Handler:
+    """Change what the reference app answers to matching requests."""
+
+    async def handler(request: Request, forward: Forward) -> Response:
+        response = await forward(request)
+        return edit(request, response) if where(request) else response
+
+    return handler
+
+
+def edit_json(
+    where: Route, edit: Callable[[Any, Request], Any], statuses: range = range(200, 300)
+) -> Handler:
+    """Change the JSON body of matching responses whose status is in ``statuses``."""
+
+    def rewrite(request: Request, response: Response) -> Response:
+        data = response.json()
+        if response.status not in statuses or data is None:
+            return response
+        return response.with_json(edit(data, request))
+
+    return edit_response(where, rewrite)
+
+
+def edit_request_json(where: Route, edit: Callable[[Any], Any]) -> Handler:
+    """Change the JSON body of matching requests (bodies that are not JSON pass unchanged)."""
+
+    def rewrite(request: Request) -> Request:
+        data = request.json()
+        return request if data is None else request.with_json(edit(data))
+
+    return edit_request(where, rewrite)
+
+
+def answer(where: Route, make: Callable[[Request], Response | None]) -> Handler:
+    """Answer matching requests in the server's place (``make`` returning None: forward)."""
+
+    async def handler(request: Request, forward: Forward) -> Response:
+        made = make(request) if where(request) else None
+        return made if made is not None else await forward(request)
+
+    return handler
+
+
+def on_status(
+    where: Route, status: int, retry: Callable[[Request, Response], Request | Response]
+) -> Handler:
+    """When the reference app answers ``status``, send another request (or answer) instead."""
+
+    async def handler(request: Request, forward: Forward) -> Response:
+        response = await forward(request)
+        if not where(request) or response.status != status:
+            return response
+        made = retry(request, response)
+        return made if isinstance(made, Response) else await forward(made)
+
+    return handler
+
+
+def json_edit_items(edit: Callable[[dict[str, Any]], Any]) -> Callable[[Any, Request], Any]:
+    """An ``edit_json`` function applying ``edit`` to each element of ``items`` (in place)."""
+
+    def apply(data: Any, request: Request) -> Any:
+        for item in data.get("items", []):
+            edit(item)
+        return data
+
+    return apply
+
+
+def summaries(data: Any) -> list[dict[str, Any]]:
+    """The experiment summaries of a snapshot body."""
+    experiments = data.get("experiments") or {}
+    return [s for kind in ("user", "server") for s in experiments.get(kind, [])]

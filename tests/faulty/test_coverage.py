@@ -1,0 +1,41 @@
+"""Self-test of the catalogue's reach: every server requirement is broken by some fault, or is
+listed as not breakable from the outside with a reason; names and ids are well-formed."""
+
+from __future__ import annotations
+
+import pytest
+
+from conformance.catalogue import load_catalogue
+from faulty.catalogue import FAULTS
+from faulty.not_breakable import NOT_BREAKABLE
+
+
+def test_every_server_requirement_is_broken_or_listed(
+    record_property: pytest.RecordProperty,
+) -> None:
+    checkable = {r.id for r in load_catalogue() if r.checkable}
+    broken = set().union(*(f.breaks for f in FAULTS))
+    record_property("requirements_checkable", len(checkable))
+    record_property("requirements_with_fault", len(checkable & broken))
+    assert sorted(checkable - broken - set(NOT_BREAKABLE)) == []
+
+
+def test_not_breakable_entries_are_server_requirements_without_a_fault() -> None:
+    catalogue = load_catalogue()
+    broken = set().union(*(f.breaks for f in FAULTS))
+    for requirement_id, reason in NOT_BREAKABLE.items():
+        assert requirement_id in catalogue and catalogue[requirement_id].checkable, requirement_id
+        assert requirement_id not in broken, f"{requirement_id} is listed but a fault breaks it"
+        assert len(reason) > 40, f"{requirement_id}: give a real reason"
+
+
+def test_faults_name_known_requirements_once() -> None:
+    catalogue = load_catalogue()
+    names = [f.name for f in FAULTS]
+    assert len(names) == len(set(names))
+    for fault in FAULTS:
+        assert fault.breaks, fault.name
+        unknown = sorted(i for i in fault.breaks | fault.watch if i not in catalogue)
+        assert unknown == [], f"{fault.name} names unknown ids {unknown}"
+        assert all(catalogue[i].checkable for i in fault.breaks), fault.name
+        assert fault.doc.strip(), fault.name
