@@ -34,6 +34,12 @@ STAGE_PLUGINS: dict[str, tuple[str, ...]] = {
     "scenarios": ("xdist.plugin", "pytest_base_url.plugin", "conformance.plugin"),
 }
 
+# Further subcommands: name -> module with add_parser(subparsers) and main(options) -> exit status.
+COMMANDS: dict[str, str] = {
+    "selftest": "conformance.selftest",
+    "flaky": "conformance.flakiness",
+}
+
 PYTEST_INI = """\
 [pytest]
 addopts = --strict-markers -p no:cacheprovider
@@ -103,6 +109,8 @@ def _parser() -> argparse.ArgumentParser:
     )
     run.add_argument("--quiet", action="store_true", help="print only the final summary line")
     run.add_argument("pytest_args", nargs="*", metavar="-- PYTEST-ARGS", help=argparse.SUPPRESS)
+    for module in COMMANDS.values():
+        importlib.import_module(module).add_parser(commands)
     return parser
 
 
@@ -237,10 +245,12 @@ def run(options: argparse.Namespace) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = _parser()
     options = parser.parse_args(argv)
-    if options.command != "run":
+    if options.command != "run" and options.command not in COMMANDS:
         parser.print_help()
         return EXIT_USAGE
     try:
+        if options.command in COMMANDS:
+            return int(importlib.import_module(COMMANDS[options.command]).main(options))
         return run(options)
     except UsageError as error:
         print(f"conformance: usage error: {error}", file=sys.stderr)

@@ -1,0 +1,88 @@
+"""``conformance flaky``: run the suite N times against the reference server and compare verdicts.
+
+Each run is a separate ``conformance run`` (a fresh embedded reference server with its own
+database) in a child process. The command reports, per requirement, every outcome it saw; a
+requirement with more than one outcome is flaky. Exit 0 when all runs agree and are conformant.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+RUN_TIMEOUT_SECONDS = 1800
+
+
+def add_parser(commands: Any) -> None:
+    parser = commands.add_parser(
+        "flaky",
+        help="run the suite N times against the reference server and report any difference",
+        description="Certify the embedded reference server N times and compare, per "
+        "requirement, the outcomes of the runs.",
+    )
+    parser.add_argument("--runs", type=int, default=20, help="how many runs (default: 20)")
+    parser.add_argument(
+        "--stage", default="scenarios", help="the stage each run uses (default: scenarios)"
+    )
+    parser.add_argument(
+        "-n", "--workers", default="auto", metavar="N", help="workers of each run (default: auto)"
+    )
+    parser.add_argument("--keep", metavar="DIR", help="keep each run's reports under DIR")
+
+
+def run_once(report_dir: Path, stage: str, workers: str) -> tuple[dict[str, str], str, float]:
+    """One ``conformance run`` against the embedded server: (outcome per id, verdict, seconds)."""
+    started = time.monotonic()
+    command = [sys.executable, "-m", "conformance.cli", "run", "--quiet", "--stage", stage]
+    command += ["--workers", workers, "--report-dir", str(report_dir)]
+    subprocess.run(command, capture_output=True, timeout=RUN_TIMEOUT_SECONDS, check=False)
+    seconds = time.monotonic() - started
+    path = report_dir / "conformance.json"
+    if not path.exists():
+        return {}, "no report", seconds
+    data = json.loads(path.read_text(encoding="utf-8"))
+    outcomes = {r["id"]: r["outcome"] for r in data["requirements"]}
+    return outcomes, str(data.get("verdict", "")), seconds
+
+
+def differences(runs: list[dict[str, str]]) -> dict[str, Counter[str]]:
+    """Requirements whose outcome differs between runs (absent from a run counts as 'missing')."""
+    ids = sorted({i for run in runs for i in run})
+    seen = {i: Counter(run.get(i, "missing") for run in runs) for i in ids}
+    return {i: c for i, c in seen.items() if len(c) > 1}
+
+
+def main(options: argparse.Namespace) -> int:
+    if options.runs < 2:
+        print("conformance flaky: --runs must be 2 or more", file=sys.stderr)
+        return 2
+    base = Path(options.keep) if options.keep else Path(tempfile.mkdtemp(prefix="cf-flaky-"))
+    runs: list[dict[str, str]] = []
+    verdicts: list[str] = []
+    started = time.monotonic()
+    for index in range(options.runs):
+        outcomes, verdict, seconds = run_once(
+            base / f"run-{index + 1:02d}", options.stage, str(options.workers)
+        )
+        runs.append(outcomes)
+        verdicts.append(verdict)
+        counts = Counter(outcomes.values())
+        shown = ", ".join(f"{n} {o}" for o, n in sorted(counts.items()))
+        print(f"run {index + 1}/{options.runs}: {verdict} ({shown}) in {seconds:.0f}s", flush=True)
+    changed = differences(runs)
+    elapsed = time.monotonic() - started
+    print(
+        f"conformance flaky: {options.runs} runs in {elapsed:.0f}s; verdicts "
+        f"{dict(Counter(verdicts))}; {len(changed)} requirement(s) with differing outcomes"
+    )
+    for requirement_id, counter in changed.items():
+        print(f"  {requirement_id}: " + ", ".join(f"{o} x{n}" for o, n in counter.most_common()))
+    identical = not changed and len(set(verdicts)) == 1
+    return 0 if identical and verdicts[0].startswith("conformant") else 1
