@@ -28,7 +28,7 @@ def checkout_root() -> Path:
 
 
 def faulty_dir() -> Path:
-    """``tests/faulty`` of the source checkout; a usage error when the package is installed alone."""
+    """``tests/faulty`` of the source checkout; a usage error for an installed package alone."""
     path = checkout_root() / "tests" / "faulty"
     if not (path / "catalogue.py").is_file():
         raise UsageError(
