@@ -162,7 +162,7 @@ def not_modified(call: SdkCall, current: str) -> bool:
     return any(tag == "*" or tag == current for tag in _validators(header))
 
 
-def answer(request: Request, state: AppState, call: SdkCall, digest: str, body: bytes) -> Response:
+def answer(state: AppState, call: SdkCall, digest: str, body: bytes) -> Response:
     """304 or 200 with ETag, adding the polling hint while shedding."""
     etag = {"etag": f'"{digest}"'}
     if not_modified(call, digest):
@@ -183,7 +183,7 @@ async def sdk_status(request: Request) -> Response:
             429, "RATE_LIMITED", "too many status requests", headers={"retry-after": str(wait)}
         )
     snap = state.snapshots.get(call.key.project_id, call.environment_id)
-    return answer(request, state, call, snap.hash, snap.status_body)
+    return answer(state, call, snap.hash, snap.status_body)
 
 
 @dataclass(frozen=True)
@@ -265,6 +265,6 @@ async def sdk_bootstrap(request: Request) -> Response:
     identity = _identity(request)
     if identity is None:
         snap = state.snapshots.get(call.key.project_id, call.environment_id)
-        return answer(request, state, call, snap.hash, snap.bootstrap_body)
+        return answer(state, call, snap.hash, snap.bootstrap_body)
     digest, body = await run_in_threadpool(_unit_payload, state, call, identity)
-    return answer(request, state, call, digest, body)
+    return answer(state, call, digest, body)
