@@ -193,28 +193,20 @@ def test_terminated_experiment_no_longer_applies(experiments: Experiments) -> No
 @requirement("SDK-BOOTSTRAP-ID-UNIT-TYPE")
 def test_unit_meets_only_experiments_of_its_type(experiments: Experiments) -> None:
     ids = ("SDK-BOOTSTRAP-ID-UNIT-TYPE",)
-    types = experiments.profile.experiments.unit_types
-    mine = types[0]
-    foreign = other_unit_type(experiments.profile, mine)
-    base, record = _single_group(experiments, "utype", unit_type=foreign)
-    view = experiments.unit_view(experiments.unit("utype"), ids, unit_type=mine)
+    first = experiments.profile.experiments.unit_types[0]
+    second = other_unit_type(experiments.profile, first)
     with Soft() as soft:
-        soft.check(
-            view.document(base["id"]) == BASE,
-            ids,
-            f"a {mine} unit got the changeset of a {foreign} experiment",
-            repr(BASE),
-            repr(view.document(base["id"])),
-            view.reply,
-        )
-        soft.check(
-            view.assignment(record["id"]) is None,
-            ids,
-            f"a {mine} unit is enrolled in a {foreign} experiment",
-            "no entry for it",
-            repr(view.assignment(record["id"])),
-            view.reply,
-        )
+        for mine, foreign in ((first, second), (second, first)):
+            base, record = _single_group(experiments, f"utype-{foreign}", unit_type=foreign)
+            view = experiments.unit_view(experiments.unit("utype"), ids, unit_type=mine)
+            soft.check(
+                view.document(base["id"]) == BASE and view.assignment(record["id"]) is None,
+                ids,
+                f"a {mine} unit met a {foreign} experiment",
+                "the base content and no metadata entry for it",
+                f"document {view.document(base['id'])!r}, entry {view.assignment(record['id'])!r}",
+                view.reply,
+            )
 
 
 @requirement("SDK-BOOTSTRAP-ID-UNTOUCHED-CONFIGS")

@@ -33,6 +33,8 @@ CONCURRENCY = 8
 RETRY_ROUNDS = 5
 MAX_UNREADABLE = 0.01  # share of units whose metadata may be unreadable before we give up
 STAGE_PROPERTY = "conformance-stage"
+ROUND_ROBIN_SIZES = (2, 3)
+ROUND_ROBIN_UNITS = 9
 GOLDEN_UNITS = (
     "golden-0",
     "golden-1",
@@ -225,27 +227,34 @@ def test_weighted_buckets_match_the_declared_hash(experiments: Experiments) -> N
 
 @requirement("EXP-ROUND-ROBIN-BALANCED")
 def test_round_robin_spreads_units_evenly(experiments: Experiments) -> None:
+    """Two round-robin experiments (2 and 3 groups) see the same units, one after the other."""
     ids = ("EXP-ROUND-ROBIN-BALANCED",)
     require_mode(experiments.profile, "roundRobin")
-    base = experiments.base(BASE, "rr-base")
-    changesets = [_marker(i) for i in range(3)]
-    record = experiments.create_ok(
-        "rr", base["id"], experiments.groups(changesets, mode="roundRobin"), mode="roundRobin"
-    )
-    known = group_ids(record)
-    seen: list[Any] = []
-    for n in range(3 * len(known) + 1):
-        seen.append(experiments.unit_view(experiments.unit(f"rr{n}")).group_of(record["id"]))
-    if any(group not in known for group in seen):
-        raise NotMeasurable(
-            "a unit's metadata named no group of the experiment (SDK-BOOTSTRAP-ID-METADATA)"
-        )
-    sizes = Counter(seen)
-    spread = [sizes.get(g, 0) for g in known]
+    records = []
+    for size in ROUND_ROBIN_SIZES:
+        base = experiments.base(BASE, f"rr{size}-base")
+        groups = experiments.groups([_marker(i) for i in range(size)], mode="roundRobin")
+        records.append(experiments.create_ok(f"rr{size}", base["id"], groups, mode="roundRobin"))
+    seen: dict[int, list[Any]] = {record["id"]: [] for record in records}
+    for n in range(ROUND_ROBIN_UNITS):
+        view = experiments.unit_view(experiments.unit(f"rr{n}"))
+        for experiment_id, groups in seen.items():
+            groups.append(view.group_of(experiment_id))
+    uneven = []
+    for record in records:
+        known = group_ids(record)
+        if any(group not in known for group in seen[record["id"]]):
+            raise NotMeasurable(
+                "a unit's metadata named no group of the experiment (SDK-BOOTSTRAP-ID-METADATA)"
+            )
+        sizes = Counter(seen[record["id"]])
+        spread = [sizes.get(g, 0) for g in known]
+        if max(spread) - min(spread) > 1:
+            uneven.append(f"{len(known)} groups: sizes {spread}")
     expect(
-        max(spread) - min(spread) <= 1,
+        not uneven,
         ids,
         "round robin left the groups uneven",
-        "group sizes differing by at most one",
-        f"sizes {spread} over {len(seen)} units",
+        f"group sizes differing by at most one over {ROUND_ROBIN_UNITS} units",
+        "; ".join(uneven),
     )
