@@ -34,6 +34,8 @@ USER_PROPERTY = "conformance"
 class TestRecord:
     """One executed test as the controller needs it. JSON-safe through ``to_json``."""
 
+    __test__ = False  # not a pytest test class
+
     test_id: str
     stage: str
     requirement_ids: tuple[str, ...]
@@ -120,8 +122,18 @@ def classify(
         record.note = {i: error.reason for i in ids if i not in held}
     elif isinstance(error, ContractViolation):
         broken = tuple(i for i in error.requirement_ids if i in ids) or ids
-        record.outcomes = {i: Outcome.FAIL if i in broken else Outcome.NOT_MEASURABLE for i in ids}
-        record.note = {i: "its test stopped at an earlier failure" for i in ids if i not in broken}
+        held = set(error.passed_ids) - set(broken)
+        record.outcomes = {
+            i: Outcome.FAIL
+            if i in broken
+            else (Outcome.PASS if i in held else Outcome.NOT_MEASURABLE)
+            for i in ids
+        }
+        record.note = {
+            i: "its test stopped at an earlier failure"
+            for i in ids
+            if i not in broken and i not in held
+        }
         record.message = str(error)
         record.evidence = Evidence(
             test_id=test_id,

@@ -1,0 +1,73 @@
+"""The HTTP client: secrets never shown, curl reproductions, transcripts, 429 as not measurable."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from conformance.client import Client
+from conformance.errors import ContractViolation, NotMeasurable, UsageError
+from conformance.profile import load
+from conformance.redaction import Redactor
+
+
+@pytest.fixture
+def client(reference_server: Any) -> Any:
+    profile = load(reference_server.profile_path)
+    with Client(reference_server.base_url, profile, run_prefix="cf-unit") as http:
+        yield http
+
+
+def test_secrets_never_reach_the_transcript_or_curl(client: Client) -> None:
+    reply = client.status(key=client.profile.credentials.sdk_keys[0].key)
+    client.management("POST", "/configuration", json_body={"name": client.name("redact")})
+    shown = client.transcript.render() + reply.curl
+    for secret in client.profile.secrets():
+        assert secret not in shown
+    assert "$RCES_SDK_KEY_1" in reply.curl
+    assert "Bearer $RCES_PAT" in client.transcript.render()
+
+
+def test_curl_line_reproduces_the_request(client: Client) -> None:
+    reply = client.management(
+        "POST", "/configuration", json_body={"name": client.name("curl"), "x": "it's"}
+    )
+    assert reply.curl.startswith("curl -i -X POST ")
+    assert "/application/1/v2/configuration" in reply.curl
+    assert "-H 'environment_id: 1'" in reply.curl
+    assert "--data-raw" in reply.curl and "it'\"'\"'s" in reply.curl
+
+
+def test_unknown_values_in_credential_headers_are_masked() -> None:
+    redactor = Redactor({"svc_pk_known": "$KEY"})
+    assert redactor.header("authorization", "svc_pk_known") == "$KEY"
+    assert redactor.header("authorization", "Bearer svc_pat_unknown") == "Bearer <redacted>"
+    assert redactor.header("authorization", "raw") == "<redacted>"
+    assert redactor.header("environment", "production") == "production"
+
+
+def test_an_unplanned_429_is_not_measurable(client: Client) -> None:
+    key = client.profile.credentials.sdk_keys[0].key
+    with pytest.raises(NotMeasurable, match="rate limit"):
+        for _ in range(client.profile.rate_limit.burst * 3 + 100):
+            client.status(key=key, instance_id="cf-unit-drain", pace=False)
+
+
+def test_pacing_keeps_a_bucket_under_the_limit(client: Client) -> None:
+    key = client.profile.credentials.sdk_keys[0].key
+    for _ in range(client.profile.rate_limit.burst):
+        assert client.status(key=key, instance_id="cf-unit-paced").status == 200
+
+
+def test_violation_reads_rule_expected_received_reproduction() -> None:
+    text = str(ContractViolation(["SDK-X"], "broke", "HTTP 304", "HTTP 200", "curl x", ["4.3"]))
+    lines = text.splitlines()
+    assert lines[0].startswith("Rule broken: SDK-X (spec 4.3)")
+    assert lines[1] == "Expected: HTTP 304"
+    assert lines[2] == "Received: HTTP 200"
+    assert lines[3] == "Reproduce: curl x"
+
+
+def test_usage_error_says_what_to_do() -> None:
+    assert "What to do: start it" in str(UsageError("down", "start it"))

@@ -1,0 +1,153 @@
+"""The pytest plugin's options, one small pytester run each, plus its inertness."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import httpx
+import pytest
+
+# Imported here so pytester's in-process runs share these modules instead of re-importing them
+# (a re-imported httpcore no longer matches the exception classes httpx maps).
+import conformance.client
+import conformance.plugin
+import conformance.target  # noqa: F401
+
+pytest_plugins = ("pytester",)
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _warm_transport_errors() -> None:
+    """Load httpx's lazily imported connect path once, outside any pytester run."""
+    with httpx.Client() as http:
+        try:
+            http.get("http://127.0.0.1:9/")
+        except httpx.TransportError:
+            pass
+
+MARKED = """
+import pytest
+
+@pytest.mark.requirement("REQ-A")
+def test_a():
+    pass
+
+@pytest.mark.requirement("REQ-B")
+def test_b():
+    assert False, "b breaks"
+"""
+
+USES_PROFILE = """
+import pytest
+
+@pytest.mark.requirement("VER-PATH-V2")
+def test_profile(profile, target):
+    assert profile.project.application_id == 1
+    assert target.base_url.startswith("http://127.0.0.1:")
+    assert not target.embedded
+"""
+
+
+def _report(pytester: pytest.Pytester, folder: str = "reports") -> dict[str, Any]:
+    loaded: dict[str, Any] = json.loads((pytester.path / folder / "conformance.json").read_text())
+    return loaded
+
+
+def _outcomes(report: dict[str, Any]) -> dict[str, str]:
+    return {r["id"]: r["outcome"] for r in report["requirements"]}
+
+
+def test_target_profile_and_base_url_reach_the_target(
+    pytester: pytest.Pytester, reference_server: Any
+) -> None:
+    pytester.makepyfile(test_profile=USES_PROFILE)
+    result = pytester.runpytest(
+        "-p",
+        "no:cacheprovider",
+        "--base-url",
+        reference_server.base_url,
+        "--target-profile",
+        str(reference_server.profile_path),
+    )
+    result.assert_outcomes(passed=1)
+    assert _outcomes(_report(pytester))["VER-PATH-V2"] == "pass"
+
+
+def test_base_url_without_profile_is_one_usage_error(
+    pytester: pytest.Pytester, reference_server: Any
+) -> None:
+    pytester.makepyfile(test_profile=USES_PROFILE)
+    result = pytester.runpytest("-p", "no:cacheprovider", "--base-url", reference_server.base_url)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stdout.fnmatch_lines(["*conformance usage error*without a target profile*"])
+    assert "passed" not in result.stdout.str()
+
+
+def test_unreachable_target_is_one_usage_error(
+    pytester: pytest.Pytester, reference_server: Any, closed_port_url: str
+) -> None:
+    pytester.makepyfile(test_profile=USES_PROFILE)
+    result = pytester.runpytest(
+        "-p",
+        "no:cacheprovider",
+        "--base-url",
+        closed_port_url,
+        "--target-profile",
+        str(reference_server.profile_path),
+    )
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    text = result.stdout.str()
+    assert text.count("cannot reach the target") == 1
+    assert "What to do" in text
+    assert "FAILED" not in text and "Traceback" not in text
+
+
+def test_wrong_profile_is_one_usage_error(
+    pytester: pytest.Pytester, reference_server: Any
+) -> None:
+    pytester.makepyfile(test_profile=USES_PROFILE)
+    bad = pytester.path / "bad.yaml"
+    bad.write_text("credentials:\n  pat: svc_pat_nope\n  sdk_keys: []\nproject: {}\n")
+    result = pytester.runpytest(
+        "-p",
+        "no:cacheprovider",
+        "--base-url",
+        reference_server.base_url,
+        "--target-profile",
+        str(bad),
+    )
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stdout.fnmatch_lines(["*bad.yaml, line 3: key credentials.sdk_keys*"])
+
+
+def test_requirements_selects_by_marker(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(test_marked=MARKED)
+    result = pytester.runpytest("-p", "no:cacheprovider", "--requirements", "REQ-A")
+    result.assert_outcomes(passed=1, deselected=1)
+    assert _outcomes(_report(pytester)) == {"REQ-A": "pass"}
+
+
+def test_report_dir_receives_the_result_file(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(test_marked=MARKED)
+    result = pytester.runpytest("-p", "no:cacheprovider", "--report-dir", "out/here")
+    result.assert_outcomes(passed=1, failed=1)
+    report = _report(pytester, "out/here")
+    outcomes = _outcomes(report)
+    assert outcomes["REQ-A"] == "pass"
+    assert outcomes["REQ-B"] == "fail"
+    assert report["verdict"] == "not-conformant"
+    result.stdout.fnmatch_lines(["*conformance: not-conformant*out/here*"])
+
+
+def test_unmarked_tests_are_left_alone(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(test_plain="def test_plain():\n    pass\n")
+    result = pytester.runpytest("-p", "no:cacheprovider")
+    result.assert_outcomes(passed=1)
+    assert not (pytester.path / "reports").exists()
+    assert "conformance:" not in result.stdout.str()
+
+
+def test_requirement_marker_is_declared(pytester: pytest.Pytester) -> None:
+    result = pytester.runpytest("-p", "no:cacheprovider", "--markers")
+    result.stdout.fnmatch_lines(["@pytest.mark.requirement(*ids): *"])
