@@ -9,7 +9,6 @@ import pytest
 from conformance.catalogue import load_catalogue
 
 
-
 @pytest.fixture(scope="module")
 def scenario_ids(request: pytest.FixtureRequest) -> dict[str, set[str]]:
     """Requirement id -> scenario node ids, from collecting ``conformance.scenarios``."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 from typing import Any
 
@@ -20,11 +21,9 @@ pytest_plugins = ("pytester",)
 @pytest.fixture(autouse=True, scope="module")
 def _warm_transport_errors() -> None:
     """Load httpx's lazily imported connect path once, outside any pytester run."""
-    with httpx.Client() as http:
-        try:
-            http.get("http://127.0.0.1:9/")
-        except httpx.TransportError:
-            pass
+    with httpx.Client() as http, contextlib.suppress(httpx.TransportError):
+        http.get("http://127.0.0.1:9/")
+
 
 MARKED = """
 import pytest
@@ -103,9 +102,7 @@ def test_unreachable_target_is_one_usage_error(
     assert "FAILED" not in text and "Traceback" not in text
 
 
-def test_wrong_profile_is_one_usage_error(
-    pytester: pytest.Pytester, reference_server: Any
-) -> None:
+def test_wrong_profile_is_one_usage_error(pytester: pytest.Pytester, reference_server: Any) -> None:
     pytester.makepyfile(test_profile=USES_PROFILE)
     bad = pytester.path / "bad.yaml"
     bad.write_text("credentials:\n  pat: svc_pat_nope\n  sdk_keys: []\nproject: {}\n")

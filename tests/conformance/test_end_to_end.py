@@ -1,0 +1,152 @@
+"""End to end: ``conformance run`` certifies the embedded server, and ``refserver serve`` started
+by hand and reached through --base-url and its profile gives the same result. Real processes,
+real sockets on 127.0.0.1, real SQLite files."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+SERVE_TIMEOUT = 20.0
+RUN_TIMEOUT = 300.0
+
+
+def conformance(*args: str, timeout: float = RUN_TIMEOUT) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "conformance.cli", *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
+    """``refserver serve`` as a subprocess on a free port: (base URL, profile path)."""
+    folder = tmp_path_factory.mktemp("served")
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "refserver.cli",
+            "serve",
+            "--db",
+            str(folder / "db.sqlite"),
+            "--port",
+            "0",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    try:
+        url = profile = None
+        deadline = time.monotonic() + SERVE_TIMEOUT
+        assert process.stdout is not None
+        while (url is None or profile is None) and time.monotonic() < deadline:
+            line = process.stdout.readline()
+            if not line:
+                break
+            if match := re.search(r"profile written to (\S+)", line):
+                profile = Path(match.group(1))
+            if match := re.search(r"(http://127\.0\.0\.1:\d+)", line):
+                url = match.group(1)
+        assert url and profile, "refserver serve did not announce its URL and profile"
+        yield url, profile
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+
+
+def outcomes(report_dir: Path) -> tuple[str, dict[str, str]]:
+    report: dict[str, Any] = json.loads((report_dir / "conformance.json").read_text())
+    return report["verdict"], {r["id"]: r["outcome"] for r in report["requirements"]}
+
+
+@pytest.mark.slow
+def test_embedded_and_served_reference_give_the_same_result(
+    tmp_path: Path, served: tuple[str, Path]
+) -> None:
+    url, profile = served
+    external = conformance(
+        "run",
+        "--base-url",
+        url,
+        "--profile",
+        str(profile),
+        "--report-dir",
+        str(tmp_path / "external"),
+        "--quiet",
+    )
+    assert external.returncode == 0, external.stdout[-3000:] + external.stderr[-2000:]
+    embedded = conformance("run", "--report-dir", str(tmp_path / "embedded"), "--quiet")
+    assert embedded.returncode == 0, embedded.stdout[-3000:] + embedded.stderr[-2000:]
+    verdict_external, by_id_external = outcomes(tmp_path / "external")
+    verdict_embedded, by_id_embedded = outcomes(tmp_path / "embedded")
+    assert verdict_external == verdict_embedded == "conformant"
+    assert by_id_external == by_id_embedded
+    assert "conformance: conformant" in external.stdout
+    for secret_line in profile.read_text().splitlines():
+        if "key:" in secret_line or "pat:" in secret_line:
+            secret = secret_line.split(":", 1)[1].strip().strip("{}").split(",")[0].strip()
+            if secret.startswith(("svc_", "sdk_")):
+                assert secret not in (tmp_path / "external" / "conformance.json").read_text()
+
+
+def test_base_url_without_profile_exits_2(served: tuple[str, Path]) -> None:
+    result = conformance("run", "--base-url", served[0], timeout=60)
+    assert result.returncode == 2
+    assert "without a target profile" in result.stderr
+    assert "What to do" in result.stderr
+
+
+def test_unreachable_target_exits_2(served: tuple[str, Path], tmp_path: Path) -> None:
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    result = conformance(
+        "run", "--base-url", f"http://127.0.0.1:{port}", "--profile", str(served[1]), timeout=60
+    )
+    assert result.returncode == 2
+    assert result.stderr.count("cannot reach the target") == 1
+    assert not (tmp_path / "reports").exists()
+
+
+def test_bad_workers_and_no_command_exit_2() -> None:
+    assert conformance("run", "--workers", "many", timeout=60).returncode == 2
+    bare = conformance(timeout=60)
+    assert bare.returncode == 2
+    assert "examples:" in bare.stdout
+
+
+def test_selected_requirements_only(tmp_path: Path, served: tuple[str, Path]) -> None:
+    url, profile = served
+    result = conformance(
+        "run",
+        "--base-url",
+        url,
+        "--profile",
+        str(profile),
+        "-n",
+        "0",
+        "--requirements",
+        "SDK-STATUS-304-IF-NONE-MATCH,VER-PATH-V2",
+        "--report-dir",
+        str(tmp_path),
+        "--quiet",
+    )
+    assert result.returncode == 0, result.stdout[-2000:]
+    verdict, by_id = outcomes(tmp_path)
+    assert by_id == {"SDK-STATUS-304-IF-NONE-MATCH": "pass", "VER-PATH-V2": "pass"}
+    assert verdict == "conformant"
