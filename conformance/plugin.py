@@ -250,7 +250,7 @@ def traffic_gate(pytestconfig: pytest.Config) -> Any:
 
 
 @pytest.fixture(scope="session")
-def cleanup() -> Iterator[Cleanup]:
+def cleanup(http_session: Any) -> Iterator[Cleanup]:
     """Register end-of-session clean-up of what the suite created (``cleanup.add(desc, fn)``)."""
     registry = Cleanup()
     try:
