@@ -355,8 +355,10 @@ def test_unenrolled_unit_gets_the_base(experiments: Experiments) -> None:
 def test_zero_rollout_enrols_nobody(experiments: Experiments) -> None:
     ids = ("EXP-ROLLOUT-LIMITS-ENROLMENT",)
     base, record = _single_group(experiments, "zero")
-    if not ok(experiments.change_rollout(record["id"], percentage=0)):
-        raise setup_failed("turn the rollout down to 0 (EXP-ROLLOUT-CHANGE checks that)")
+    changed = experiments.change_rollout(record["id"], percentage=0)
+    shown = body_of(experiments.rollout(record["id"]))
+    if not ok(changed) or not isinstance(shown, dict) or shown.get(experiments.p.percentage) != 0:
+        raise setup_failed("turn the rollout down to 0 (EXP-ROLLOUT-CHANGE checks that)", changed)
     enrolled = []
     for n in range(8):
         unit = experiments.unit(f"z{n}")

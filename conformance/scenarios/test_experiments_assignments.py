@@ -313,8 +313,9 @@ def test_rollout_change_is_kept(experiments: Experiments) -> None:
     initial = body_of(experiments.rollout(experiment_id))
     shown_full = initial.get(experiments.p.percentage) if isinstance(initial, dict) else None
     scale = float(shown_full) / FULL_ROLLOUT if _positive(shown_full) else 1.0
-    reply = experiments.change_rollout(experiment_id, percentage=50, weights=wanted)
-    expect(ok(reply), ids, "rollout change was refused", "HTTP 2xx", reply.describe(), reply)
+    for change in ({"percentage": 50}, {"weights": wanted}):  # each kind of change alone
+        reply = experiments.change_rollout(experiment_id, **change)
+        expect(ok(reply), ids, "rollout change was refused", "HTTP 2xx", reply.describe(), reply)
     after = experiments.rollout(experiment_id)
     body = body_of(after)
     with Soft() as soft:
