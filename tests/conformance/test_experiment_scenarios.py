@@ -121,3 +121,23 @@ def test_the_split_records_its_p_value(run: Run) -> None:
         pytest.xfail("the plugin does not yet fold conformance-stage details into the report")
     assert 0.001 <= bucketing["p_value"] <= 1
     assert sum(bucketing["observed"]) == bucketing["units"]
+
+
+def test_session_cleanup_terminates_what_a_test_left_running(reference_server: Any) -> None:
+    """The backstop: experiments still live at session end are terminated by ``cleanup``."""
+    from conformance.checks.experiments import Experiments
+    from conformance.client import Client
+    from conformance.plugin import Cleanup
+
+    profile = profiles.load(reference_server.profile_path)
+    cleanup = Cleanup()
+    with Client(str(reference_server.base_url), profile, run_prefix="cf-backstop") as client:
+        experiments = Experiments(client, cleanup)
+        base = experiments.base({"a": 1})
+        record = experiments.create_ok("left", base["id"], experiments.groups([[]]))
+        assert experiments.status_of(record["id"]) == "running"
+        assert [d for d, _ in cleanup.actions] == [f"terminate experiment {record['id']}"]
+        cleanup.run()  # the test "forgot" finish(); the session registry steps in
+        assert cleanup.problems == []
+        assert experiments.status_of(record["id"]) == "terminated"
+        assert experiments.registry.live == {}
