@@ -7,7 +7,10 @@ Compares, in one run and on the same uvicorn configuration:
 (b) status 200 for an environment with 1 configuration against one with 1000: target ratio
     >= 0.9 (the snapshot is computed on write, so the read path does not grow with it).
 
-Usage: python benchmarks/bench_refserver.py [--duration 5] [--connections 16] [--threads 1]
+Targets are judged on requests per CPU-second of this process (robust to other load on the
+machine); wall-clock req/s are printed beside them. See benchmarks/README.md.
+
+Usage: python benchmarks/bench_refserver.py [--duration 5] [--rounds 3] [--connections 16]
 Needs ``wrk`` on PATH (apt-get install -y wrk). Never sends traffic beyond 127.0.0.1.
 """
 
