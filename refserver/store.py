@@ -4,7 +4,9 @@
 back on an exception); ``Store.read()`` gives a consistent read snapshot. Connections are
 per thread, so the store is safe to use from uvicorn's thread pool. ``synchronous=FULL`` makes
 every acknowledged write survive a crash or restart. ``Store.generation`` counts committed
-writes; in-memory caches compare it to know when to reload.
+writes; in-memory caches compare it to know when to reload. ``write()`` is not re-entrant:
+inside it, use the connection it yields (``read()`` on the same thread reuses that
+transaction), never another ``write()``.
 """
 
 from __future__ import annotations
