@@ -31,40 +31,48 @@ def conformance(*args: str, timeout: float = RUN_TIMEOUT) -> subprocess.Complete
 
 @pytest.fixture(scope="module")
 def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
-    """``refserver serve`` as a subprocess on a free port: (base URL, profile path)."""
+    """``refserver serve`` as a subprocess on a free port: (base URL, profile path).
+
+    Its output goes to a file (a pipe nobody drains would fill up and stall the server)."""
     folder = tmp_path_factory.mktemp("served")
-    process = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "refserver.cli",
-            "serve",
-            "--db",
-            str(folder / "db.sqlite"),
-            "--port",
-            "0",
-        ],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
+    log = folder / "serve.log"
+    with log.open("w") as out:
+        process = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "refserver.cli",
+                "serve",
+                "--db",
+                str(folder / "db.sqlite"),
+                "--port",
+                "0",
+                "--log-level",
+                "warning",
+            ],
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
     try:
         url = profile = None
         deadline = time.monotonic() + SERVE_TIMEOUT
-        assert process.stdout is not None
         while (url is None or profile is None) and time.monotonic() < deadline:
-            line = process.stdout.readline()
-            if not line:
-                break
-            if match := re.search(r"profile written to (\S+)", line):
+            text = log.read_text()
+            if match := re.search(r"profile written to (\S+)", text):
                 profile = Path(match.group(1))
-            if match := re.search(r"(http://127\.0\.0\.1:\d+)", line):
+            if match := re.search(r"(http://127\.0\.0\.1:\d+)", text):
                 url = match.group(1)
-        assert url and profile, "refserver serve did not announce its URL and profile"
+            time.sleep(0.1)
+        assert url and profile, f"refserver serve did not announce itself: {log.read_text()}"
         yield url, profile
     finally:
         process.terminate()
-        process.wait(timeout=10)
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(timeout=10)
 
 
 def outcomes(report_dir: Path) -> tuple[str, dict[str, str]]:
