@@ -1,7 +1,9 @@
 """Scenarios: the status endpoint's per-server rate limit (spec 8), from the profile's budget.
 
-These drain buckets on purpose, so they run alone (``exclusive``: other workers pause) and in
-one xdist group; every drained bucket is waited out before the next scenario.
+These drain buckets on purpose, each a fresh instance id's or the shared no-id bucket, so they
+run in one xdist group (with the only other scenario that polls without an instance id) and
+every drained shared bucket is waited out. Other traffic cannot touch these buckets, so they do
+not need the run to themselves.
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from conformance.client import Client, Reply
 from conformance.errors import NotMeasurable
 
 requirement = pytest.mark.requirement
-pytestmark = [pytest.mark.xdist_group("exclusive"), pytest.mark.usefixtures("exclusive")]
+pytestmark = pytest.mark.xdist_group("rate-limit")
 MAX_WAIT_SECONDS = 10.0
 
 

@@ -44,6 +44,7 @@ def test_status_answers_a_snapshot(snapshots: Snapshots, environment: str) -> No
 
 
 @requirement("SDK-STATUS-MINIMAL-REQUEST")
+@pytest.mark.xdist_group("rate-limit")  # polls without an instance id: the shared bucket
 def test_key_alone_is_enough(snapshots: Snapshots) -> None:
     ids = ("SDK-STATUS-MINIMAL-REQUEST",)
     key = snapshots.key_covering("development").key
