@@ -221,7 +221,11 @@ def hash_map_fault(
             )
             if real is None:
                 return response
-            shown = disguise(real, request, data)
+            sent = unquoted(request.header("if-none-match") or "") or request.param("hash") or ""
+            if response.status == 304 and real_of.get(sent) == real:
+                shown = sent  # the client's validator is what it was shown: echo it
+            else:
+                shown = disguise(real, request, data)
             with lock:
                 real_of[shown] = real
             if isinstance(data, dict) and "hash" in data:
@@ -244,14 +248,18 @@ def frozen_hash(ctx: Context) -> Handler:
         slot = (request.header("authorization") or "", request.header("environment") or "")
         return first.setdefault(slot, real)
 
+    mapped = hash_map_fault(without_identity, disguise)(ctx)
+
     async def handler(request: Request, forward: Forward) -> Response:
         slot = (request.header("authorization") or "", request.header("environment") or "")
-        if without_identity(request) and request.header("if-none-match") == quoted(
-            first.get(slot, "-")
-        ):
-            # the client holds the frozen hash: it is "current" for ever
-            return Response(304, {"etag": quoted(first[slot])}, b"")
-        return await hash_map_fault(without_identity, disguise)(ctx)(request, forward)
+        frozen = first.get(slot)
+        if without_identity(request) and frozen is not None:
+            sent = request.header("if-none-match") or ""
+            tags = {unquoted(part) for part in sent.split(",") if part.strip()}
+            if frozen in tags or request.param("hash") == frozen:
+                # the client holds the frozen hash: it is "current" for ever
+                return Response(304, {"etag": quoted(frozen)}, b"")
+        return await mapped(request, forward)
 
     return handler
 
@@ -335,7 +343,11 @@ def frozen_documents(ctx: Context) -> Handler:
         if "configuration" in entry:
             entry["configuration"] = first.setdefault(entry.get("id"), entry["configuration"])
 
-    return edit_json(without_identity, each_config(edit))
+    def learn(data: Any, request: Request) -> Any:
+        first.setdefault(data.get("id"), copy.deepcopy(data.get("configuration")))
+        return data
+
+    return chain(edit_json(CREATE, learn), edit_json(without_identity, each_config(edit)))
 
 
 def half_applied(ctx: Context) -> Handler:
@@ -694,6 +706,20 @@ def unenrolled_keeps_content(ctx: Context) -> Handler:
     return handler
 
 
+async def manual_on_probe(request: Request, forward: Forward) -> Response:
+    """A manual assignment is validated and stored for a probe unit, not for the unit named."""
+    body = request.json()
+    if not EXP_ASSIGN(request) or not isinstance(body, dict) or "unitId" not in body:
+        return await forward(request)
+    unit = body["unitId"]
+    response = await forward(request.with_json({**body, "unitId": f"{unit}~probe"}))
+    data = response.json()
+    if isinstance(data, dict) and data.get("unitId") == f"{unit}~probe":
+        data["unitId"] = unit
+        response = response.with_json(data)
+    return response
+
+
 def fake_ack(request: Request) -> Response | None:
     body = request.json() or {}
     return json_response(
@@ -919,13 +945,14 @@ FAULTS: tuple[Fault, ...] = (
     ),
     fault(
         "patch-ignores-remove",
-        "CFG-PATCH-OPS-ADD-REMOVE-REPLACE",
+        "CFG-PATCH-OPS-ADD-REMOVE-REPLACE CFG-PATCH-409-INAPPLICABLE CFG-PATCH-409-NOTHING-CHANGES "
+        "CFG-PATCH-KEY-ORDER-KEPT CFG-PATCH-OPS-ARRAYS",
         "RFC 6902 `remove` operations are skipped.",
         edit_ops(lambda ops: [op for op in ops if op.get("op") != "remove"]),
     ),
     fault(
         "patch-move-copies",
-        "CFG-PATCH-OPS-MOVE-COPY",
+        "CFG-PATCH-OPS-MOVE-COPY CFG-PATCH-409-INAPPLICABLE",
         "`move` is applied as `copy` (the source stays).",
         edit_ops(
             lambda ops: [{**op, "op": "copy"} if op.get("op") == "move" else op for op in ops]
@@ -984,7 +1011,7 @@ FAULTS: tuple[Fault, ...] = (
     ),
     fault(
         "stale-base-accepted",
-        "CFG-PATCH-409-STALE-BASE CFG-PATCH-CONCURRENT-ONE-WINS",
+        "CFG-PATCH-409-STALE-BASE CFG-PATCH-CONCURRENT-ONE-WINS CFG-PATCH-409-NOTHING-CHANGES",
         "`baseHash` is ignored: a stale patch is accepted and concurrent writers all win "
         "(last writer wins).",
         edit_request_json(
@@ -1001,7 +1028,7 @@ FAULTS: tuple[Fault, ...] = (
     ),
     fault(
         "current-base-refused",
-        "CFG-PATCH-CURRENT-BASE-ACCEPTED",
+        "CFG-PATCH-CURRENT-BASE-ACCEPTED CFG-PATCH-CONCURRENT-ONE-WINS",
         "A patch naming a baseHash answers 409 STALE_BASE_HASH even when it is current.",
         answer(
             PATCH,
@@ -1020,13 +1047,13 @@ FAULTS: tuple[Fault, ...] = (
     ),
     fault(
         "conflict-half-applied",
-        "CFG-PATCH-ATOMIC",
+        "CFG-PATCH-ATOMIC CFG-PATCH-409-NOTHING-CHANGES",
         "An inapplicable patch answers 409 but its longest applicable prefix is written.",
         half_applied,
     ),
     fault(
         "stale-conflict-written",
-        "CFG-PATCH-409-NOTHING-CHANGES",
+        "CFG-PATCH-409-NOTHING-CHANGES CFG-PATCH-CONCURRENT-ONE-WINS",
         "A stale-base patch answers 409 but is written all the same.",
         stale_written_anyway,
     ),
@@ -1060,12 +1087,14 @@ def _strip_param(name: str) -> Callable[[Request], Request]:
     return lambda r: r.without_param(name)
 
 
-def _status_body_304(request: Request, response: Response) -> Response:
-    if response.status == 304:
-        return response.replace(body=b'{"hash": "unchanged"}').with_header(
-            "content-type", "application/json"
-        )
-    return response
+async def any_hash_is_current(request: Request, forward: Forward) -> Response:
+    """Any validator is taken as current: 304 (with the current ETag), whatever it names."""
+    if STATUS(request) and (request.header("if-none-match") or request.param("hash")):
+        current = await forward(request.with_header("if-none-match", None).without_param("hash"))
+        if current.status == 200 and "etag" in current.headers:
+            return Response(304, {"etag": current.headers["etag"]}, b"")
+        return current
+    return await forward(request)
 
 
 def _numeric_limit(limit: int) -> Callable[[Request], Response | None]:
@@ -1118,7 +1147,7 @@ def _scope_ignored(ctx: Context) -> Callable[[Request, Response], Request | Resp
 
 def _duplicate_first(data: Any, request: Request) -> Any:
     if data.get("configurations"):
-        data["configurations"].append(copy.deepcopy(data["configurations"][0]))
+        data["configurations"].append(copy.deepcopy(data["configurations"][-1]))
     return data
 
 
@@ -1180,7 +1209,7 @@ SDK_FAULTS: tuple[Fault, ...] = (
     # ------------------------------------------------------------ status snapshot
     fault(
         "status-lacks-required-properties",
-        "SDK-STATUS-200-SNAPSHOT",
+        "SDK-STATUS-200-SNAPSHOT SDK-STATUS-200-ON-OTHER-HASH SDK-STATUS-MINIMAL-REQUEST",
         "Status snapshots lack `requiredProperties`.",
         edit_json(STATUS, drop("requiredProperties")),
     ),
@@ -1210,7 +1239,7 @@ SDK_FAULTS: tuple[Fault, ...] = (
     fault(
         "status-lists-twice",
         "SDK-STATUS-LISTS-CONFIGURATIONS",
-        "Status lists the first configuration twice.",
+        "Status lists the newest configuration twice.",
         edit_json(STATUS, _duplicate_first),
     ),
     fault(
@@ -1221,7 +1250,7 @@ SDK_FAULTS: tuple[Fault, ...] = (
     ),
     fault(
         "status-ignores-if-none-match",
-        "SDK-STATUS-304-IF-NONE-MATCH",
+        "SDK-STATUS-304-IF-NONE-MATCH SDK-STATUS-IF-NONE-MATCH-FORMS",
         "Status ignores If-None-Match (always 200).",
         edit_request(STATUS, lambda r: r.with_header("if-none-match", None)),
     ),
@@ -1230,12 +1259,6 @@ SDK_FAULTS: tuple[Fault, ...] = (
         "SDK-STATUS-304-HASH-QUERY",
         "Status ignores ?hash= (always 200).",
         edit_request(STATUS, lambda r: r if r.param("hash") == "" else r.without_param("hash")),
-    ),
-    fault(
-        "status-304-with-body",
-        "SDK-STATUS-304-NO-BODY",
-        "A 304 carries a JSON body.",
-        edit_response(STATUS, _status_body_304),
     ),
     fault(
         "status-304-without-etag",
@@ -1249,14 +1272,7 @@ SDK_FAULTS: tuple[Fault, ...] = (
         "status-any-hash-is-current",
         "SDK-STATUS-200-ON-OTHER-HASH",
         "Any If-None-Match or ?hash= answers 304, current or not.",
-        answer(
-            STATUS,
-            lambda r: (
-                Response(304, {"etag": '"x"'}, b"")
-                if r.header("if-none-match") or r.param("hash")
-                else None
-            ),
-        ),
+        any_hash_is_current,
     ),
     fault(
         "status-weak-and-list-ignored",
@@ -1325,13 +1341,13 @@ SDK_FAULTS: tuple[Fault, ...] = (
     ),
     fault(
         "production-alias-ignored",
-        "SDK-HDR-ENV-PRODUCTION",
+        "SDK-HDR-ENV-PRODUCTION SDK-HDR-ENV-OUT-OF-SCOPE-403",
         "The production alias selects development.",
         edit_request(SDK, _alias({"production": "development"})),
     ),
     fault(
         "studio-refused",
-        "SDK-HDR-ENV-STUDIO-SYNONYM",
+        "SDK-HDR-ENV-STUDIO-SYNONYM SDK-HDR-ENV-OUT-OF-SCOPE-403",
         "`studio` is not accepted (400).",
         answer(
             SDK,
@@ -1380,10 +1396,15 @@ SDK_FAULTS: tuple[Fault, ...] = (
     ),
     # ------------------------------------------------------------ bootstrap
     fault(
-        "bootstrap-lacks-privacy",
+        "bootstrap-not-json",
         "SDK-BOOTSTRAP-200-SNAPSHOT",
-        "Bootstrap entries lack `privacy`.",
-        edit_json(BOOTSTRAP, each_config(lambda e: e.pop("privacy", None))),
+        "A bootstrap 200 answers Content-Type text/plain.",
+        edit_response(
+            BOOTSTRAP,
+            lambda r, resp: (
+                resp.with_header("content-type", "text/plain") if resp.status == 200 else resp
+            ),
+        ),
     ),
     fault(
         "bootstrap-aliases-differ",
@@ -1401,7 +1422,7 @@ SDK_FAULTS: tuple[Fault, ...] = (
         "bootstrap-etag-differs",
         "SDK-BOOTSTRAP-ETAG-EQUALS-HASH",
         "The bootstrap ETag is not the body's hash.",
-        _etag_disagrees(BOOTSTRAP),
+        _etag_disagrees(without_identity),
     ),
     fault(
         "bootstrap-no-304",
@@ -1519,6 +1540,7 @@ def base_config_any(ctx: Context) -> Handler:
                 and "baseConfiguration" in response.body.decode() + json.dumps(body)
             )
             and isinstance(body, dict)
+            and isinstance(body.get("baseConfigurationId"), int)
             and body.get("baseConfigurationId") not in created
         ):
             body["baseConfigurationId"] = created[-1]
@@ -1634,7 +1656,7 @@ EXPERIMENT_FAULTS: tuple[Fault, ...] = (
     # ------------------------------------------------------------ bootstrap with identity
     fault(
         "no-identity-evaluates",
-        "SDK-BOOTSTRAP-NO-IDENTITY-BASE",
+        "SDK-BOOTSTRAP-NO-IDENTITY-BASE SDK-BOOTSTRAP-HASH-EQUALS-STATUS",
         "A bootstrap without identity evaluates experiments for an anonymous unit.",
         edit_request(
             lambda r: BOOTSTRAP(r) and r.header("unit-id") is None,
@@ -1786,14 +1808,7 @@ EXPERIMENT_FAULTS: tuple[Fault, ...] = (
         "manual-assignment-not-kept",
         "EXP-MANUAL-ASSIGNMENT EXP-MANUAL-ASSIGNMENT-CONTENT",
         "A manual assignment is acknowledged but not stored.",
-        answer(
-            EXP_ASSIGN,
-            lambda r: (
-                json_response(200, {**(r.json() or {}), "source": "manual", "status": "active"})
-                if isinstance(r.json(), dict)
-                else None
-            ),
-        ),
+        manual_on_probe,
     ),
     fault(
         "foreign-group-accepted",
@@ -2077,9 +2092,10 @@ def _id_stripped(request: Request) -> Request:
     return request.with_header("server-id", None) if value and len(value) <= 128 else request
 
 
-def _id_invented(request: Request) -> Request:
+def _id_per_connection(request: Request) -> Request:
     if request.header("server-id") is None:
-        return request.with_header("server-id", f"anon-{random.random()}")
+        client = request.scope.get("client") or ("", 0)
+        return request.with_header("server-id", f"connection-{client[1]}")
     return request
 
 
@@ -2141,7 +2157,7 @@ EDGE_FAULTS: tuple[Fault, ...] = (
     # ------------------------------------------------------------ SDK authentication
     fault(
         "all-scope-key-refused",
-        "AUTH-SDK-KEY-ACCEPTED",
+        "AUTH-SDK-KEY-ACCEPTED AUTH-SDK-ENV-IN-SCOPE",
         "The key scoped to both environments is refused when it asks for development.",
         lambda ctx: answer(
             SDK,
@@ -2198,7 +2214,7 @@ EDGE_FAULTS: tuple[Fault, ...] = (
     ),
     fault(
         "foreign-key-sees-demo",
-        "AUTH-SDK-PROJECT-SCOPED",
+        "AUTH-SDK-PROJECT-SCOPED AUTH-SDK-NUMERIC-NO-ESCAPE",
         "The foreign project's key is served this project's snapshot.",
         lambda ctx: _swap_key(ctx, lambda k: k == ctx.foreign_key, lambda: ctx.all_key),
     ),
@@ -2289,8 +2305,7 @@ EDGE_FAULTS: tuple[Fault, ...] = (
     # ------------------------------------------------------------ rate limit
     fault(
         "rate-limit-off",
-        "LIMIT-RATE-ENFORCED LIMIT-RATE-429-RETRY-AFTER LIMIT-RATE-RECOVERS "
-        "LIMIT-RATE-PER-INSTANCE LIMIT-RATE-SHARED-WITHOUT-ID",
+        "LIMIT-RATE-ENFORCED",
         "No rate limit: a limited request is retried in a fresh bucket.",
         on_status(STATUS, 429, no_rate_limit),
     ),
@@ -2307,10 +2322,10 @@ EDGE_FAULTS: tuple[Fault, ...] = (
         edit_request(STATUS, _id_stripped),
     ),
     fault(
-        "rate-limit-per-request",
+        "rate-limit-per-connection",
         "LIMIT-RATE-SHARED-WITHOUT-ID",
-        "Callers without an instance id each get a fresh bucket.",
-        edit_request(STATUS, _id_invented),
+        "Callers without an instance id get a bucket per connection, not one per address.",
+        edit_request(STATUS, _id_per_connection),
     ),
     fault(
         "429-without-retry-after",
@@ -2336,20 +2351,19 @@ EDGE_FAULTS: tuple[Fault, ...] = (
     ),
     fault(
         "polling-never",
-        "POLL-HINT-UNDER-LOAD POLL-HINT-SHAPE POLL-HINT-VALUES-USABLE "
-        "POLL-HINT-ON-BOOTSTRAP POLL-HINT-GONE-AFTER-LOAD",
+        "POLL-HINT-UNDER-LOAD",
         "`polling` is never sent, even under load.",
         edit_json(SNAPSHOT, drop("polling")),
     ),
     fault(
         "polling-sticks",
-        "POLL-HINT-GONE-AFTER-LOAD",
+        "POLL-HINT-GONE-AFTER-LOAD POLL-HINT-ABSENT-NORMALLY",
         "Once sent, the polling hint stays for a minute after the load fell.",
         sticky_polling,
     ),
     fault(
         "polling-strings",
-        "POLL-HINT-SHAPE",
+        "POLL-HINT-SHAPE POLL-HINT-VALUES-USABLE",
         "The polling hint's numbers are strings.",
         edit_json(SNAPSHOT, _polling(lambda p: {k: str(v) for k, v in p.items()})),
     ),
