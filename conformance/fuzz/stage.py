@@ -9,6 +9,7 @@ operation's tally into the ``TestRecord`` the plugin reports; ``details`` is the
 
 from __future__ import annotations
 
+import shlex
 import time
 from collections import Counter
 from dataclasses import dataclass, field
@@ -216,12 +217,8 @@ class FuzzRun:
         return doubt
 
     def _curl(self, case: Case[Any], response: Response) -> str:
-        try:
-            line = case.as_curl_command(headers=dict(response.request.headers))
-        except Exception:  # a reproduction is a courtesy; never let it hide the failure
-            line = f"curl -X {case.method} {self.target.base_url}{case.formatted_path}"
-        line = line.split("\n\n", 1)[0]
-        return self.redactor.text(line)
+        """The request as sent, as a curl line; secrets become ``$RCES_...`` placeholders."""
+        return curl_line(response.request, self.redactor)
 
     # ------------------------------------------------------------------ results
 
@@ -260,8 +257,8 @@ class FuzzRun:
                 if seen.doubt:
                     note[rid] = f"only a {seen.doubt} element of the contract is touched"
             messages.append(f"[{seen.check}] {seen.title} (x{seen.count})")
-        # Real failures first: the evidence shown is the most serious one.
-        relevant.sort(key=lambda seen: seen.doubt is not None)
+        # Real failures first, the suite's own (more specific) checks before built-ins.
+        relevant.sort(key=lambda seen: (seen.doubt is not None, seen.check not in CUSTOM_BY_NAME))
         evidence = self._evidence(test_id, relevant[0]) if relevant else None
         if error is not None and not messages and not isinstance(error, FailureGroup):
             # The test broke for a reason no check names (a transport error, a crash).
@@ -291,6 +288,14 @@ class FuzzRun:
             check=seen.check,
             seed=self.seed,
         )
+
+    def real_failures(self, kind: str) -> list[str]:
+        """One line per distinct real (not spec-doubt) failure noted under ``kind``."""
+        return [
+            f"[{seen.check}] {seen.operation_id}: {seen.title} (x{seen.count})"
+            for seen in self.failures.values()
+            if seen.mode == kind and seen.doubt is None
+        ]
 
     def _unmeasured_reason(self, tallies: list[OperationTally]) -> str:
         if any(t.unsent for t in tallies):
@@ -327,6 +332,34 @@ class FuzzRun:
                 "problems": list(self.target.objects.problems),
             },
         }
+
+
+# Transport headers a reproduction does not need.
+CURL_SKIPPED_HEADERS = frozenset(
+    {"content-length", "user-agent", "accept-encoding", "connection", "accept"}
+)
+
+
+def _shell_word(text: str) -> str:
+    """POSIX-quoted; ``$RCES_...`` placeholders stay expandable."""
+    if "$RCES_" not in text:
+        return shlex.quote(text)
+    escaped = text.replace("\\", "\\\\").replace('"', '\\"').replace("`", "\\`")
+    return f'"{escaped}"'
+
+
+def curl_line(request: requests.PreparedRequest, redactor: Redactor) -> str:
+    """A curl command that repeats ``request``, with every profile secret redacted."""
+    words = ["curl", "-i", "-X", str(request.method), _shell_word(redactor.text(str(request.url)))]
+    for name, value in request.headers.items():
+        if name.lower() not in CURL_SKIPPED_HEADERS:
+            shown = value.decode("latin-1") if isinstance(value, bytes) else str(value)
+            words += ["-H", _shell_word(redactor.text(f"{name}: {shown}"))]
+    body = request.body
+    if body:
+        text = body.decode("utf-8", "replace") if isinstance(body, bytes) else str(body)
+        words += ["--data-raw", _shell_word(redactor.text(text))]
+    return " ".join(words)
 
 
 def _operation_id(case: Case[Any]) -> str:

@@ -62,7 +62,11 @@ class FuzzStateMachine(schema.as_state_machine()):  # type: ignore[misc]
     run: ClassVar[Any] = None
 
     def step(self, input: StepInput) -> StepOutput:
-        response = self.run.execute(input.case, AuthMode.VALID, aim_ids=False, tally="stateful")
+        # Failures are noted, not raised: replaying a scenario against a server whose state has
+        # moved on cannot reproduce it (Hypothesis reports "inconsistent data generation").
+        response = self.run.execute(
+            input.case, AuthMode.VALID, aim_ids=False, tally="stateful", raise_failures=False
+        )
         return StepOutput(response, input.case)
 
 
@@ -76,6 +80,11 @@ class TestFuzzStateful(FuzzStateMachine.TestCase):  # type: ignore[name-defined,
         suppress_health_check=list(hypothesis.HealthCheck),
         phases=[hypothesis.Phase.generate, hypothesis.Phase.shrink],
     )
+
+    def runTest(self) -> None:
+        super().runTest()
+        failures = FuzzStateMachine.run.real_failures("stateful")
+        assert not failures, "stateful scenarios found: " + "; ".join(failures)
 
     @pytest.fixture(autouse=True)
     def _bind_run(self, fuzz_run: Any) -> Iterator[None]:

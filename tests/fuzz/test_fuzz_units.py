@@ -385,3 +385,19 @@ def test_merge_details_sums_workers() -> None:
     assert merged["failures"] == 4
     assert merged["duration_s"] == 3.0
     assert merged["seed"] == 1
+
+
+def test_curl_line_redacts_secrets_as_variables(profile: Any) -> None:
+    from conformance.fuzz.stage import curl_line
+    from conformance.redaction import Redactor
+
+    request = requests.Request(
+        "PATCH",
+        "http://127.0.0.1:1/application/7/v2/configuration/3",
+        headers={"Authorization": f"Bearer {PAT}", "environment_id": "11"},
+        json={"operations": []},
+    ).prepare()
+    line = curl_line(request, Redactor(profile.secret_names()))
+    assert PAT not in line
+    assert '"Authorization: Bearer $RCES_PAT"' in line
+    assert "--data-raw" in line and "-X PATCH" in line
