@@ -248,16 +248,20 @@ def per_test_results(
     return tuple(results)
 
 
-def stage_summaries(records: Sequence[TestRecord]) -> tuple[StageSummary, ...]:
+def stage_summaries(
+    records: Sequence[TestRecord], details: Mapping[str, Mapping[str, Any]] | None = None
+) -> tuple[StageSummary, ...]:
+    """One summary per stage that ran; ``details`` are what the stage's tests reported."""
     stages: dict[str, list[TestRecord]] = {}
     for record in records:
         stages.setdefault(record.stage, []).append(record)
+    details = details or {}
     return tuple(
         StageSummary(
             name=name,
             tests=len(group),
             duration_s=round(sum(r.duration_s for r in group), 3),
-            details={"outcomes": _count(r.outcome for r in group)},
+            details={**details.get(name, {}), "outcomes": _count(r.outcome for r in group)},
         )
         for name, group in stages.items()
     )
@@ -283,6 +287,7 @@ def build_report(
     profile: dict[str, Any],
     started_at: str,
     duration_s: float,
+    stage_details: Mapping[str, Mapping[str, Any]] | None = None,
 ) -> Report:
     return Report(
         suite_version=suite_version,
@@ -294,7 +299,7 @@ def build_report(
         started_at=started_at,
         duration_s=duration_s,
         requirements=fold(records, selected, baseline),
-        stages=stage_summaries(records),
+        stages=stage_summaries(records, stage_details),
         tests=per_test_results(records, baseline),
     )
 
@@ -367,6 +372,7 @@ def report_for_run(
     *,
     started_at: str,
     duration_s: float,
+    stage_details: Mapping[str, Mapping[str, Any]] | None = None,
 ) -> Report:
     """The Report of one run from its test records and what is known of the target."""
     from conformance import __version__
@@ -386,4 +392,5 @@ def report_for_run(
         profile=dict(target_info.get("profile", {})),
         started_at=started_at,
         duration_s=duration_s,
+        stage_details=stage_details,
     )

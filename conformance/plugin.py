@@ -21,6 +21,11 @@ from conformance.errors import ConformanceError, NotMeasurable, Unsupported, Usa
 from conformance.outcomes import USER_PROPERTY, TestRecord, classify
 
 TARGET_PROPERTY = "conformance-target"
+# A test may add ("conformance-stage", {"name": <stage>, "details": {...}}) to its user
+# properties (``record_property``); the details land in that stage's summary in the Report.
+STAGE_PROPERTY = "conformance-stage"
+# Stages whose details are cumulative per worker, merged by a function of the stage's own.
+STAGE_MERGERS: dict[str, str] = {"fuzz": "conformance.fuzz.summary:merge_details"}
 DEFAULT_REPORT_DIR = "reports"
 RUN_ID = pytest.StashKey[str]()
 TARGET_INFO = pytest.StashKey[dict[str, Any]]()
@@ -370,6 +375,7 @@ class RunCollector:
     def __init__(self, config: pytest.Config) -> None:
         self.config = config
         self.records: list[TestRecord] = []
+        self.stage_details: dict[str, dict[str, dict[str, Any]]] = {}  # stage -> source -> details
         self.report: Any = None
         self.written: list[Path] = []
 
@@ -379,6 +385,30 @@ class RunCollector:
                 self.records.append(TestRecord.from_json(value))
             elif name == TARGET_PROPERTY and isinstance(value, dict):
                 self.config.stash.setdefault(TARGET_INFO, dict(value))
+            elif name == STAGE_PROPERTY and isinstance(value, dict) and "name" in value:
+                details = dict(value.get("details") or {})
+                source = str(details.get("worker", report.nodeid))
+                self.stage_details.setdefault(str(value["name"]), {})[source] = details
+
+    def merged_details(self) -> dict[str, dict[str, Any]]:
+        """Each stage's details: merged by the stage's own function, else combined key by key."""
+        import importlib
+
+        merged: dict[str, dict[str, Any]] = {}
+        for stage, by_source in self.stage_details.items():
+            parts = list(by_source.values())
+            if stage in STAGE_MERGERS:
+                module, _, function = STAGE_MERGERS[stage].partition(":")
+                try:
+                    merged[stage] = dict(getattr(importlib.import_module(module), function)(parts))
+                    continue
+                except (ImportError, AttributeError):
+                    pass
+            combined: dict[str, Any] = {}
+            for part in parts:
+                combined.update(part)
+            merged[stage] = combined
+        return merged
 
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
@@ -395,6 +425,7 @@ class RunCollector:
             selected_ids(config),
             started_at=started_at,
             duration_s=round(time.monotonic() - started, 3),
+            stage_details=self.merged_details(),
         )
         config.stash[REPORT] = self.report
         report_dir = Path(config.getoption("report_dir") or DEFAULT_REPORT_DIR)

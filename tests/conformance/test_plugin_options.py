@@ -60,7 +60,7 @@ def _outcomes(report: dict[str, Any]) -> dict[str, str]:
 def test_target_profile_and_base_url_reach_the_target(
     pytester: pytest.Pytester, reference_server: Any
 ) -> None:
-    pytester.makepyfile(test_profile=USES_PROFILE)
+    pytester.makepyfile(test_uses_profile=USES_PROFILE)
     result = pytester.runpytest(
         "-p",
         "no:cacheprovider",
@@ -76,7 +76,7 @@ def test_target_profile_and_base_url_reach_the_target(
 def test_base_url_without_profile_is_one_usage_error(
     pytester: pytest.Pytester, reference_server: Any
 ) -> None:
-    pytester.makepyfile(test_profile=USES_PROFILE)
+    pytester.makepyfile(test_uses_profile=USES_PROFILE)
     result = pytester.runpytest("-p", "no:cacheprovider", "--base-url", reference_server.base_url)
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stdout.fnmatch_lines(["*conformance usage error*without a target profile*"])
@@ -86,7 +86,7 @@ def test_base_url_without_profile_is_one_usage_error(
 def test_unreachable_target_is_one_usage_error(
     pytester: pytest.Pytester, reference_server: Any, closed_port_url: str
 ) -> None:
-    pytester.makepyfile(test_profile=USES_PROFILE)
+    pytester.makepyfile(test_uses_profile=USES_PROFILE)
     result = pytester.runpytest(
         "-p",
         "no:cacheprovider",
@@ -103,7 +103,7 @@ def test_unreachable_target_is_one_usage_error(
 
 
 def test_wrong_profile_is_one_usage_error(pytester: pytest.Pytester, reference_server: Any) -> None:
-    pytester.makepyfile(test_profile=USES_PROFILE)
+    pytester.makepyfile(test_uses_profile=USES_PROFILE)
     bad = pytester.path / "bad.yaml"
     bad.write_text("credentials:\n  pat: svc_pat_nope\n  sdk_keys: []\nproject: {}\n")
     result = pytester.runpytest(
