@@ -52,7 +52,7 @@ examples:
       certify the embedded reference server (free loopback port, throwaway database)
   conformance run --base-url http://127.0.0.1:8000 --profile target.yaml
       certify your own server; the profile says how it fills the spec's gaps
-  conformance run --requirements SDK-STATUS-304-IF-NONE-MATCH,SDK-STATUS-ETAG
+  conformance run --requirements SDK-STATUS-304-IF-NONE-MATCH,SDK-STATUS-ETAG-EQUALS-HASH
       check only these requirements
   conformance run --stage all --report-dir out/
       scenarios and fuzzing; reports go to out/
@@ -107,7 +107,7 @@ def _parser() -> argparse.ArgumentParser:
         default="auto",
         help="parallel pytest-xdist workers; 'auto' is 2, 0 runs in one process (default: auto)",
     )
-    run.add_argument("--quiet", action="store_true", help="print only the final summary line")
+    run.add_argument("--quiet", action="store_true", help="no per-test progress, only the summary lines")
     run.add_argument("pytest_args", nargs="*", metavar="-- PYTEST-ARGS", help=argparse.SUPPRESS)
     for module in COMMANDS.values():
         importlib.import_module(module).add_parser(commands)
