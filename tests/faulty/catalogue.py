@@ -203,6 +203,7 @@ def hash_map_fault(
         async def handler(request: Request, forward: Forward) -> Response:
             if not where(request):
                 return await forward(request)
+            sent = unquoted(request.header("if-none-match") or "") or request.param("hash") or ""
             inm = request.header("if-none-match")
             if inm is not None:
                 parts = [quoted(translate(p)) for p in inm.split(",") if p.strip()]
@@ -221,7 +222,6 @@ def hash_map_fault(
             )
             if real is None:
                 return response
-            sent = unquoted(request.header("if-none-match") or "") or request.param("hash") or ""
             if response.status == 304 and real_of.get(sent) == real:
                 shown = sent  # the client's validator is what it was shown: echo it
             else:
@@ -986,9 +986,11 @@ FAULTS: tuple[Fault, ...] = (
     ),
     fault(
         "bootstrap-documents-stale",
-        "CFG-PATCH-PERSISTS SDK-BOOTSTRAP-DOCUMENTS-CURRENT",
-        "Reads serve each configuration's document as first read (a stale read cache): a "
-        "patch result is never what later reads see.",
+        "CFG-PATCH-PERSISTS SDK-BOOTSTRAP-DOCUMENTS-CURRENT CFG-PATCH-409-NOTHING-CHANGES "
+        "CFG-PATCH-CONCURRENT-ONE-WINS",
+        "Reads serve each configuration's document as first written (a stale read cache): a "
+        "patch result is never what later reads see, so every check that reads the stored "
+        "content back after a patch fails.",
         frozen_documents,
     ),
     fault(

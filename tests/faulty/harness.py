@@ -29,6 +29,9 @@ from faulty.context import Context
 from refserver.runner import start_server
 
 RUN_TIMEOUT_SECONDS = 600
+# A declared id the suite could not measure (e.g. a load burst slower than its window on a busy
+# machine) is not a verdict: the fault is served and run again, up to this many times in all.
+ATTEMPTS = 3
 CAUGHT = frozenset({"fail"})
 
 
@@ -124,7 +127,18 @@ def with_overrides(profile: Path, overrides: dict[str, Any]) -> None:
 
 
 def run_fault(fault: Fault, workdir: Path) -> FaultRun:
+    """Serve the fault and run the suite on it, again while a declared id was not measured."""
+    run = run_fault_once(fault, workdir / "attempt-1")
+    for attempt in range(2, ATTEMPTS + 1):
+        if not any(run.outcomes.get(i) == "not-measurable" for i in fault.breaks):
+            break
+        run = run_fault_once(fault, workdir / f"attempt-{attempt}")
+    return run
+
+
+def run_fault_once(fault: Fault, workdir: Path) -> FaultRun:
     """Serve the fault, run the suite narrowed to its watch set, and collect the outcomes."""
+    workdir.mkdir(parents=True, exist_ok=True)
     started = time.monotonic()
     db = workdir / "refserver.db"
     profile = workdir / "profile.yaml"
