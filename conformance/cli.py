@@ -107,7 +107,9 @@ def _parser() -> argparse.ArgumentParser:
         default="auto",
         help="parallel pytest-xdist workers; 'auto' is 2, 0 runs in one process (default: auto)",
     )
-    run.add_argument("--quiet", action="store_true", help="no per-test progress, only the summary lines")
+    run.add_argument(
+        "--quiet", action="store_true", help="no per-test progress, only the summary lines"
+    )
     run.add_argument("pytest_args", nargs="*", metavar="-- PYTEST-ARGS", help=argparse.SUPPRESS)
     for module in COMMANDS.values():
         importlib.import_module(module).add_parser(commands)
