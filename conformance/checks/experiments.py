@@ -259,6 +259,11 @@ class Experiments:
             repr(record.get("id")),
             reply,
         )
+        if not isinstance(record.get("groups"), list) and ids is None:
+            # The create answer lacks the groups (EXP-CREATE's business): read them back.
+            stored = body_of(self.get(record["id"]))
+            if isinstance(stored, dict) and isinstance(stored.get("groups"), list):
+                record = {**record, "groups": stored["groups"]}
         return record
 
     def get(self, experiment_id: Any, **kw: Any) -> Reply:
