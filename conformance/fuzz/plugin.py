@@ -12,6 +12,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import time
 from collections.abc import Iterator
@@ -63,12 +64,20 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         default=DEFAULT_SEED,
         help=f"fuzz seed, recorded in the report (default: {DEFAULT_SEED})",
     )
+    group.addoption(
+        "--fuzz-max-examples",
+        type=int,
+        default=None,
+        help="override the tier's generated examples per operation (benchmarks, debugging)",
+    )
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    _ACTIVE["settings"] = FuzzSettings(
-        tier(config.getoption("fuzz_tier")), int(config.getoption("fuzz_seed"))
-    )
+    chosen = tier(config.getoption("fuzz_tier"))
+    examples = config.getoption("fuzz_max_examples")
+    if examples is not None:
+        chosen = dataclasses.replace(chosen, max_examples=int(examples))
+    _ACTIVE["settings"] = FuzzSettings(chosen, int(config.getoption("fuzz_seed")))
     config.stash[DETAILS] = {}
 
 
