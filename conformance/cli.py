@@ -26,7 +26,7 @@ EXIT_USAGE = 2
 # Each stage is the test modules it runs; "all" runs every stage in this order.
 STAGES: dict[str, tuple[str, ...]] = {
     "scenarios": ("conformance.scenarios",),
-    "fuzz": ("conformance.fuzz",),
+    "fuzz": ("conformance.fuzzing",),
 }
 # The pytest plugins a stage needs. A stage listed here runs with plugin autoloading off (other
 # installed plugins cost seconds of start-up in every xdist worker); others load everything.
@@ -101,6 +101,15 @@ def _parser() -> argparse.ArgumentParser:
         help="which stage to run (default: scenarios)",
     )
     run.add_argument(
+        "--tier",
+        choices=["smoke", "pr", "nightly"],
+        default="smoke",
+        help="fuzz stage budget (docs/fuzzing.md; default: smoke)",
+    )
+    run.add_argument(
+        "--seed", type=int, default=None, help="fuzz stage seed, recorded in the report"
+    )
+    run.add_argument(
         "-n",
         "--workers",
         metavar="N",
@@ -146,6 +155,10 @@ def pytest_args(
     root = Path(__file__).resolve().parent.parent
     plugins = STAGE_PLUGINS.get(options.stage)
     args = [arg for name in plugins or () for arg in ("-p", name)]
+    if options.stage in ("fuzz", "all"):
+        from conformance.fuzz import DEFAULT_SEED, plugin_args
+
+        args += plugin_args(options.tier, DEFAULT_SEED if options.seed is None else options.seed)
     args += [
         "-c",
         str(ini),

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from conformance.fuzz.budget import DEFAULT_SEED, DEFAULT_TIER, TIERS
 
+__all__ = ["DEFAULT_SEED", "DEFAULT_TIER", "TIERS", "plugin_args", "pytest_args"]
+
 PLUGIN = "conformance.fuzz.plugin"
 TEST_PACKAGE = "conformance.fuzzing"
 

@@ -116,6 +116,9 @@ def build_schema(
     project.generation.update(
         max_examples=tier.max_examples if max_examples is None else max_examples,
         with_security_parameters=False,  # credentials come from the target profile
+        # Unknown query parameters are not invalid input: the specification lets a server ignore
+        # them, so "accepted an undeclared parameter" would be a finding about nothing.
+        allow_extra_parameters=False,
         modes=[GenerationMode.POSITIVE]
         if positive_only
         else [GenerationMode.POSITIVE, GenerationMode.NEGATIVE],

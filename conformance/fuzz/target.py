@@ -175,11 +175,11 @@ class FuzzTarget:
         negated = _negated(case)
         sdk = is_sdk_path(case.operation.path)
         path_parameters = dict(case.path_parameters or {})
-        rules = (
-            self._path_rules()
-            if aim_ids
-            else {"applicationId": self._path_rules()["applicationId"]}
-        )
+        rules = self._path_rules()
+        if not aim_ids:
+            rules = {"applicationId": rules["applicationId"]}
+        if "@path" in negated:  # a negative path: its values are wrong on purpose
+            rules = {}
         for name, replace in rules.items():
             if name in path_parameters and name.lower() not in negated:
                 path_parameters[name] = replace(path_parameters[name])
@@ -187,7 +187,7 @@ class FuzzTarget:
             case.path_parameters = path_parameters
 
         headers = dict(case.headers or {})
-        if not sdk and "environment_id" not in negated:
+        if not sdk and not negated & {"environment_id", "@header"}:
             headers = _set(headers, "environment_id", str(self._environment_id()))
         if sdk and _find(headers, self.profile.headers.instance_id) is None:
             headers[self.profile.headers.instance_id] = self.new_instance_id()
