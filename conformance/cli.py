@@ -38,6 +38,8 @@ STAGE_PLUGINS: dict[str, tuple[str, ...]] = {
 COMMANDS: dict[str, str] = {
     "selftest": "conformance.selftest",
     "flaky": "conformance.flakiness",
+    "report": "conformance.report.rerender",
+    "diff": "conformance.report.diff",
 }
 
 PYTEST_INI = """\

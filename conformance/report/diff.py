@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
 
 from conformance.report.model import Outcome, Report
 
@@ -84,3 +87,23 @@ def format_diff(diff: ReportDiff) -> str:
     if diff.unchanged:
         lines += ["", "No requirement changed outcome."]
     return "\n".join(lines) + "\n"
+
+
+def add_parser(commands: Any) -> None:
+    """The ``conformance diff OLD.json NEW.json`` subcommand."""
+    parser = commands.add_parser(
+        "diff",
+        help="compare two conformance.json files; exit 1 if anything newly fails",
+        description="Print what newly passes, newly fails and changes outcome between two "
+        "conformance reports (for CI on pull requests). Exit 1 if anything newly fails.",
+    )
+    parser.add_argument("old", metavar="OLD.json")
+    parser.add_argument("new", metavar="NEW.json")
+
+
+def main(options: Any) -> int:
+    from conformance.report.rerender import load_report
+
+    diff = diff_reports(load_report(Path(options.old)), load_report(Path(options.new)))
+    sys.stdout.write(format_diff(diff))
+    return diff.exit_code
