@@ -166,7 +166,8 @@ def pytest_runtest_setup(item: pytest.Item) -> Any:
     if ids and target is not None:
         absent = {
             rid: capability
-            for rid, capability in _capabilities_of(ids).items()
+            for rid, capabilities in _capabilities_of(ids).items()
+            for capability in capabilities
             if not target.profile.capability(capability)
         }
         if absent:
@@ -174,12 +175,14 @@ def pytest_runtest_setup(item: pytest.Item) -> Any:
     return result
 
 
-def _capabilities_of(ids: tuple[str, ...]) -> dict[str, str]:
-    """Requirement id -> the capability it needs, for the ids that need one."""
+def _capabilities_of(ids: tuple[str, ...]) -> dict[str, tuple[str, ...]]:
+    """Requirement id -> every capability it needs (implied ones too), for ids that need any."""
     from conformance.outcomes import catalogue_index
 
     index = catalogue_index()
-    return {i: index[i].capability for i in ids if i in index and index[i].capability}
+    return {
+        i: tuple(sorted(index[i].capabilities)) for i in ids if i in index and index[i].capabilities
+    }
 
 
 # ------------------------------------------------------------------ fixtures

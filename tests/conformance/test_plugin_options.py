@@ -8,6 +8,7 @@ from typing import Any
 
 import httpx
 import pytest
+import yaml
 
 # Imported here so pytester's in-process runs share these modules instead of re-importing them
 # (a re-imported httpcore no longer matches the exception classes httpx maps).
@@ -148,3 +149,33 @@ def test_unmarked_tests_are_left_alone(pytester: pytest.Pytester) -> None:
 def test_requirement_marker_is_declared(pytester: pytest.Pytester) -> None:
     result = pytester.runpytest("-p", "no:cacheprovider", "--markers")
     result.stdout.fnmatch_lines(["@pytest.mark.requirement(*ids): *"])
+
+
+NEEDS_BOOTSTRAP = """
+import pytest
+
+@pytest.mark.requirement("SDK-BOOTSTRAP-ID-MERGE")
+def test_identity(target):
+    pass
+"""
+
+
+def test_an_implied_capability_declared_absent_makes_the_requirement_unsupported(
+    pytester: pytest.Pytester, reference_server: Any
+) -> None:
+    """Bootstrap with identity needs ``bootstrap`` too, though the catalogue names only
+    ``bootstrap_identity``: declaring ``bootstrap: false`` must not leave it passing."""
+    data = yaml.safe_load(reference_server.profile_path.read_text(encoding="utf-8"))
+    data.setdefault("capabilities", {})["bootstrap"] = False
+    profile = yaml.safe_dump(data)
+    (pytester.path / "profile.yaml").write_text(profile, encoding="utf-8")
+    pytester.makepyfile(test_identity=NEEDS_BOOTSTRAP)
+    pytester.runpytest(
+        "-p",
+        "no:cacheprovider",
+        "--base-url",
+        reference_server.base_url,
+        "--target-profile",
+        str(pytester.path / "profile.yaml"),
+    )
+    assert _outcomes(_report(pytester))["SDK-BOOTSTRAP-ID-MERGE"] == "unsupported"
