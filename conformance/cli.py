@@ -31,7 +31,12 @@ STAGES: dict[str, tuple[str, ...]] = {
 # The pytest plugins a stage needs. A stage listed here runs with plugin autoloading off (other
 # installed plugins cost seconds of start-up in every xdist worker); others load everything.
 STAGE_PLUGINS: dict[str, tuple[str, ...]] = {
-    "scenarios": ("xdist.plugin", "pytest_base_url.plugin", "conformance.plugin"),
+    "scenarios": (
+        "xdist.plugin",
+        "pytest_base_url.plugin",
+        "allure_pytest.plugin",
+        "conformance.plugin",
+    ),
 }
 
 # Further subcommands: name -> module with add_parser(subparsers) and main(options) -> exit status.
@@ -174,6 +179,9 @@ def pytest_args(
         str(profile_path),
         "--report-dir",
         str(options.report_dir),
+        "--alluredir",
+        str(Path(options.report_dir) / "allure-results"),
+        "--clean-alluredir",
     ]
     if options.requirements:
         args += ["--requirements", options.requirements]

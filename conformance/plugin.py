@@ -327,6 +327,25 @@ def _stage_of(item: pytest.Item) -> str:
 
 
 @pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item: pytest.Item) -> Any:
+    """With ``--alluredir``: label by requirement and spec section, attach the exchanges."""
+    ids = requirement_ids(item)
+    if not ids or not item.config.pluginmanager.has_plugin("allure_listener"):
+        return (yield)
+    from conformance.outcomes import catalogue_index
+    from conformance.report.allure_labels import apply_allure_labels, attach_exchanges
+
+    apply_allure_labels(item, ids, catalogue_index())
+    try:
+        return (yield)
+    finally:
+        transcript = item.stash.get(TRANSCRIPT, None)
+        if transcript is not None:
+            info = item.config.stash.get(TARGET_INFO, None) or {}
+            attach_exchanges(transcript.exchanges, info.get("secrets", ()))
+
+
+@pytest.hookimpl(wrapper=True)
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
     report = yield
     ids = requirement_ids(item)

@@ -103,11 +103,24 @@ def test_embedded_and_served_reference_give_the_same_result(
     assert verdict_external == verdict_embedded == "conformant"
     assert by_id_external == by_id_embedded
     assert "conformance: conformant" in external.stdout
-    for secret_line in profile.read_text().splitlines():
-        if "key:" in secret_line or "pat:" in secret_line:
-            secret = secret_line.split(":", 1)[1].strip().strip("{}").split(",")[0].strip()
-            if secret.startswith(("svc_", "sdk_")):
-                assert secret not in (tmp_path / "external" / "conformance.json").read_text()
+    # One run writes all five outputs, and no credential of the profile appears in any file.
+    written = tmp_path / "external"
+    for name in ("conformance.json", "conformance.md", "conformance.html", "junit.xml"):
+        assert (written / name).is_file(), name
+    assert list((written / "allure-results").glob("*-result.json")), "no Allure results"
+    secrets = [
+        word.strip("{},")
+        for line in profile.read_text().splitlines()
+        if "key:" in line or "pat:" in line
+        for word in line.split()
+        if word.strip("{},").startswith(("svc_", "sdk_"))
+    ]
+    assert secrets, "the served profile's credentials were not found"
+    for path in written.rglob("*"):
+        if path.is_file():
+            text = path.read_text(encoding="utf-8", errors="replace")
+            for secret in secrets:
+                assert secret not in text, f"{path.name} leaks a credential"
 
 
 def test_base_url_without_profile_exits_2(served: tuple[str, Path]) -> None:
