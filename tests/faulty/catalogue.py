@@ -1504,7 +1504,7 @@ def _weights_normalised(body: Any) -> Any:
     groups = body.get("groups") if isinstance(body, dict) else None
     if body.get("assignmentMode", "weightedHash") != "weightedHash" or not isinstance(groups, list):
         return body
-    weights = [g.get("weight") for g in groups if isinstance(g, dict)]
+    weights: list[Any] = [g.get("weight") for g in groups if isinstance(g, dict)]
     if groups and all(isinstance(w, int) for w in weights) and sum(weights) != 10000:
         groups[-1]["weight"] = 10000 - sum(weights[:-1])
     return body

@@ -147,7 +147,7 @@ def run_fault_once(fault: Fault, workdir: Path) -> FaultRun:
     def wrap(app: object) -> FaultyApp:
         return FaultyApp(app, fault.make(Context.load(profile, db)))  # type: ignore[arg-type]
 
-    server = start_server(db, profile_path=profile, wrap=wrap)  # type: ignore[arg-type]
+    server = start_server(db, profile_path=profile, wrap=wrap)
     try:
         if fault.profile:
             with_overrides(profile, fault.profile)

@@ -7,6 +7,8 @@ fixed) and explained in the report of the catalogue, never loosened here.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from pathlib import Path
 
 import pytest
@@ -26,7 +28,7 @@ def _param(fault: Fault) -> object:
 
 @pytest.mark.parametrize("fault", [_param(f) for f in FAULTS])
 def test_fault_is_caught_exactly(
-    fault: Fault, tmp_path: Path, record_property: pytest.RecordProperty
+    fault: Fault, tmp_path: Path, record_property: Callable[[str, object], None]
 ) -> None:
     run = run_fault(fault, tmp_path)
     record_property("fault_breaks", sorted(fault.breaks))
