@@ -8,7 +8,6 @@ fixed) and explained in the report of the catalogue, never loosened here.
 from __future__ import annotations
 
 from collections.abc import Callable
-
 from pathlib import Path
 
 import pytest

@@ -5,8 +5,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-import pytest
-
 from conformance.catalogue import load_catalogue
 from faulty.catalogue import FAULTS
 from faulty.not_breakable import NOT_BREAKABLE
