@@ -91,6 +91,7 @@ class FuzzRun:
         self.checks: list[CheckFunction] = custom_checks(self.target.profile.errors)
         self._by_name = {check.__name__: check for check in self.checks}
         self.budget_exhausted = False
+        self.stateful_stopped_early = False
 
     # ------------------------------------------------------------------ one example
 
@@ -318,6 +319,7 @@ class FuzzRun:
             "rate_limited": sum(t.rate_limited for t in self.tallies.values()),
             "unsent": sum(t.unsent for t in self.tallies.values()),
             "budget_exhausted": self.budget_exhausted,
+            "stateful_stopped_early": self.stateful_stopped_early,
             "duration_s": round(time.monotonic() - self.started, 3),
             "failures_by_check": dict(sorted(by_check.items())),
             "spec_doubts_by_check": dict(sorted(doubts.items())),

@@ -18,6 +18,7 @@ from typing import Any, ClassVar
 
 import hypothesis
 import pytest
+from hypothesis.errors import FlakyStrategyDefinition
 from schemathesis.generation.stateful.state_machine import StepInput, StepOutput
 
 from conformance.fuzz.auth import AuthMode
@@ -82,7 +83,12 @@ class TestFuzzStateful(FuzzStateMachine.TestCase):  # type: ignore[name-defined,
     )
 
     def runTest(self) -> None:
-        super().runTest()
+        try:
+            super().runTest()
+        except FlakyStrategyDefinition:
+            # The target's state moved on, so a replayed prefix enables other links; Hypothesis
+            # stops generating there. The scenarios that ran still count; this is no failure.
+            FuzzStateMachine.run.stateful_stopped_early = True
         failures = FuzzStateMachine.run.real_failures("stateful")
         assert not failures, "stateful scenarios found: " + "; ".join(failures)
 
