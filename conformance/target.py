@@ -7,6 +7,7 @@ a wrong URL or profile is one usage error instead of a wall of failures.
 
 from __future__ import annotations
 
+import hashlib
 import secrets
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -28,6 +29,7 @@ class Target:
     profile_path: Path | None
     embedded: bool = False
     _stop: Callable[[], None] | None = field(default=None, repr=False)
+    server_header: str = ""  # what the target calls itself (``Server``), seen at pre-flight
 
     def stop(self) -> None:
         if self._stop is not None:
@@ -36,8 +38,19 @@ class Target:
 
     @property
     def fingerprint(self) -> str:
-        kind = "embedded refserver" if self.embedded else "external"
-        return f"{kind} at {self.base_url}"
+        """A short, stable identity of the target: URL, ``Server`` header and project."""
+        project = self.profile.project
+        identity = "|".join(
+            (
+                self.base_url.rstrip("/"),
+                self.server_header,
+                str(project.application_id),
+                ",".join(f"{k}={v}" for k, v in sorted(project.environments.items())),
+            )
+        )
+        digest = hashlib.sha256(identity.encode("utf-8")).hexdigest()[:16]
+        server = self.server_header or "no Server header"
+        return f"sha256:{digest} ({server}; project {project.application_id})"
 
 
 def new_run_id() -> str:
@@ -83,19 +96,21 @@ def preflight(target: Target) -> None:
     rejected = set(profile.errors.missing_credentials_status) | {401, 403}
     with httpx.Client(timeout=PREFLIGHT_TIMEOUT) as http:
         try:
-            status = http.get(
+            response = http.get(
                 f"{url}/sdk/v2/status",
                 headers={
                     "authorization": key.key,
                     profile.headers.environment: key.environments[0],
                     profile.headers.instance_id: "cf-preflight",
                 },
-            ).status_code
+            )
         except httpx.TransportError as error:
             raise UsageError(
                 f"cannot reach the target at {url} ({type(error).__name__})",
                 "start the server, or fix --base-url (scheme, host, port and any path prefix)",
             ) from None
+        status = response.status_code
+        target.server_header = response.headers.get("server", "")
         if status == 404:
             raise UsageError(
                 f"GET {url}/sdk/v2/status answered 404: no RCES interface at this base URL",
