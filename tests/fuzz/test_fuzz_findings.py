@@ -1,7 +1,9 @@
 """Regression tests for what the fuzz stage found on the reference server and its contract.
 
 Each open finding is ``xfail(strict=True)``: it flips to a failure ("XPASS strict") the day the
-server or the contract is fixed, so the marker is removed with the fix.
+server or the contract is fixed, so the marker is removed with the fix. Fixed findings stay as
+plain regression tests: `alias: null` (accepted as "absent" by the server) is now allowed by the
+contract too.
 """
 
 from __future__ import annotations
@@ -37,14 +39,6 @@ def _management(server: Any) -> tuple[str, dict[str, str]]:
     return f"{server.base_url}/application/{app}/v2", headers
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="fuzz finding (nightly, spec-doubt, negative_data_rejection on createConfiguration): "
-    "the reference server accepts `alias: null` (201) while the contract's "
-    "CreateConfigurationBody.alias is `type: string`. Fix one side: refserver answers 400 "
-    "INVALID_REQUEST for a non-string alias, or the contract types alias as [string, 'null'] "
-    "('null' = use the default slug)",
-)
 def test_create_configuration_with_null_alias_agrees_with_the_contract(reference: Any) -> None:
     base, headers = _management(reference)
     reply = httpx.post(
