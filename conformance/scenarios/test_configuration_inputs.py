@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import secrets
+
 import pytest
 
 from conformance.checks import expect, expect_4xx, expect_status
@@ -23,9 +25,12 @@ def _write_with_environment(
     ids: tuple[str, ...],
     environment_header: dict[str, str],
 ) -> None:
-    """Create and patch carrying ``environment_header`` are refused and write nothing."""
+    """Create and patch carrying ``environment_header`` are refused and write nothing.
+
+    The refused configuration's name is unique per call, so a create leaked by one case is
+    never found by another case (which may concern another requirement)."""
     record = configurations.create_ok("env-victim", {"v": 1}, ids=ids)
-    name = configurations.client.name("env-intruder")
+    name = configurations.client.name(f"env-intruder-{secrets.token_hex(4)}")
     client = configurations.client
     created = client.management(
         "POST",
