@@ -36,13 +36,39 @@ def _hash(snapshots: Snapshots, key: str, environment: str | None) -> object:
     return json_object(reply).get("hash") if reply.status == 200 else f"HTTP {reply.status}"
 
 
+def _apart(
+    configurations: Configurations, snapshots: Snapshots, key: str, other: str | None
+) -> tuple[object, object]:
+    """(development's hash, the hash read with alias ``other``), once development and production
+    are known to differ, so that the comparison tells development from production.
+
+    Creates a configuration in development (with the run prefix; production, which only the
+    serialised ``production`` group writes, stays untouched), then reads development and
+    production around the other read. If they still serve the same snapshot, which one the
+    other alias selects cannot be told: not measurable."""
+    configurations.create("alias-apart", {"apart": 1})
+    production_key = snapshots.key_covering("production").key
+
+    def both() -> tuple[object, object]:
+        return _hash(snapshots, key, "development"), _hash(snapshots, production_key, "production")
+
+    def read() -> tuple[object, object]:  # shaped like both(): bracketed takes one type
+        return _hash(snapshots, key, other), None
+
+    (development, production), (value, _) = bracketed(both, read)
+    if development == production:
+        raise NotMeasurable(
+            "development and production serve the same snapshot even after a create in "
+            f"development (hash {development!r}): cannot tell which one is served"
+        )
+    return development, value
+
+
 @requirement("SDK-HDR-ENV-DEFAULT-DEVELOPMENT")
-def test_no_alias_means_development(snapshots: Snapshots) -> None:
+def test_no_alias_means_development(configurations: Configurations, snapshots: Snapshots) -> None:
     ids = ("SDK-HDR-ENV-DEFAULT-DEVELOPMENT",)
     key = snapshots.key_covering("development", "production").key
-    development, omitted = bracketed(
-        lambda: _hash(snapshots, key, "development"), lambda: _hash(snapshots, key, None)
-    )
+    development, omitted = _apart(configurations, snapshots, key, None)
     expect(
         omitted == development,
         ids,
@@ -53,12 +79,10 @@ def test_no_alias_means_development(snapshots: Snapshots) -> None:
 
 
 @requirement("SDK-HDR-ENV-STUDIO-SYNONYM")
-def test_studio_is_development(snapshots: Snapshots) -> None:
+def test_studio_is_development(configurations: Configurations, snapshots: Snapshots) -> None:
     ids = ("SDK-HDR-ENV-STUDIO-SYNONYM",)
     key = snapshots.key_covering("development").key
-    development, studio = bracketed(
-        lambda: _hash(snapshots, key, "development"), lambda: _hash(snapshots, key, "studio")
-    )
+    development, studio = _apart(configurations, snapshots, key, "studio")
     expect(
         studio == development,
         ids,
