@@ -573,7 +573,7 @@ def require_capabilities(profile: Profile, requirement_ids: Iterable[str]) -> No
 
 
 def experiments_for(request: Any, client: Client, cleanup: Any) -> Iterator[Experiments]:
-    """The body of each scenario module's ``experiments`` fixture: guard, drive, terminate."""
+    """The body of the scenarios' ``experiments`` fixture: guard, drive, terminate."""
     wanted = [str(a) for mark in request.node.iter_markers("requirement") for a in mark.args]
     require_capabilities(client.profile, wanted)
     driver = Experiments(client, cleanup)

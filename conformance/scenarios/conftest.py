@@ -1,11 +1,13 @@
-"""Fixtures every scenario shares: configuration management and snapshot reads on the target."""
+"""Fixtures every scenario shares: configuration management, snapshot reads, experiments."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
+from conformance.checks.experiments import Experiments, experiments_for
 from conformance.checks.management import Configurations
 from conformance.checks.sdk import Snapshots
 
@@ -20,3 +22,9 @@ def configurations(client: Any) -> Configurations:
 def snapshots(client: Any) -> Snapshots:
     """Status/bootstrap reads with the profile's keys and header names."""
     return Snapshots(client)
+
+
+@pytest.fixture
+def experiments(request: pytest.FixtureRequest, client: Any, cleanup: Any) -> Iterator[Experiments]:
+    """The experiment driver; skips as unsupported without the capability, terminates at the end."""
+    yield from experiments_for(request, client, cleanup)

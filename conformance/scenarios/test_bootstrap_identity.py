@@ -7,7 +7,6 @@ must be known for sure have a single group, so every enrolled unit is in it.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -17,7 +16,6 @@ from conformance.checks.experiment_changeset import merged
 from conformance.checks.experiments import (
     Experiments,
     body_of,
-    experiments_for,
     group_ids,
     ok,
     other_unit_type,
@@ -65,11 +63,6 @@ def untouched(document: Any) -> bool:
 def applied(document: Any) -> bool:
     """Every part of CHANGESET shows."""
     return _seen(document) == _seen(EXPECTED)
-
-
-@pytest.fixture
-def experiments(request: pytest.FixtureRequest, client: Any, cleanup: Any) -> Iterator[Experiments]:
-    yield from experiments_for(request, client, cleanup)
 
 
 def _single_group(

@@ -13,14 +13,14 @@ import json
 import random
 import time
 from collections import Counter
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import pytest
 
 from conformance.checks import expect
 from conformance.checks.bucketing import HASH_FUNCTIONS, goodness_of_fit, group_index
-from conformance.checks.experiments import Experiments, experiments_for, group_ids, require_mode
+from conformance.checks.experiments import Experiments, group_ids, require_mode
 from conformance.errors import NotMeasurable, Unsupported
 
 requirement = pytest.mark.requirement
@@ -58,11 +58,6 @@ GOLDEN_UNITS = (
     "last-golden",
 )
 BASE: dict[str, Any] = {"bucket": {"group": "base"}}
-
-
-@pytest.fixture
-def experiments(request: pytest.FixtureRequest, client: Any, cleanup: Any) -> Iterator[Experiments]:
-    yield from experiments_for(request, client, cleanup)
 
 
 def _marker(index: int) -> list[dict[str, Any]]:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any, TypeGuard
 
 import pytest
@@ -11,7 +10,6 @@ from conformance.checks import Soft, expect, json_object
 from conformance.checks.experiments import (
     Experiments,
     body_of,
-    experiments_for,
     group_ids,
     ok,
     setup_failed,
@@ -22,11 +20,6 @@ requirement = pytest.mark.requirement
 
 BASE: dict[str, Any] = {"economy": {"startingGold": 100}}
 MORE_GOLD = [{"op": "set", "path": ["economy", "startingGold"], "value": 200}]
-
-
-@pytest.fixture
-def experiments(request: pytest.FixtureRequest, client: Any, cleanup: Any) -> Iterator[Experiments]:
-    yield from experiments_for(request, client, cleanup)
 
 
 def _experiment(experiments: Experiments, label: str) -> tuple[int, list[Any]]:

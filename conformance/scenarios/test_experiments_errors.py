@@ -7,7 +7,7 @@ message; each also checks that nothing was created.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -18,7 +18,6 @@ from conformance.checks.experiments import (
     UNKNOWN_EXPERIMENT_ID,
     Experiments,
     body_of,
-    experiments_for,
     group_ids,
     is_json,
     ok,
@@ -79,11 +78,6 @@ ENDPOINTS: list[tuple[str, str, str, Body]] = [
     ("terminateExperiment", "POST", "/{id}/terminate", lambda e, s: {}),
 ]
 PER_EXPERIMENT = [entry for entry in ENDPOINTS if "{id}" in entry[2]]
-
-
-@pytest.fixture
-def experiments(request: pytest.FixtureRequest, client: Any, cleanup: Any) -> Iterator[Experiments]:
-    yield from experiments_for(request, client, cleanup)
 
 
 def _subject(experiments: Experiments, label: str, assigned: bool = True) -> Subject:

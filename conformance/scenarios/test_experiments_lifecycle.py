@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -14,7 +14,6 @@ from conformance.checks.experiments import (
     WEIGHTED,
     Experiments,
     body_of,
-    experiments_for,
     group_ids,
     ok,
     setup_failed,
@@ -26,11 +25,6 @@ requirement = pytest.mark.requirement
 
 BASE: dict[str, Any] = {"economy": {"startingGold": 100, "shop": "open"}, "flags": {"night": False}}
 MORE_GOLD = [{"op": "set", "path": ["economy", "startingGold"], "value": 200}]
-
-
-@pytest.fixture
-def experiments(request: pytest.FixtureRequest, client: Any, cleanup: Any) -> Iterator[Experiments]:
-    yield from experiments_for(request, client, cleanup)
 
 
 def _two_groups(experiments: Experiments, mode: str = WEIGHTED) -> list[dict[str, Any]]:
