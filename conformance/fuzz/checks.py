@@ -18,6 +18,8 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from schemathesis.core.failures import Failure, Severity
 
+from conformance.checks import strip_quotes
+
 if TYPE_CHECKING:
     from schemathesis import Case, CheckContext, Response
 
@@ -188,16 +190,6 @@ def _operation_id(case: Case[Any]) -> str:
     return str(case.operation.schema.get_operation_id(case.operation) or case.operation.label)
 
 
-def _opaque_tag(etag: str) -> str:
-    """The opaque part of an entity tag: ``"abc"`` and ``W/"abc"`` both give ``abc``."""
-    value = etag.strip()
-    if value.startswith("W/"):
-        value = value[2:]
-    if len(value) >= 2 and value[0] == value[-1] == '"':
-        value = value[1:-1]
-    return value
-
-
 @dataclass(frozen=True)
 class CustomCheck:
     name: str
@@ -232,7 +224,7 @@ def _etag_equals_hash(_: ErrorShape) -> CheckFunction:
                 "200 snapshot without an ETag",
                 f"Expected: an ETag header equal to the body hash {body_hash!r}\nReceived: no ETag",
             )
-        if not isinstance(body_hash, str) or _opaque_tag(etag) != body_hash:
+        if not isinstance(body_hash, str) or strip_quotes(etag) != body_hash:
             raise _fail(
                 CUSTOM_BY_NAME["etag_equals_body_hash"],
                 case,
