@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from conformance.errors import ContractViolation, NotMeasurable, Unsupported
+from conformance.report.json_report import evidence_from_json, evidence_to_json
 from conformance.report.model import (
     Evidence,
     Exchange,
@@ -51,6 +52,7 @@ class TestRecord:
 
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)
+        data["evidence"] = None if self.evidence is None else evidence_to_json(self.evidence)
         data["outcomes"] = {k: v.value for k, v in self.outcomes.items()}
         return data
 
@@ -64,23 +66,9 @@ class TestRecord:
             outcomes={k: Outcome(v) for k, v in data["outcomes"].items()},
             duration_s=float(data.get("duration_s", 0.0)),
             message=data.get("message", ""),
-            evidence=None if evidence is None else _evidence(evidence),
+            evidence=None if evidence is None else evidence_from_json(evidence),
             note=dict(data.get("note", {})),
         )
-
-
-def _evidence(data: Mapping[str, Any]) -> Evidence:
-    return Evidence(
-        test_id=data["test_id"],
-        requirement_ids=tuple(data["requirement_ids"]),
-        title=data["title"],
-        expected=data["expected"],
-        received=data["received"],
-        curl=data.get("curl"),
-        exchanges=tuple(Exchange(**e) for e in data.get("exchanges", ())),
-        check=data.get("check"),
-        seed=data.get("seed"),
-    )
 
 
 def classify(

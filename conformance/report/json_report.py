@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import fields
 from typing import Any
 
@@ -25,7 +26,7 @@ def _exchange_to_json(exchange: Exchange) -> dict[str, Any]:
     return {f.name: getattr(exchange, f.name) for f in fields(Exchange)}
 
 
-def _exchange_from_json(data: dict[str, Any]) -> Exchange:
+def _exchange_from_json(data: Mapping[str, Any]) -> Exchange:
     return Exchange(
         method=data["method"],
         url=data["url"],
@@ -38,7 +39,8 @@ def _exchange_from_json(data: dict[str, Any]) -> Exchange:
     )
 
 
-def _evidence_to_json(evidence: Evidence) -> dict[str, Any]:
+def evidence_to_json(evidence: Evidence) -> dict[str, Any]:
+    """One piece of evidence as plain JSON (the report's form, also a test record's)."""
     return {
         "test_id": evidence.test_id,
         "requirement_ids": list(evidence.requirement_ids),
@@ -52,7 +54,8 @@ def _evidence_to_json(evidence: Evidence) -> dict[str, Any]:
     }
 
 
-def _evidence_from_json(data: dict[str, Any]) -> Evidence:
+def evidence_from_json(data: Mapping[str, Any]) -> Evidence:
+    """The ``Evidence`` an ``evidence_to_json`` dict came from."""
     return Evidence(
         test_id=data["test_id"],
         requirement_ids=tuple(data["requirement_ids"]),
@@ -74,7 +77,7 @@ def _test_to_json(test: TestResult) -> dict[str, Any]:
         "outcome": test.outcome.value,
         "duration_s": test.duration_s,
         "message": test.message,
-        "evidence": None if test.evidence is None else _evidence_to_json(test.evidence),
+        "evidence": None if test.evidence is None else evidence_to_json(test.evidence),
     }
 
 
@@ -87,7 +90,7 @@ def _test_from_json(data: dict[str, Any]) -> TestResult:
         outcome=Outcome(data["outcome"]),
         duration_s=float(data["duration_s"]),
         message=data.get("message", ""),
-        evidence=None if evidence is None else _evidence_from_json(evidence),
+        evidence=None if evidence is None else evidence_from_json(evidence),
     )
 
 
@@ -99,7 +102,7 @@ def _requirement_to_json(requirement: RequirementResult) -> dict[str, Any]:
         "basis": requirement.basis,
         "outcome": requirement.outcome.value,
         "tests": list(requirement.tests),
-        "evidence": [_evidence_to_json(e) for e in requirement.evidence],
+        "evidence": [evidence_to_json(e) for e in requirement.evidence],
         "note": requirement.note,
     }
 
@@ -112,7 +115,7 @@ def _requirement_from_json(data: dict[str, Any]) -> RequirementResult:
         basis=data["basis"],
         outcome=Outcome(data["outcome"]),
         tests=tuple(data["tests"]),
-        evidence=tuple(_evidence_from_json(e) for e in data.get("evidence", ())),
+        evidence=tuple(evidence_from_json(e) for e in data.get("evidence", ())),
         note=data.get("note", ""),
     )
 
