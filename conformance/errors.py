@@ -28,6 +28,7 @@ class ContractViolation(ConformanceError, AssertionError):
         self.curl = curl
         self.sections = tuple(sections)
         self.passed_ids: tuple[str, ...] = ()  # checked in the same scenario, and held
+        self.parts: tuple[ContractViolation, ...] = ()  # a combined violation's own breaks
         super().__init__(self.render())
 
     def render(self) -> str:

@@ -29,6 +29,8 @@ from conformance.report.model import (
 )
 
 USER_PROPERTY = "conformance"
+# The outcomes a requirement shows its evidence for (a spec-doubt needs its curl line too).
+EVIDENCED = frozenset({Outcome.FAIL, Outcome.SPEC_DOUBT})
 
 
 @dataclass
@@ -43,16 +45,25 @@ class TestRecord:
     outcomes: dict[str, Outcome]  # per requirement id
     duration_s: float = 0.0
     message: str = ""
-    evidence: Evidence | None = None
+    evidence: Evidence | None = None  # the test's first evidence; any id without its own takes it
     note: dict[str, str] = field(default_factory=dict)  # per requirement id, e.g. why unmeasured
+    # per requirement id, where the test knows which of its failures broke which requirement
+    evidence_by_requirement: dict[str, Evidence] = field(default_factory=dict)
 
     @property
     def outcome(self) -> Outcome:
         return worst(self.outcomes.values())
 
+    def evidence_for(self, requirement_id: str) -> Evidence | None:
+        """The evidence of one requirement: its own if the test has it, else the test's."""
+        return self.evidence_by_requirement.get(requirement_id, self.evidence)
+
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)
         data["evidence"] = None if self.evidence is None else evidence_to_json(self.evidence)
+        data["evidence_by_requirement"] = {
+            rid: evidence_to_json(e) for rid, e in self.evidence_by_requirement.items()
+        }
         data["outcomes"] = {k: v.value for k, v in self.outcomes.items()}
         return data
 
@@ -68,7 +79,28 @@ class TestRecord:
             message=data.get("message", ""),
             evidence=None if evidence is None else evidence_from_json(evidence),
             note=dict(data.get("note", {})),
+            evidence_by_requirement={
+                rid: evidence_from_json(e)
+                for rid, e in data.get("evidence_by_requirement", {}).items()
+            },
         )
+
+
+def _violation_evidence(
+    test_id: str,
+    error: ContractViolation,
+    requirement_ids: tuple[str, ...],
+    exchanges: Sequence[Exchange],
+) -> Evidence:
+    return Evidence(
+        test_id=test_id,
+        requirement_ids=requirement_ids,
+        title=error.title,
+        expected=error.expected,
+        received=error.received,
+        curl=error.curl,
+        exchanges=tuple(exchanges),
+    )
 
 
 def classify(
@@ -86,7 +118,8 @@ def classify(
 
     - passed: every id passes.
     - ``ContractViolation``: its ids fail (all the test's ids if it names none); the test's other
-      ids were not reached, so they are not measurable.
+      ids were not reached, so they are not measurable. A combined violation (``Soft``) gives
+      each broken id the evidence of its own part.
     - ``NotMeasurable`` / ``Unsupported``: every id takes that outcome.
     - any other failure or error (a plain assert, a crash on a malformed answer): every id fails.
     - a plain skip (no reason the suite knows): not measurable, never pass.
@@ -123,15 +156,13 @@ def classify(
             if i not in broken and i not in held
         }
         record.message = str(error)
-        record.evidence = Evidence(
-            test_id=test_id,
-            requirement_ids=broken,
-            title=error.title,
-            expected=error.expected,
-            received=error.received,
-            curl=error.curl,
-            exchanges=tuple(exchanges),
-        )
+        record.evidence = _violation_evidence(test_id, error, broken, exchanges)
+        for part in error.parts:
+            part_ids = tuple(i for i in part.requirement_ids if i in broken)
+            for rid in part_ids:
+                record.evidence_by_requirement.setdefault(
+                    rid, _violation_evidence(test_id, part, part_ids, exchanges)
+                )
     elif failed:
         record.outcomes = dict.fromkeys(ids, Outcome.FAIL)
         text = message or (f"{type(error).__name__}: {error}" if error else "test failed")
@@ -181,8 +212,9 @@ def fold(
             tests.setdefault(rid, []).append(record.test_id)
             if rid in record.note:
                 notes.setdefault(rid, []).append(f"{record.test_id}: {record.note[rid]}")
-            if outcome is Outcome.FAIL and record.evidence is not None:
-                evidence.setdefault(rid, []).append(record.evidence)
+            found = record.evidence_for(rid) if outcome in EVIDENCED else None
+            if found is not None:
+                evidence.setdefault(rid, []).append(found)
     results = []
     for info in selected:
         seen = outcomes.get(info.id, [])

@@ -116,6 +116,7 @@ class Soft:
             tuple(dict.fromkeys(s for v in self.broken for s in v.sections)),
         )
         combined.passed_ids = tuple(i for i in dict.fromkeys(self.checked) if i not in broken_ids)
+        combined.parts = tuple(self.broken)
         raise combined
 
 

@@ -261,6 +261,13 @@ class FuzzRun:
         # Real failures first, the suite's own (more specific) checks before built-ins.
         relevant.sort(key=lambda seen: (seen.doubt is not None, seen.check not in CUSTOM_BY_NAME))
         evidence = self._evidence(test_id, relevant[0]) if relevant else None
+        # Each requirement shows the failure that decided its outcome (the first, in that order).
+        by_requirement: dict[str, Evidence] = {}
+        for seen in relevant:
+            if any(rid not in by_requirement for rid in seen.requirement_ids):
+                found = self._evidence(test_id, seen)
+                for rid in seen.requirement_ids:
+                    by_requirement.setdefault(rid, found)
         if error is not None and not messages and not isinstance(error, FailureGroup):
             # The test broke for a reason no check names (a transport error, a crash).
             for rid in ids:
@@ -275,6 +282,7 @@ class FuzzRun:
             message="; ".join(messages),
             evidence=evidence,
             note=note,
+            evidence_by_requirement=by_requirement,
         )
 
     def _evidence(self, test_id: str, seen: SeenFailure) -> Evidence:

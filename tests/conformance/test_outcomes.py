@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import json
+
+import pytest
+
+from conformance.checks import Soft
 from conformance.errors import ContractViolation, NotMeasurable, Unsupported
 from conformance.outcomes import RequirementInfo, TestRecord, classify, fold
-from conformance.report.model import Outcome
+from conformance.report.model import Evidence, Outcome
 
 
 def info(*ids: str) -> list[RequirementInfo]:
@@ -88,3 +93,86 @@ def test_baseline_turns_failure_into_known_failure_and_flags_recoveries() -> Non
     assert "TICKET-1" in results["A"].note
     assert results["B"].outcome is Outcome.PASS
     assert "now passes" in results["B"].note
+
+
+# ------------------------------------------------------------------ evidence per requirement
+
+
+def evidence(title: str, ids: tuple[str, ...], curl: str) -> Evidence:
+    return Evidence("t", ids, title, "expected", "received", curl, check=title)
+
+
+def test_two_requirements_of_one_test_each_show_their_own_evidence() -> None:
+    first, second = evidence("check_a", ("A",), "curl a"), evidence("check_b", ("B",), "curl b")
+    record = TestRecord(
+        "t",
+        "fuzz",
+        ("A", "B", "C"),
+        {"A": Outcome.FAIL, "B": Outcome.FAIL, "C": Outcome.FAIL},
+        evidence=first,
+        evidence_by_requirement={"A": first, "B": second},
+    )
+    results = {r.id: r for r in fold([record], info("A", "B", "C"))}
+    assert results["A"].evidence == (first,)
+    assert results["B"].evidence == (second,)
+    assert results["C"].evidence == (first,)  # no evidence of its own: the test's
+
+
+def test_a_spec_doubt_carries_its_evidence() -> None:
+    doubt = evidence("check_a (spec-doubt: not-shown)", ("A",), "curl a")
+    record = TestRecord(
+        "t",
+        "fuzz",
+        ("A", "B"),
+        {"A": Outcome.SPEC_DOUBT, "B": Outcome.PASS},
+        evidence=doubt,
+        evidence_by_requirement={"A": doubt},
+    )
+    results = {r.id: r for r in fold([record], info("A", "B"))}
+    assert results["A"].outcome is Outcome.SPEC_DOUBT
+    assert results["A"].evidence == (doubt,)
+    assert results["A"].evidence[0].curl == "curl a"
+    assert results["B"].evidence == ()
+
+
+def test_a_pass_or_unmeasured_requirement_shows_no_evidence() -> None:
+    shown = evidence("check_a", ("A",), "curl a")
+    record = TestRecord(
+        "t",
+        "fuzz",
+        ("A", "B"),
+        {"A": Outcome.FAIL, "B": Outcome.NOT_MEASURABLE},
+        evidence=shown,
+    )
+    results = {r.id: r for r in fold([record], info("A", "B"))}
+    assert results["A"].evidence == (shown,)
+    assert results["B"].evidence == ()
+
+
+def test_soft_checks_give_each_broken_id_its_own_evidence() -> None:
+    with pytest.raises(ContractViolation) as caught, Soft() as soft:
+        soft.check(False, ["A"], "first rule", "x1", "y1")
+        soft.check(True, ["B"], "held rule", "x2", "y2")
+        soft.check(False, ["C"], "third rule", "x3", "y3")
+    record = classify("t", "scenarios", ["A", "B", "C"], caught.value, failed=True)
+    assert record.outcomes == {"A": Outcome.FAIL, "B": Outcome.PASS, "C": Outcome.FAIL}
+    results = {r.id: r for r in fold([record], info("A", "B", "C"))}
+    assert [(e.title, e.requirement_ids) for e in results["A"].evidence] == [("first rule", ("A",))]
+    assert [(e.title, e.requirement_ids) for e in results["C"].evidence] == [("third rule", ("C",))]
+    assert results["B"].evidence == ()
+    assert record.evidence is not None and record.evidence.requirement_ids == ("A", "C")
+
+
+def test_per_requirement_evidence_survives_json() -> None:
+    first, second = evidence("check_a", ("A",), "curl a"), evidence("check_b", ("B",), "curl b")
+    record = TestRecord(
+        "t",
+        "fuzz",
+        ("A", "B"),
+        {"A": Outcome.FAIL, "B": Outcome.SPEC_DOUBT},
+        evidence=first,
+        evidence_by_requirement={"A": first, "B": second},
+    )
+    again = TestRecord.from_json(json.loads(json.dumps(record.to_json())))
+    assert again.evidence_by_requirement == {"A": first, "B": second}
+    assert again.evidence == first

@@ -36,9 +36,12 @@ from conformance.fuzz.checks import (
 )
 from conformance.fuzz.doubt import doubt_of_failure
 from conformance.fuzz.schema import INFERRED_LINKS, build_schema, contract_document
+from conformance.fuzz.stage import FuzzRun, OperationTally, SeenFailure
 from conformance.fuzz.summary import merge_details
 from conformance.fuzz.target import FuzzTarget, RealObjects
+from conformance.outcomes import RequirementInfo, fold
 from conformance.profile import DEFAULTS, build
+from conformance.report.model import Outcome
 
 PAT = "svc_pat_unitTestToken"
 KEYS = {"dev": "svc_pk_dev", "prod": "svc_pk_prod", "all": "svc_pk_all"}
@@ -401,3 +404,34 @@ def test_curl_line_redacts_secrets_as_variables(profile: Any) -> None:
     assert PAT not in line
     assert '"Authorization: Bearer $RCES_PAT"' in line
     assert "--data-raw" in line and "-X PATCH" in line
+
+
+# ------------------------------------------------------------------ records
+
+
+def test_record_gives_each_requirement_the_evidence_of_its_own_check(profile: Any) -> None:
+    run = FuzzRun(tier("smoke"), 5, FuzzTarget("http://127.0.0.1:1", profile, "cf-unit"))
+    run.tallies[("getSdkStatus", "valid")] = OperationTally(cases=4)
+
+    def seen(check: str, ids: tuple[str, ...], doubt: str | None, curl: str) -> SeenFailure:
+        message = f"Expected: {check} to hold\nReceived: not"
+        return SeenFailure("getSdkStatus", "valid", check, ids, doubt, "broke", message, curl, 200)
+
+    run.failures = {
+        ("getSdkStatus", "valid", "etag_equals_body_hash"): seen(
+            "etag_equals_body_hash", ("R-ETAG",), None, "curl etag"
+        ),
+        ("getSdkStatus", "valid", "response_schema_conformance"): seen(
+            "response_schema_conformance", ("R-SHAPE",), "not-shown", "curl shape"
+        ),
+    }
+    record = run.record_for("t", "getSdkStatus", ("valid",), ("R-ETAG", "R-SHAPE"), 0.1, None)
+    assert record.outcomes == {"R-ETAG": Outcome.FAIL, "R-SHAPE": Outcome.SPEC_DOUBT}
+    results = {
+        r.id: r
+        for r in fold([record], [RequirementInfo(i, "4.3", i, "stated") for i in record.outcomes])
+    }
+    etag, shape = results["R-ETAG"].evidence, results["R-SHAPE"].evidence
+    assert [(e.check, e.curl, e.seed) for e in etag] == [("etag_equals_body_hash", "curl etag", 5)]
+    assert [(e.check, e.curl) for e in shape] == [("response_schema_conformance", "curl shape")]
+    assert "spec-doubt: not-shown" in shape[0].title
