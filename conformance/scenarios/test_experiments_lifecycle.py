@@ -259,20 +259,31 @@ def test_snapshot_summary_describes_the_experiment(experiments: Experiments) -> 
         )
 
 
-@requirement("EXP-SNAPSHOT-HASH-MOVES-ON-CREATE")
-def test_snapshot_hash_moves_when_an_experiment_is_created(experiments: Experiments) -> None:
-    ids = ("EXP-SNAPSHOT-HASH-MOVES-ON-CREATE",)
-    base = experiments.base(BASE)
+def _expect_hash_moves(
+    experiments: Experiments, ids: tuple[str, ...], what: str, change: Callable[[], object]
+) -> None:
+    """The stable snapshot hash after ``change`` differs from the one before it."""
     before = experiments.stable_hash()
-    experiments.create_ok("hash-create", base["id"], _two_groups(experiments))
+    change()
     after = experiments.stable_hash()
     expect(
         after != before,
         ids,
-        "creating an experiment left the snapshot hash unchanged",
+        f"{what} left the snapshot hash unchanged",
         "a new snapshot hash",
         f"still {before}",
     )
+
+
+@requirement("EXP-SNAPSHOT-HASH-MOVES-ON-CREATE")
+def test_snapshot_hash_moves_when_an_experiment_is_created(experiments: Experiments) -> None:
+    ids = ("EXP-SNAPSHOT-HASH-MOVES-ON-CREATE",)
+    base = experiments.base(BASE)
+
+    def create() -> None:
+        experiments.create_ok("hash-create", base["id"], _two_groups(experiments))
+
+    _expect_hash_moves(experiments, ids, "creating an experiment", create)
 
 
 @requirement("EXP-SNAPSHOT-HASH-MOVES-ON-CHANGE")
@@ -281,36 +292,26 @@ def test_snapshot_hash_moves_when_weights_change(experiments: Experiments) -> No
     record = _created(experiments, "hash-change")
     first, second = group_ids(record)
     new = experiments.weights([3, 1])
-    before = experiments.stable_hash()
-    reply = experiments.change_rollout(record["id"], weights={first: new[0], second: new[1]})
-    if not ok(reply):
-        raise setup_failed("change the group weights (EXP-ROLLOUT-CHANGE checks that)", reply)
-    after = experiments.stable_hash()
-    expect(
-        after != before,
-        ids,
-        "new group weights left the snapshot hash unchanged",
-        "a new snapshot hash",
-        f"still {before}",
-    )
+
+    def change_weights() -> None:
+        reply = experiments.change_rollout(record["id"], weights={first: new[0], second: new[1]})
+        if not ok(reply):
+            raise setup_failed("change the group weights (EXP-ROLLOUT-CHANGE checks that)", reply)
+
+    _expect_hash_moves(experiments, ids, "new group weights", change_weights)
 
 
 @requirement("EXP-SNAPSHOT-HASH-MOVES-ON-TERMINATE")
 def test_snapshot_hash_moves_when_an_experiment_ends(experiments: Experiments) -> None:
     ids = ("EXP-SNAPSHOT-HASH-MOVES-ON-TERMINATE",)
     record = _created(experiments, "hash-end")
-    before = experiments.stable_hash()
-    reply = experiments.terminate(record["id"])
-    if not ok(reply):
-        raise setup_failed("terminate the experiment (EXP-TERMINATE checks that)", reply)
-    after = experiments.stable_hash()
-    expect(
-        after != before,
-        ids,
-        "terminating an experiment left the snapshot hash unchanged",
-        "a new snapshot hash",
-        f"still {before}",
-    )
+
+    def terminate() -> None:
+        reply = experiments.terminate(record["id"])
+        if not ok(reply):
+            raise setup_failed("terminate the experiment (EXP-TERMINATE checks that)", reply)
+
+    _expect_hash_moves(experiments, ids, "terminating an experiment", terminate)
 
 
 @requirement("EXP-TERMINATE")
