@@ -102,16 +102,19 @@ def evidence(title: str, ids: tuple[str, ...], curl: str) -> Evidence:
     return Evidence("t", ids, title, "expected", "received", curl, check=title)
 
 
+def fuzz_record(
+    outcomes: dict[str, Outcome], first: Evidence, own: dict[str, Evidence] | None = None
+) -> TestRecord:
+    """A fuzz test's record: ``first`` as the test's evidence, ``own`` per requirement."""
+    return TestRecord(
+        "t", "fuzz", tuple(outcomes), outcomes, evidence=first, evidence_by_requirement=own or {}
+    )
+
+
 def test_two_requirements_of_one_test_each_show_their_own_evidence() -> None:
     first, second = evidence("check_a", ("A",), "curl a"), evidence("check_b", ("B",), "curl b")
-    record = TestRecord(
-        "t",
-        "fuzz",
-        ("A", "B", "C"),
-        {"A": Outcome.FAIL, "B": Outcome.FAIL, "C": Outcome.FAIL},
-        evidence=first,
-        evidence_by_requirement={"A": first, "B": second},
-    )
+    outcomes = {"A": Outcome.FAIL, "B": Outcome.FAIL, "C": Outcome.FAIL}
+    record = fuzz_record(outcomes, first, {"A": first, "B": second})
     results = {r.id: r for r in fold([record], info("A", "B", "C"))}
     assert results["A"].evidence == (first,)
     assert results["B"].evidence == (second,)
@@ -120,14 +123,7 @@ def test_two_requirements_of_one_test_each_show_their_own_evidence() -> None:
 
 def test_a_spec_doubt_carries_its_evidence() -> None:
     doubt = evidence("check_a (spec-doubt: not-shown)", ("A",), "curl a")
-    record = TestRecord(
-        "t",
-        "fuzz",
-        ("A", "B"),
-        {"A": Outcome.SPEC_DOUBT, "B": Outcome.PASS},
-        evidence=doubt,
-        evidence_by_requirement={"A": doubt},
-    )
+    record = fuzz_record({"A": Outcome.SPEC_DOUBT, "B": Outcome.PASS}, doubt, {"A": doubt})
     results = {r.id: r for r in fold([record], info("A", "B"))}
     assert results["A"].outcome is Outcome.SPEC_DOUBT
     assert results["A"].evidence == (doubt,)
@@ -137,13 +133,7 @@ def test_a_spec_doubt_carries_its_evidence() -> None:
 
 def test_a_pass_or_unmeasured_requirement_shows_no_evidence() -> None:
     shown = evidence("check_a", ("A",), "curl a")
-    record = TestRecord(
-        "t",
-        "fuzz",
-        ("A", "B"),
-        {"A": Outcome.FAIL, "B": Outcome.NOT_MEASURABLE},
-        evidence=shown,
-    )
+    record = fuzz_record({"A": Outcome.FAIL, "B": Outcome.NOT_MEASURABLE}, shown)
     results = {r.id: r for r in fold([record], info("A", "B"))}
     assert results["A"].evidence == (shown,)
     assert results["B"].evidence == ()
@@ -165,14 +155,8 @@ def test_soft_checks_give_each_broken_id_its_own_evidence() -> None:
 
 def test_per_requirement_evidence_survives_json() -> None:
     first, second = evidence("check_a", ("A",), "curl a"), evidence("check_b", ("B",), "curl b")
-    record = TestRecord(
-        "t",
-        "fuzz",
-        ("A", "B"),
-        {"A": Outcome.FAIL, "B": Outcome.SPEC_DOUBT},
-        evidence=first,
-        evidence_by_requirement={"A": first, "B": second},
-    )
+    outcomes = {"A": Outcome.FAIL, "B": Outcome.SPEC_DOUBT}
+    record = fuzz_record(outcomes, first, {"A": first, "B": second})
     again = TestRecord.from_json(json.loads(json.dumps(record.to_json())))
     assert again.evidence_by_requirement == {"A": first, "B": second}
     assert again.evidence == first
