@@ -76,6 +76,7 @@ class Score:
     shipped: int
     with_fault: int
     checkable: int
+    breakable: int = 0  # checkable requirements not listed as unbreakable from the outside
 
     def line(self) -> str:
         def share(a: int, b: int) -> str:
@@ -83,7 +84,9 @@ class Score:
 
         return (
             f"mutation score: faults caught exactly {share(self.caught, self.shipped)}; "
-            f"requirements with a fault {share(self.with_fault, self.checkable)}"
+            f"breakable requirements with a fault {share(self.with_fault, self.breakable)}; "
+            f"requirements with a fault {share(self.with_fault, self.checkable)} "
+            f"({self.checkable - self.breakable} not breakable from the outside)"
         )
 
 
@@ -93,6 +96,7 @@ def score_of(tally: Tally) -> Score:
         shipped=tally.shipped,
         with_fault=int(tally.properties.get("requirements_with_fault", 0)),
         checkable=int(tally.properties.get("requirements_checkable", 0)),
+        breakable=int(tally.properties.get("requirements_breakable", 0)),
     )
 
 
