@@ -25,6 +25,8 @@ from pathlib import Path
 
 import yaml
 
+from conformance.fuzz import plugin_args
+
 ROOT = Path(__file__).resolve().parents[1]
 CONTRACT = ROOT / "openapi" / "openapi.yaml"
 HIGH_RATE = {"rate_burst": 10**7, "rate_refill": 10.0**7}
@@ -55,8 +57,7 @@ def run(command: list[str], cwd: Path) -> tuple[str, float]:
 def stage(base_url: str, profile: Path, examples: int, seed: int, work: Path) -> Figures:
     command = [
         sys.executable, "-m", "pytest",
-        "-p", "conformance.fuzz.plugin", "--fuzz-tier", "pr", "--fuzz-seed", str(seed),
-        "--fuzz-max-examples", str(examples),
+        *plugin_args("pr", seed), "--fuzz-max-examples", str(examples),
         "--pyargs", "conformance.fuzzing", "-k", "test_fuzz and not credentials and not Stateful",
         "--base-url", base_url, "--target-profile", str(profile),
         "--report-dir", str(work / "stage-report"), "-q", "-p", "no:cacheprovider",

@@ -105,6 +105,7 @@ def test_pytest_args_select_the_stage_and_record_the_seed() -> None:
     assert args[args.index("--fuzz-tier") + 1] == "pr"
     assert args[args.index("--fuzz-seed") + 1] == "42"
     assert args[-2:] == ["--pyargs", "conformance.fuzzing"]
+    assert "--assert=plain" in args  # no re-rewriting of schemathesis/hypothesis at each start
 
 
 # ------------------------------------------------------------------ requirement tables
