@@ -9,6 +9,7 @@ import pytest
 
 from conformance.checks import expect, expect_status, json_object
 from conformance.checks.management import Configurations
+from conformance.checks.refusals import attempt_writes, expect_no_trace
 from conformance.checks.sdk import Snapshots, bracketed
 from conformance.client import Reply
 from conformance.errors import NotMeasurable
@@ -22,11 +23,6 @@ def no_snapshot(reply: Reply) -> bool:
     except AssertionError:
         return True
     return "configurations" not in body and "hash" not in body
-
-
-def listed_names(snapshots: Snapshots, environment: str = "development") -> set[Any]:
-    body = snapshots.snapshot(environment)
-    return {e.get("name") for e in body.get("configurations", []) if isinstance(e, dict)}
 
 
 def missing_statuses(configurations: Configurations) -> tuple[int, ...]:
@@ -53,44 +49,14 @@ def _refused_writes(
     headers: dict[str, str] | None = None,
 ) -> None:
     """Create and patch with the given credentials are refused and change nothing."""
-    record = configurations.create_ok("victim", {"v": 1}, ids=ids)
-    name = configurations.client.name(f"intruder-{secrets.token_hex(3)}")
-    client = configurations.client
-    created = client.management(
-        "POST",
-        "/configuration",
-        token=token,
-        headers=headers,
-        json_body=configurations.create_body(name, {"v": 1}),
-    )
-    patched = client.management(
-        "PATCH",
-        f"/configuration/{record['id']}",
-        token=token,
-        headers=headers,
-        json_body=configurations.patch_body([{"op": "replace", "path": "/v", "value": 2}]),
-    )
+    attempt = attempt_writes(configurations, ids, "", token=token, headers=headers)
     wanted = " or ".join(map(str, statuses)) if statuses else "a 4xx"
-    for reply in (created, patched):
+    for reply in attempt.replies:
         ok = reply.status in statuses if statuses else 400 <= reply.status < 500
         expect(
             ok, ids, "a write with bad credentials was not refused", wanted, reply.describe(), reply
         )
-    expect(
-        name not in listed_names(snapshots),
-        ids,
-        "a refused create still made a configuration",
-        f"no configuration named {name!r}",
-        "it is listed in the snapshot",
-    )
-    documents = snapshots.documents("development", ids)
-    expect(
-        documents.get(record["id"]) == {"v": 1},
-        ids,
-        "a refused patch still changed the content",
-        repr({"v": 1}),
-        repr(documents.get(record["id"])),
-    )
+    expect_no_trace(snapshots, ids, attempt)
 
 
 @requirement("AUTH-PAT-MISSING")

@@ -2,21 +2,15 @@
 
 from __future__ import annotations
 
-import secrets
-
 import pytest
 
-from conformance.checks import expect, expect_4xx, expect_status
+from conformance.checks import expect_4xx, expect_status
 from conformance.checks.management import Configurations
+from conformance.checks.refusals import attempt_writes, expect_no_trace
 from conformance.checks.sdk import Snapshots
 from conformance.errors import NotMeasurable
 
 requirement = pytest.mark.requirement
-
-
-def _names(snapshots: Snapshots, environment: str = "development") -> set[object]:
-    body = snapshots.snapshot(environment)
-    return {e.get("name") for e in body.get("configurations", []) if isinstance(e, dict)}
 
 
 def _write_with_environment(
@@ -25,45 +19,13 @@ def _write_with_environment(
     ids: tuple[str, ...],
     environment_header: dict[str, str],
 ) -> None:
-    """Create and patch carrying ``environment_header`` are refused and write nothing.
-
-    The refused configuration's name is unique per call, so a create leaked by one case is
-    never found by another case (which may concern another requirement)."""
-    record = configurations.create_ok("env-victim", {"v": 1}, ids=ids)
-    name = configurations.client.name(f"env-intruder-{secrets.token_hex(4)}")
-    client = configurations.client
-    created = client.management(
-        "POST",
-        "/configuration",
-        environment=None,
-        headers=environment_header,
-        json_body=configurations.create_body(name, {"v": 1}),
+    """Create and patch carrying ``environment_header`` are refused and write nothing."""
+    attempt = attempt_writes(
+        configurations, ids, "env-", environment=None, headers=environment_header
     )
-    patched = client.management(
-        "PATCH",
-        f"/configuration/{record['id']}",
-        environment=None,
-        headers=environment_header,
-        json_body=configurations.patch_body([{"op": "replace", "path": "/v", "value": 2}]),
-    )
-    for reply in (created, patched):
+    for reply in attempt.replies:
         expect_4xx(reply, ids, "a bad environment_id was accepted")
-    for environment in configurations.profile.project.environments:
-        expect(
-            name not in _names(snapshots, environment),
-            ids,
-            "a refused create still made a configuration",
-            f"no {name!r} in {environment}",
-            "listed",
-        )
-    documents = snapshots.documents("development", ids)
-    expect(
-        documents.get(record["id"]) == {"v": 1},
-        ids,
-        "a refused patch still changed the content",
-        repr({"v": 1}),
-        repr(documents.get(record["id"])),
-    )
+    expect_no_trace(snapshots, ids, attempt, tuple(configurations.profile.project.environments))
 
 
 @requirement("CFG-ENV-ID-REQUIRED")
