@@ -60,7 +60,7 @@ class Reply:
                 requirement_ids,
                 "response body is not JSON",
                 what,
-                f"HTTP {self.status} with body {_clip(self.text, 200)!r}",
+                f"HTTP {self.status} with body {_clip(self.exchange.response_body or '', 200)!r}",
                 self.curl,
             ) from None
 

@@ -364,7 +364,7 @@ def curl_line(request: requests.PreparedRequest, redactor: Redactor) -> str:
     for name, value in request.headers.items():
         if name.lower() not in CURL_SKIPPED_HEADERS:
             shown = value.decode("latin-1") if isinstance(value, bytes) else str(value)
-            words += ["-H", _shell_word(redactor.text(f"{name}: {shown}"))]
+            words += ["-H", _shell_word(f"{name}: {redactor.header(name, shown)}")]
     body = request.body
     if body:
         text = body.decode("utf-8", "replace") if isinstance(body, bytes) else str(body)

@@ -71,3 +71,20 @@ def test_violation_reads_rule_expected_received_reproduction() -> None:
 
 def test_usage_error_says_what_to_do() -> None:
     assert "What to do: start it" in str(UsageError("down", "start it"))
+
+
+def test_a_non_json_body_in_a_violation_is_redacted() -> None:
+    """The failure text quotes the redacted exchange, never the raw body of the reply."""
+    import httpx as _httpx
+
+    from conformance.client import Reply
+    from conformance.errors import ContractViolation as _Violation
+    from conformance.report.model import Exchange as _Exchange
+
+    secret = "svc_pat_echoed_secret_value"
+    exchange = _Exchange("GET", "http://127.0.0.1:1/x", {}, None, 500, {}, "oops $RCES_PAT", 1.0)
+    reply = Reply(500, _httpx.Headers(), f"oops {secret}".encode(), exchange, "curl ...")
+    with pytest.raises(_Violation) as caught:
+        reply.json(("ERR-BODY-JSON",))
+    assert secret not in str(caught.value)
+    assert "$RCES_PAT" in str(caught.value)

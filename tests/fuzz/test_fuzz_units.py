@@ -436,3 +436,17 @@ def test_record_gives_each_requirement_the_evidence_of_its_own_check(profile: An
     assert [(e.check, e.curl, e.seed) for e in etag] == [("etag_equals_body_hash", "curl etag", 5)]
     assert [(e.check, e.curl) for e in shape] == [("response_schema_conformance", "curl shape")]
     assert "spec-doubt: not-shown" in shape[0].title
+
+
+def test_curl_line_masks_a_credential_the_profile_does_not_know(profile: Any) -> None:
+    """A generated or run-time token is not a profile secret, but it is still a credential."""
+    from conformance.fuzz.stage import curl_line
+    from conformance.redaction import Redactor
+
+    stranger = "svc_pk_generated_0123456789"
+    request = requests.Request(
+        "GET", "http://127.0.0.1:1/sdk/v2/status", headers={"authorization": stranger}
+    ).prepare()
+    line = curl_line(request, Redactor(profile.secret_names()))
+    assert stranger not in line
+    assert "authorization: <redacted>" in line
