@@ -136,13 +136,16 @@ def run_fault(fault: Fault, workdir: Path) -> FaultRun:
     return run
 
 
-def run_fault_once(fault: Fault, workdir: Path) -> FaultRun:
-    """Serve the fault, run the suite narrowed to its watch set, and collect the outcomes."""
+def run_fault_once(
+    fault: Fault, workdir: Path, requirements: frozenset[str] | None = None
+) -> FaultRun:
+    """Serve the fault, run the suite narrowed to its watch set (or to ``requirements``), and
+    collect the outcomes."""
     workdir.mkdir(parents=True, exist_ok=True)
     started = time.monotonic()
     db = workdir / "refserver.db"
     profile = workdir / "profile.yaml"
-    watched = watch_set(fault)
+    watched = watch_set(fault) if requirements is None else requirements
 
     def wrap(app: object) -> FaultyApp:
         return FaultyApp(app, fault.make(Context.load(profile, db)))  # type: ignore[arg-type]
