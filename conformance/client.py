@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import itertools
 import json
-import shlex
 import threading
 import time
 from collections.abc import Mapping, Sequence
@@ -23,6 +22,7 @@ from conformance.pacing import Pacer, TrafficGate
 from conformance.profile import Profile
 from conformance.redaction import Redactor
 from conformance.report.model import Exchange
+from conformance.reproduction import curl_command
 
 TIMEOUT = httpx.Timeout(10.0, connect=5.0)
 BODY_LIMIT = 4000  # characters of a body kept in a transcript
@@ -72,14 +72,6 @@ class Reply:
 
 def _clip(text: str, limit: int = BODY_LIMIT) -> str:
     return text if len(text) <= limit else text[:limit] + f"... [{len(text) - limit} more chars]"
-
-
-def _shell_word(text: str) -> str:
-    """Quote for a POSIX shell; placeholders like $RCES_PAT stay expandable."""
-    if "$RCES_" not in text:
-        return shlex.quote(text)
-    escaped = text.replace("\\", "\\\\").replace('"', '\\"').replace("`", "\\`")
-    return f'"{escaped}"'
 
 
 @dataclass
@@ -359,14 +351,9 @@ class Client:
 
     def curl(self, exchange: Exchange) -> str:
         """A curl line that reproduces the exchange, credentials as shell placeholders."""
-        words = ["curl", "-i", "-X", exchange.method, _shell_word(exchange.url)]
-        for name, value in exchange.request_headers.items():
-            if name.lower() in ("content-length", "user-agent"):
-                continue
-            words += ["-H", _shell_word(f"{name}: {value}")]
-        if exchange.request_body is not None:
-            words += ["--data-raw", _shell_word(exchange.request_body)]
-        return " ".join(words)
+        return curl_command(
+            exchange.method, exchange.url, exchange.request_headers.items(), exchange.request_body
+        )
 
 
 _TRANSPORT_HEADERS = frozenset({"host", "accept-encoding", "connection", "accept"})

@@ -9,7 +9,6 @@ operation's tally into the ``TestRecord`` the plugin reports; ``details`` is the
 
 from __future__ import annotations
 
-import shlex
 import time
 from collections import Counter
 from dataclasses import dataclass, field
@@ -33,6 +32,7 @@ from conformance.fuzz.target import FuzzTarget
 from conformance.outcomes import TestRecord
 from conformance.redaction import Redactor
 from conformance.report.model import Evidence, Outcome
+from conformance.reproduction import curl_command
 
 if TYPE_CHECKING:
     from schemathesis import Case, Response
@@ -344,32 +344,19 @@ class FuzzRun:
         }
 
 
-# Transport headers a reproduction does not need.
-CURL_SKIPPED_HEADERS = frozenset(
-    {"content-length", "user-agent", "accept-encoding", "connection", "accept"}
-)
-
-
-def _shell_word(text: str) -> str:
-    """POSIX-quoted; ``$RCES_...`` placeholders stay expandable."""
-    if "$RCES_" not in text:
-        return shlex.quote(text)
-    escaped = text.replace("\\", "\\\\").replace('"', '\\"').replace("`", "\\`")
-    return f'"{escaped}"'
-
-
 def curl_line(request: requests.PreparedRequest, redactor: Redactor) -> str:
-    """A curl command that repeats ``request``, with every profile secret redacted."""
-    words = ["curl", "-i", "-X", str(request.method), _shell_word(redactor.text(str(request.url)))]
+    """A curl command that repeats ``request``, with every secret and credential redacted."""
+    headers = []
     for name, value in request.headers.items():
-        if name.lower() not in CURL_SKIPPED_HEADERS:
-            shown = value.decode("latin-1") if isinstance(value, bytes) else str(value)
-            words += ["-H", _shell_word(f"{name}: {redactor.header(name, shown)}")]
+        shown = value.decode("latin-1") if isinstance(value, bytes) else str(value)
+        headers.append((name, redactor.header(name, shown)))
     body = request.body
+    text = None
     if body:
-        text = body.decode("utf-8", "replace") if isinstance(body, bytes) else str(body)
-        words += ["--data-raw", _shell_word(redactor.text(text))]
-    return " ".join(words)
+        text = redactor.text(
+            body.decode("utf-8", "replace") if isinstance(body, bytes) else str(body)
+        )
+    return curl_command(str(request.method), redactor.text(str(request.url)), headers, text)
 
 
 def _operation_id(case: Case[Any]) -> str:

@@ -3,29 +3,17 @@
 from __future__ import annotations
 
 import dataclasses
-import html
-import json
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from enum import Enum
 from typing import Any, TypeVar
-from urllib.parse import quote, quote_plus
+
+from conformance.redaction import spelled
 
 MASK = "***"
 # Values that are already masks or unresolved ``${ENV}`` references, not secrets themselves.
 PLACEHOLDER = re.compile(r"\*+|<redacted>|\$\{?[A-Za-z_][A-Za-z0-9_]*\}?|\s*")
 T = TypeVar("T")
-
-# Every spelling a secret may take once a renderer has escaped it.
-SPELLINGS: tuple[Callable[[str], str], ...] = (
-    lambda s: s,
-    lambda s: json.dumps(s, ensure_ascii=False)[1:-1],
-    lambda s: json.dumps(s)[1:-1],
-    lambda s: html.escape(s, quote=True),
-    lambda s: html.escape(s, quote=False),
-    lambda s: quote(s, safe=""),
-    lambda s: quote_plus(s),
-)
 
 # Profile keys whose every string leaf is a secret, wherever they sit ...
 SECRET_KEYS = frozenset({"credentials", "pat", "key", "token", "password", "secret"})
@@ -35,8 +23,7 @@ PUBLIC_KEYS = frozenset({"environments"})
 
 def spellings(secrets: Iterable[str]) -> list[str]:
     """All escaped forms of the non-empty secrets, longest first (so no partial leftovers)."""
-    forms = {spell(s) for s in secrets if s for spell in SPELLINGS}
-    return sorted((f for f in forms if f), key=lambda f: (-len(f), f))
+    return [form for form, _ in spelled((secret, MASK) for secret in secrets)]
 
 
 def redact(text: str, secrets: Iterable[str]) -> str:

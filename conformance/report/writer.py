@@ -32,10 +32,6 @@ def _renderers() -> dict[str, tuple[str, Renderer]]:
     return table
 
 
-def available_formats() -> tuple[str, ...]:
-    return tuple(_renderers())
-
-
 def sanitize(report: Report, secrets: Iterable[str] = ()) -> tuple[Report, list[str]]:
     """The report with its profile's credentials masked and every known secret removed."""
     secret_list = sorted({*secrets, *profile_secrets(report.profile)})

@@ -47,6 +47,20 @@ def test_unknown_values_in_credential_headers_are_masked() -> None:
     assert redactor.header("environment", "production") == "production"
 
 
+@pytest.mark.parametrize(
+    "shown",
+    [
+        'svc_pat_a/b+c&d<e>"f',  # raw
+        "svc_pat_a%2Fb%2Bc%26d%3Ce%3E%22f",  # in a URL
+        "svc_pat_a/b+c&amp;d&lt;e&gt;&quot;f",  # in HTML
+        'svc_pat_a/b+c&d<e>\\"f',  # in a JSON string
+    ],
+)
+def test_escaped_spellings_of_a_secret_are_redacted_too(shown: str) -> None:
+    redactor = Redactor({'svc_pat_a/b+c&d<e>"f': "$RCES_PAT"})
+    assert redactor.text(f"before {shown} after") == "before $RCES_PAT after"
+
+
 def test_an_unplanned_429_is_not_measurable(client: Client) -> None:
     key = client.profile.credentials.sdk_keys[0].key
     with pytest.raises(NotMeasurable, match="rate limit"):
