@@ -67,6 +67,28 @@ DEFAULTS: dict[str, Any] = {
         "hash_function": "sha256-8-mod-10000",
         "context_encoding": "json-header",
     },
+    "bootstrap_payload": {"document": "configuration", "assignments": "assignments"},
+    "experiment_payload": {
+        "items": "items",
+        "next_cursor": "nextCursor",
+        "cursor_param": "cursor",
+        "limit_param": "limit",
+        "status": "status",
+        "terminated": "terminated",
+        "member_active": "active",
+        "changeset": "changeset",
+        "unit_id": "unitId",
+        "group_id": "groupId",
+        "experiment_id": "experimentId",
+        "percentage": "percentage",
+        "weights": "weights",
+        "rollout_groups": "groups",
+        "count_active": "active",
+        "count_unenrolled": "unenrolled",
+        "count_total": "total",
+        "count_groups": "groups",
+        "property_name": "name",
+    },
     "capabilities": {
         "experiments": True,
         "bootstrap": True,
@@ -178,6 +200,40 @@ class Experiments:
 
 
 @dataclass(frozen=True)
+class BootstrapPayload:
+    """Field names of a bootstrap answer the spec does not show."""
+
+    document: str  # the configuration entry's field holding the document
+    assignments: str  # the per-unit answer's array of experiment assignments
+
+
+@dataclass(frozen=True)
+class ExperimentPayload:
+    """Field names, query parameters and status values of the experiment payloads (spec 4.2
+    shows none of them); group and summary fields are the ones spec 2.5 names."""
+
+    items: str  # the array of a paged (or counted) list
+    next_cursor: str  # the cursor of the next page; absent, null or "" on the last page
+    cursor_param: str  # query parameter taking that cursor
+    limit_param: str  # query parameter taking the page size
+    status: str  # field of an experiment, assignment or member holding its status
+    terminated: str  # status value of a terminated experiment
+    member_active: str  # status value of an enrolled (active) member
+    changeset: str  # field of a create-body group holding its changeset
+    unit_id: str  # field naming the unit (assignment bodies, members, assignments)
+    group_id: str  # field naming the group (assignment bodies and records, counts)
+    experiment_id: str  # field naming the experiment (assignments, counts)
+    percentage: str  # rollout field: share of units enrolled, 0-100
+    weights: str  # rollout change field: group id -> weight
+    rollout_groups: str  # rollout field: the array of groups with their weights
+    count_active: str  # counts field: active units
+    count_unenrolled: str  # counts field: unenrolled units
+    count_total: str  # counts field: all units
+    count_groups: str  # per-experiment counts field: the array of per-group counts
+    property_name: str  # context-properties item field naming the property
+
+
+@dataclass(frozen=True)
 class BaselineEntry:
     requirement: str
     reason: str
@@ -197,6 +253,8 @@ class Profile:
     rate_limit: RateLimit
     load_shedding: LoadShedding
     experiments: Experiments
+    bootstrap_payload: BootstrapPayload
+    experiment_payload: ExperimentPayload
     capabilities: dict[str, bool]
     baseline: tuple[BaselineEntry, ...]
     source: Path | None = None
@@ -462,6 +520,8 @@ def build(data: dict[str, Any], source: Path | None = None) -> Profile:
             hash_function=exp["hash_function"],
             context_encoding=exp["context_encoding"],
         ),
+        bootstrap_payload=BootstrapPayload(**data["bootstrap_payload"]),
+        experiment_payload=ExperimentPayload(**data["experiment_payload"]),
         capabilities={str(k): bool(v) for k, v in data["capabilities"].items()},
         baseline=tuple(BaselineEntry(**entry) for entry in data["baseline"]),
         source=source,

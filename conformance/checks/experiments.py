@@ -1,10 +1,11 @@
 """Experiments as scenarios drive them: bodies, calls, paging, per-unit bootstrap, clean-up.
 
 The spec names the fields of an experiment summary (2.5) but shows no payload of the 4.2
-endpoints nor of a bootstrap with identity. The names used for those are the reference server's
-choices (docs/reference-choices.md, "Experiments"), gathered once in ``Payload`` so that a profile
-key can replace them in one place. Values the profile does declare (unit types, modes, weight
-total, maximum groups, identity header names, statuses) are always read from the profile.
+endpoints nor of a bootstrap with identity. Every name it does not show (list and count fields,
+paging parameters, status values, assignment and rollout fields, the bootstrap's document and
+assignments fields) is read from the target profile (``experiment_payload`` and
+``bootstrap_payload``; defaults: the reference server's choices), as are unit types, modes, weight
+total, maximum groups, identity header names and statuses.
 
 Isolation: every experiment a test creates carries the run prefix in its name and requires a
 context property of its own (``Experiments.gate``); the test's units send that property, units of
@@ -26,40 +27,13 @@ from conformance.checks.sdk import Snapshots
 from conformance.client import UNSET, Client, Reply
 from conformance.errors import NotMeasurable, Unsupported
 from conformance.outcomes import catalogue_index
-from conformance.profile import Profile
+from conformance.profile import BootstrapPayload, ExperimentPayload, Profile
 
 MAX_PAGES = 200
 UNKNOWN_EXPERIMENT_ID = 987_654_321
 WEIGHTED = "weightedHash"  # the one assignment mode whose groups carry weights
 
 
-@dataclass(frozen=True)
-class Payload:
-    """Field names and values of the experiment payloads the spec does not show (reference)."""
-
-    items: str = "items"
-    next_cursor: str = "nextCursor"
-    cursor_param: str = "cursor"
-    limit_param: str = "limit"
-    status: str = "status"
-    terminated: str = "terminated"
-    changeset: str = "changeset"
-    unit_id: str = "unitId"
-    group_id: str = "groupId"
-    experiment_id: str = "experimentId"
-    member_active: str = "active"
-    percentage: str = "percentage"
-    weights: str = "weights"
-    rollout_groups: str = "groups"
-    count_active: str = "active"
-    count_total: str = "total"
-    count_groups: str = "groups"
-    bootstrap_assignments: str = "assignments"
-    bootstrap_document: str = "configuration"
-    property_name: str = "name"
-
-
-PAYLOAD = Payload()
 SUMMARY_FIELDS = (
     "id",
     "name",
@@ -148,7 +122,8 @@ class Experiments:
         self.registry = Registry()
         self.gate = f"cfgate{secrets.token_hex(5)}"
         self.snapshots = Snapshots(client)
-        self.p = PAYLOAD
+        self.p: ExperimentPayload = self.profile.experiment_payload
+        self.b: BootstrapPayload = self.profile.bootstrap_payload
 
     # -------------------------------------------------------------- names and bodies
 
@@ -438,14 +413,14 @@ class Experiments:
                     reply,
                 )
             raise setup_failed("bootstrap with identity", reply)
-        return UnitView(body, reply, self.p)
+        return UnitView(body, reply, self.p, self.b)
 
     def base_view(self) -> UnitView:
         reply = self.bootstrap(None)
         body = body_of(reply)
         if reply.status != 200 or not isinstance(body, dict):
             raise setup_failed("bootstrap without identity", reply)
-        return UnitView(body, reply, self.p)
+        return UnitView(body, reply, self.p, self.b)
 
     # -------------------------------------------------------------- snapshot
 
@@ -492,16 +467,17 @@ class UnitView:
 
     body: dict[str, Any]
     reply: Reply
-    p: Payload
+    p: ExperimentPayload
+    b: BootstrapPayload
 
     def document(self, configuration_id: Any) -> Any:
         for entry in self.body.get("configurations", []) or []:
             if isinstance(entry, dict) and entry.get("id") == configuration_id:
-                return entry.get(self.p.bootstrap_document, MISSING)
+                return entry.get(self.b.document, MISSING)
         return MISSING
 
     def metadata(self) -> list[dict[str, Any]]:
-        found = self.body.get(self.p.bootstrap_assignments)
+        found = self.body.get(self.b.assignments)
         return [m for m in found if isinstance(m, dict)] if isinstance(found, list) else []
 
     def assignment(self, experiment_id: Any) -> dict[str, Any] | None:

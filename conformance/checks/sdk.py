@@ -10,8 +10,6 @@ from conformance.client import Client, Reply
 from conformance.errors import NotMeasurable
 from conformance.profile import SdkKey
 
-# The bootstrap entry field holding the document: observed convention, no profile key yet.
-DOCUMENT_FIELD = "configuration"
 RACE_RETRIES = 5
 T = TypeVar("T")
 
@@ -22,6 +20,11 @@ class Snapshots:
     def __init__(self, client: Client) -> None:
         self.client = client
         self.profile = client.profile
+
+    @property
+    def document_field(self) -> str:
+        """The field of a bootstrap entry holding the document (not shown: a profile key)."""
+        return self.profile.bootstrap_payload.document
 
     def key(self, environment: str = "development") -> SdkKey:
         key = self.profile.key_for(environment)
@@ -63,7 +66,7 @@ class Snapshots:
             raise NotMeasurable("reading stored documents needs the bootstrap capability")
         body = self.body(self.bootstrap(environment), ids, "a 200 bootstrap")
         return {
-            entry.get("id"): entry.get(DOCUMENT_FIELD)
+            entry.get("id"): entry.get(self.document_field)
             for entry in body.get("configurations", [])
             if isinstance(entry, dict)
         }

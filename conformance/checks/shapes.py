@@ -72,12 +72,12 @@ SNAPSHOT: dict[str, Any] = {
     },
 }
 
-# Spec 2.4: one entry of ``configurations`` in a status snapshot.
+# Spec 2.4: one entry of ``configurations`` in a status snapshot. That it carries no document
+# is judged by ``status_entry_problems``: the document's field name is a profile key.
 STATUS_ENTRY: dict[str, Any] = {
     "type": "object",
     "required": ["id", "name", "alias", "hash"],
     "properties": {"id": NUMBER, "name": STRING, "alias": STRING, "hash": STRING},
-    "not": {"required": ["configuration"]},
 }
 
 POLLING: dict[str, Any] = {
@@ -108,6 +108,15 @@ def problems(name: str, instance: Any) -> list[str]:
     for error in sorted(_validator(name).iter_errors(instance), key=lambda e: list(e.path)):
         where = "/".join(str(p) for p in error.absolute_path) or "(top level)"
         found.append(f"{where}: {error.message[:200]}")
+    return found
+
+
+def status_entry_problems(entry: Any, document_field: str) -> list[str]:
+    """A status entry's departures from spec 2.4, and a document under ``document_field``
+    (the profile's ``bootstrap_payload.document``): status carries hashes, not documents."""
+    found = problems("status-entry", entry)
+    if isinstance(entry, dict) and document_field in entry:
+        found.append(f"{document_field}: the entry carries a document (only bootstrap may)")
     return found
 
 

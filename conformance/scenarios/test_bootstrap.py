@@ -8,7 +8,7 @@ import pytest
 
 from conformance.checks import expect, expect_status, json_object
 from conformance.checks.management import Configurations
-from conformance.checks.sdk import DOCUMENT_FIELD, RACE_RETRIES, Snapshots, entry_of, etag_value
+from conformance.checks.sdk import RACE_RETRIES, Snapshots, entry_of, etag_value
 from conformance.checks.shapes import expect_shape
 from conformance.client import Reply
 from conformance.errors import NotMeasurable
@@ -52,16 +52,15 @@ def test_bootstrap_answers_snapshot_with_documents(
     expect(media == "application/json", ids, "not JSON", "application/json", repr(media), reply)
     body = json_object(reply, ids)
     expect_shape("snapshot", body, ids, "bootstrap body is not a snapshot", reply)
+    document = snapshots.document_field
     lacking = [
-        e.get("id")
-        for e in body["configurations"]
-        if not isinstance(e, dict) or DOCUMENT_FIELD not in e
+        e.get("id") for e in body["configurations"] if not isinstance(e, dict) or document not in e
     ]
     expect(
         not lacking,
         ids,
         "bootstrap entries lack their documents",
-        f"every entry with {DOCUMENT_FIELD!r}",
+        f"every entry with {document!r}",
         f"entries without it: {lacking[:5]}",
         reply,
     )
@@ -108,14 +107,15 @@ def test_bootstrap_documents_are_current(
         created["id"], [{"op": "add", "path": "/a/k/-", "value": 3}], ids=ids
     )
     body = snapshots.body(snapshots.bootstrap(), ids, "a 200 bootstrap")
+    document = snapshots.document_field
     for record in (patched, fresh):
         entry = entry_of(body, record["id"]) or {}
         expect(
-            entry.get(DOCUMENT_FIELD) == record["configuration"],
+            entry.get(document) == record["configuration"],
             ids,
             "a bootstrap document is not the configuration's current content",
             repr(record["configuration"]),
-            repr(entry.get(DOCUMENT_FIELD, "(entry or document absent)")),
+            repr(entry.get(document, "(entry or document absent)")),
         )
 
 

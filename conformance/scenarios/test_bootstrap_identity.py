@@ -100,7 +100,7 @@ def test_unit_bootstrap_names_its_experiment_and_group(experiments: Experiments)
         group == group_ids(record)[0],
         ids,
         "no metadata names the experiment and its group",
-        f"an entry of {experiments.p.bootstrap_assignments!r} with experiment {record['id']} "
+        f"an entry of {experiments.b.assignments!r} with experiment {record['id']} "
         f"and group {group_ids(record)[0]}",
         repr(view.metadata()),
         view.reply,

@@ -118,7 +118,7 @@ def _group_in(body: bytes, experiment_id: int, experiments: Experiments) -> Any:
         data = json.loads(body)
     except ValueError:
         return None
-    entries = data.get(experiments.p.bootstrap_assignments) if isinstance(data, dict) else None
+    entries = data.get(experiments.b.assignments) if isinstance(data, dict) else None
     for entry in entries if isinstance(entries, list) else ():
         if isinstance(entry, dict) and entry.get(experiments.p.experiment_id) == experiment_id:
             return entry.get(experiments.p.group_id)

@@ -6,6 +6,7 @@ a validation failure (answered 400), and how to send it.
 
 from __future__ import annotations
 
+import json
 import secrets
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -227,7 +228,8 @@ def test_body_that_is_not_json_is_refused(
     app = profile.project.application_id
     if operation == "create":
         name = client.name("broken-json")
-        raw = ('{"name": "' + name + '", "configuration": {').encode()
+        content = json.dumps(profile.bodies.create.content)
+        raw = ('{"name": ' + json.dumps(name) + ", " + content + ": {").encode()
         path = f"/application/{app}/v2/configuration"
         reply = client.request("POST", path, headers=headers, content=raw)
         expect_4xx(reply, ids, "a create body that is not JSON was accepted")
@@ -235,7 +237,8 @@ def test_body_that_is_not_json_is_refused(
         expect(name not in listed, ids, "a broken create made a configuration", "nothing", "listed")
         return
     record = configurations.create_ok("broken-patch", {"v": 1}, ids=ids)
-    raw = b'{"operations": [{"op": "replace", "path": "/v", "value": 2}'
+    operations = json.dumps(profile.bodies.patch.operations)
+    raw = ("{" + operations + ': [{"op": "replace", "path": "/v", "value": 2}').encode()
     reply = client.request(
         "PATCH", f"/application/{app}/v2/configuration/{record['id']}", headers=headers, content=raw
     )

@@ -248,7 +248,7 @@ def test_counts_add_up(experiments: Experiments) -> None:
             overall,
         )
         if entry is not None and isinstance(per_body, dict):
-            keys = [k for k in (p.count_active, "unenrolled", p.count_total) if k in per_body]
+            keys = [k for k in (p.count_active, p.count_unenrolled, p.count_total) if k in per_body]
             soft.check(
                 bool(keys) and all(entry.get(k) == per_body[k] for k in keys),
                 ("EXP-COUNTS-AGREE-TOTALS",),
