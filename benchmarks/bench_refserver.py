@@ -1,6 +1,6 @@
-"""Throughput of the reference server's SDK status path, measured with wrk on 127.0.0.1.
+"""Throughput of the reference server's SDK paths on 127.0.0.1: status (wrk) and per-unit bootstrap.
 
-Compares, in one run and on the same uvicorn configuration:
+Status (``--only status``) compares, in one run and on the same uvicorn configuration:
 
 (a) status 304 (If-None-Match matches) against a bare Starlette endpoint that always answers a
     fixed 304: target ratio >= 0.7;
@@ -10,18 +10,28 @@ Compares, in one run and on the same uvicorn configuration:
 Targets are judged on requests per CPU-second of this process (robust to other load on the
 machine); wall-clock req/s are printed beside them. See benchmarks/README.md.
 
-Usage: python benchmarks/bench_refserver.py [--duration 5] [--rounds 3] [--connections 16]
-Needs ``wrk`` on PATH (apt-get install -y wrk). Never sends traffic beyond 127.0.0.1.
+Per-unit bootstrap (``--only bootstrap``): a running weightedHash experiment with 3 groups, then
+``--units`` bootstraps with distinct ``unit-id`` values over 8 keep-alive streams (real HTTP, sent
+from a child process as the suite's bucketing scenario sends them), as units/s for (c) new units
+(first call: the assignment is persisted) and (d) the same units again (already assigned), beside
+(e) as many bare status polls as the ratio base.
+
+Usage: python benchmarks/bench_refserver.py [--only status|bootstrap] [--duration 5] [--rounds 3]
+       [--connections 16] [--units 3000] [--streams 8]
+Needs ``wrk`` on PATH for the status part (apt-get install -y wrk). Never sends traffic beyond
+127.0.0.1.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import re
 import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -146,13 +156,175 @@ def populate(server: RunningServer, pat: str, environment_id: int, count: int) -
             insert_configuration(conn, 1, environment_id, new)
 
 
+# ---------------------------------------------------------------- per-unit bootstrap
+
+BOOTSTRAP_LABELS = {
+    "new": "(c) bootstrap, new units",
+    "repeat": "(d) bootstrap, repeat units",
+    "status": "(e) status poll (base)",
+}
+SHARES = (5000, 3000, 2000)
+
+
+def send_all(spec: dict[str, object]) -> dict[str, object]:
+    """Child process side: GET every request of ``spec`` over ``streams`` keep-alive clients.
+
+    ``spec``: base_url, path, headers (shared), unit_ids (one request each; empty list: ``count``
+    requests without identity), streams. Answers the wall seconds and the status counts."""
+    base_url, path = str(spec["base_url"]), str(spec["path"])
+    headers = dict(spec["headers"])  # type: ignore[call-overload]
+    units: list[str | None] = list(spec["unit_ids"]) or [None] * int(spec["count"])  # type: ignore[call-overload]
+    streams = int(spec["streams"])  # type: ignore[call-overload]
+    statuses: list[int] = [0] * len(units)
+
+    def stream(offset: int) -> None:
+        with httpx.Client(base_url=base_url, timeout=60) as http:
+            for index in range(offset, len(units), streams):
+                unit = units[index]
+                sent = headers if unit is None else {**headers, "unit-id": unit}
+                statuses[index] = http.get(path, headers=sent).status_code
+
+    threads = [threading.Thread(target=stream, args=(n,)) for n in range(streams)]
+    started = time.perf_counter()
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    wall = time.perf_counter() - started
+    counts: dict[str, int] = {}
+    for status in statuses:
+        counts[str(status)] = counts.get(str(status), 0) + 1
+    return {"seconds": wall, "statuses": counts}
+
+
+def run_client(spec: dict[str, object]) -> tuple[float, float, int]:
+    """(units/s wall, units per server CPU-second, non-200 count) of one batch sent by a child."""
+    count = len(spec["unit_ids"]) or int(spec["count"])  # type: ignore[arg-type, call-overload]
+    cpu_before = time.process_time()
+    done = subprocess.run(
+        [sys.executable, __file__, "--client"],
+        input=json.dumps(spec),
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    cpu = time.process_time() - cpu_before
+    result = json.loads(done.stdout)
+    bad = sum(n for status, n in result["statuses"].items() if status != "200")
+    return count / result["seconds"], count / cpu, bad
+
+
+def start_experiment(server: RunningServer, pat: str) -> None:
+    """A configuration and a running weightedHash experiment with 3 groups (development)."""
+    headers = {"authorization": f"Bearer {pat}", "environment_id": "1"}
+    with httpx.Client(base_url=server.base_url, timeout=30, headers=headers) as client:
+        created = client.post(
+            "/application/1/v2/configuration",
+            json={"name": "game", "configuration": {"bucket": {"group": "base"}, "coins": 100}},
+        )
+        created.raise_for_status()
+        groups = [
+            {
+                "label": f"g{n}",
+                "weight": weight,
+                "changeset": [{"op": "set", "path": ["bucket", "group"], "value": f"g{n}"}],
+            }
+            for n, weight in enumerate(SHARES)
+        ]
+        experiment = client.post(
+            "/application/1/v2/experiments",
+            json={
+                "name": "split",
+                "unitType": "user",
+                "baseConfigurationId": created.json()["id"],
+                "groups": groups,
+            },
+        )
+        experiment.raise_for_status()
+
+
+def bench_bootstrap(args: argparse.Namespace) -> bool:
+    """Cases (c), (d), (e); True when every answer was a 200."""
+    workdir = Path(tempfile.mkdtemp(prefix="bench-refserver-"))
+    server = start_server(
+        workdir / "bench.db",
+        rate_burst=1_000_000_000,
+        rate_refill=1_000_000_000.0,
+        shed_threshold=1_000_000_000,
+    )
+    best = {name: Measurement() for name in BOOTSTRAP_LABELS}
+    try:
+        with server.state.store.read() as conn:
+            pat = access_token(conn, "demo")
+            key = sdk_key(conn, "all")[0]
+        start_experiment(server, pat)
+        headers = {"authorization": key, "environment": "development"}
+        for round_number in range(args.rounds):
+            units = [f"bench-{round_number}-{n}" for n in range(args.units)]
+            common = {"base_url": server.base_url, "headers": headers, "streams": args.streams}
+            specs = {
+                "new": {**common, "path": "/sdk/v2/bootstrap", "unit_ids": units},
+                "repeat": {**common, "path": "/sdk/v2/bootstrap", "unit_ids": units},
+                "status": {**common, "path": "/sdk/v2/status", "unit_ids": [], "count": args.units},
+            }
+            for name, spec in specs.items():
+                wall, cpu, bad = run_client(spec)
+                m = best[name]
+                m.wall_rps, m.cpu_rps, m.bad = (
+                    max(m.wall_rps, wall),
+                    max(m.cpu_rps, cpu),
+                    m.bad + bad,
+                )
+    finally:
+        server.stop()
+        shutil.rmtree(workdir, ignore_errors=True)
+
+    print(
+        f"{args.units} units over {args.streams} streams (httpx, child process), best of "
+        f"{args.rounds} rounds, new units each round"
+    )
+    print(f"{'case':34} {'wall units/s':>12} {'units/CPU-s':>12} {'bad':>5}")
+    for name, label in BOOTSTRAP_LABELS.items():
+        m = best[name]
+        print(f"{label:34} {m.wall_rps:12.0f} {m.cpu_rps:12.0f} {m.bad:5d}")
+    base = best["status"]
+    for name in ("new", "repeat"):
+        m = best[name]
+        label = f"{name} / status"
+        print(
+            f"ratio {label:28} {m.wall_rps / base.wall_rps:12.2f} {m.cpu_rps / base.cpu_rps:12.2f}"
+        )
+    return sum(m.bad for m in best.values()) == 0
+
+
+# ---------------------------------------------------------------- status (wrk)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--only", choices=("status", "bootstrap"), help="one part only")
     parser.add_argument("--duration", type=int, default=5, help="seconds per measurement")
     parser.add_argument("--connections", type=int, default=16)
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--rounds", type=int, default=3, help="interleaved rounds; best counts")
+    parser.add_argument("--units", type=int, default=3000, help="bootstraps per case")
+    parser.add_argument("--streams", type=int, default=8, help="parallel bootstrap streams")
+    parser.add_argument("--client", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.client:  # the child process of run_client
+        print(json.dumps(send_all(json.loads(sys.stdin.read()))))
+        return 0
+    bootstrap_ok = True
+    if args.only != "status":
+        bootstrap_ok = bench_bootstrap(args)
+        if args.only == "bootstrap":
+            return 0 if bootstrap_ok else 1
+        print()
+    return bench_status(args) if bootstrap_ok else 1
+
+
+def bench_status(args: argparse.Namespace) -> int:
+    """Cases (a) and (b) with wrk; 0 when the targets are met."""
     if shutil.which("wrk") is None:
         print("wrk is not installed: apt-get install -y wrk", file=sys.stderr)
         return 2
