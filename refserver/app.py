@@ -22,6 +22,7 @@ from refserver.access_log import AccessLog
 from refserver.auth import SdkKeys
 from refserver.configurations import create_configuration, patch_configuration
 from refserver.errors import error_handlers
+from refserver.group_commit import GroupCommit
 from refserver.provisioning import provision
 from refserver.ratelimit import RateLimiter
 from refserver.sdk import sdk_bootstrap, sdk_status
@@ -80,6 +81,7 @@ def open_state(settings: Settings) -> AppState:
             jitter_ratio=settings.shed_jitter_ratio,
         ),
         keys=SdkKeys(store),
+        unit_writes=GroupCommit(store, changes_cached_state=False),
     )
 
 
@@ -90,6 +92,7 @@ def create_app(settings: Settings) -> Starlette:
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         yield
+        state.unit_writes.close()
         state.store.close()
 
     app = Starlette(

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from refserver.experiment_input import ExperimentInput
@@ -260,14 +260,13 @@ def all_of(conn: sqlite3.Connection, application_id: int, environment_id: int) -
     return _experiments(conn, rows)
 
 
-def evaluable(
-    conn: sqlite3.Connection, application_id: int, environment_id: int, unit_type: str, now: str
+def running(
+    conn: sqlite3.Connection, application_id: int, environment_id: int, now: str
 ) -> list[Experiment]:
-    """Running experiments of a unit type that have started and not ended at ``now``."""
+    """Running experiments (every unit type) that have not ended at ``now``, by id."""
     rows = conn.execute(
-        _SELECT + " AND status = 'running' AND unit_type = ? AND starts_at <= ? AND ends_at > ?"
-        " ORDER BY id",
-        (application_id, environment_id, unit_type, now, now),
+        _SELECT + " AND status = 'running' AND ends_at > ? ORDER BY id",
+        (application_id, environment_id, now),
     ).fetchall()
     return _experiments(conn, rows)
 
@@ -300,6 +299,14 @@ def set_rollout(
         [(weight, group_id, experiment_id) for group_id, weight in weights.items()],
     )
     conn.execute("UPDATE experiments SET updated_at = ? WHERE id = ?", (now, experiment_id))
+
+
+def round_robin_counter(conn: sqlite3.Connection, experiment_id: int) -> int:
+    """How many units the experiment has placed by round robin so far."""
+    row = conn.execute(
+        "SELECT round_robin_counter FROM experiments WHERE id = ?", (experiment_id,)
+    ).fetchone()
+    return 0 if row is None else int(row["round_robin_counter"])
 
 
 def advance_round_robin(conn: sqlite3.Connection, experiment_id: int) -> None:
@@ -358,6 +365,20 @@ def assignments_page(
     return [_assignment(row) for row in rows]
 
 
+def assignments_of_unit(
+    conn: sqlite3.Connection, experiment_ids: list[int], unit_id: str
+) -> dict[int, Assignment]:
+    """A unit's stored assignments in the given experiments (one query), by experiment id."""
+    if not experiment_ids:
+        return {}
+    marks = ",".join("?" * len(experiment_ids))
+    rows = conn.execute(
+        f"SELECT * FROM experiment_assignments WHERE unit_id = ? AND experiment_id IN ({marks})",
+        (unit_id, *experiment_ids),
+    ).fetchall()
+    return {row["experiment_id"]: _assignment(row) for row in rows}
+
+
 def put_assignment(
     conn: sqlite3.Connection,
     experiment_id: int,
@@ -369,23 +390,55 @@ def put_assignment(
 ) -> Assignment:
     """Create or change a unit's assignment; the version moves when group or status changes."""
     held = assignment_of(conn, experiment_id, unit_id)
+    return store_assignment(conn, held, experiment_id, unit_id, group_id, status, source, now)
+
+
+def store_assignment(
+    conn: sqlite3.Connection,
+    held: Assignment | None,
+    experiment_id: int,
+    unit_id: str,
+    group_id: int,
+    status: str,
+    source: str,
+    now: str,
+) -> Assignment:
+    """``put_assignment`` when the caller has just read the stored one (``held``) itself."""
     if held is None:
-        conn.execute(
+        cursor = conn.execute(
             "INSERT INTO experiment_assignments (experiment_id, unit_id, group_id, status,"
             " source, assignment_version, assigned_at, updated_at)"
             " VALUES (?, ?, ?, ?, ?, 1, ?, ?)",
             (experiment_id, unit_id, group_id, status, source, now, now),
         )
-    elif (held.group_id, held.status, held.source) != (group_id, status, source):
-        bump = int((held.group_id, held.status) != (group_id, status))
-        conn.execute(
-            "UPDATE experiment_assignments SET group_id = ?, status = ?, source = ?,"
-            " assignment_version = assignment_version + ?, updated_at = ? WHERE id = ?",
-            (group_id, status, source, bump, now, held.id),
+        assert cursor.lastrowid is not None
+        return Assignment(
+            id=cursor.lastrowid,
+            experiment_id=experiment_id,
+            unit_id=unit_id,
+            group_id=group_id,
+            status=status,
+            source=source,
+            assignment_version=1,
+            assigned_at=now,
+            updated_at=now,
         )
-    stored = assignment_of(conn, experiment_id, unit_id)
-    assert stored is not None
-    return stored
+    if (held.group_id, held.status, held.source) == (group_id, status, source):
+        return held
+    bump = int((held.group_id, held.status) != (group_id, status))
+    conn.execute(
+        "UPDATE experiment_assignments SET group_id = ?, status = ?, source = ?,"
+        " assignment_version = assignment_version + ?, updated_at = ? WHERE id = ?",
+        (group_id, status, source, bump, now, held.id),
+    )
+    return replace(
+        held,
+        group_id=group_id,
+        status=status,
+        source=source,
+        assignment_version=held.assignment_version + bump,
+        updated_at=now,
+    )
 
 
 def counts_by_group(conn: sqlite3.Connection, experiment_id: int) -> dict[tuple[int, str], int]:

@@ -122,6 +122,7 @@ class RunningServer:
         if self._thread.is_alive():
             self._thread.join(timeout=STARTUP_TIMEOUT_SECONDS)
         self._sock.close()
+        self.state.unit_writes.close()
         self.state.store.close()
 
     def __enter__(self) -> RunningServer:

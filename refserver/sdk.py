@@ -3,8 +3,10 @@
 The status path is the hot one and never touches SQLite in the steady state: the key, the
 environment and the stored snapshot all come from memory. Order of checks: key (401) -> header
 syntax (400) -> environment scope (403) -> rate limit (429, status only) -> 304 or 200.
-Bootstrap with a ``unit-id`` header hands the base payload to ``unit_bootstrap.build`` inside a
-write transaction and hashes whatever it returns.
+Bootstrap with a ``unit-id`` header evaluates the unit with ``unit_bootstrap``: first in a read
+transaction on the thread pool (a unit already assigned, with no context to record, needs no
+write), else through the group commit writer (``state.unit_writes``), so concurrent first calls
+share one COMMIT and the answer leaves only once its assignment is durable.
 """
 
 from __future__ import annotations
@@ -14,14 +16,12 @@ import sqlite3
 from dataclasses import dataclass
 from typing import Any
 
-from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import Response
 
-from refserver import snapshot, unit_bootstrap
+from refserver import unit_bootstrap
 from refserver.auth import SdkKey
 from refserver.errors import ApiError
-from refserver.hashing import snapshot_hash
 from refserver.inputs import loads
 from refserver.state import AppState, state_of
 
@@ -231,30 +231,26 @@ def _context(raw: str | None) -> dict[str, Any]:
     return value
 
 
-def _unit_payload(state: AppState, call: SdkCall, identity: Identity) -> tuple[str, bytes]:
-    project_id = call.key.project_id
-    with state.store.write() as conn:
-        base = _base_payload(conn, project_id, call.environment_id)
-        payload = unit_bootstrap.build(
-            conn,
-            project_id,
-            call.environment_id,
-            identity.unit_id,
-            identity.unit_type,
-            identity.context,
-            base,
-        )
-    payload.pop("polling", None)
-    digest = snapshot_hash(payload)
-    body = {"hash": digest, **{k: v for k, v in payload.items() if k != "hash"}}
-    text = json.dumps(body, separators=(",", ":"), ensure_ascii=False)
+def _render(payload: dict[str, Any]) -> tuple[str, bytes]:
+    """(hash, body) of a per-unit payload that carries its hash."""
+    digest = str(payload["hash"])
+    text = json.dumps(payload, separators=(",", ":"), ensure_ascii=False)
     return digest, text.encode("utf-8")
 
 
-def _base_payload(conn: sqlite3.Connection, project_id: int, environment_id: int) -> dict[str, Any]:
-    payload = snapshot.build(conn, project_id, environment_id)
-    payload.pop("_expires_at", None)
-    return payload
+async def _unit_payload(state: AppState, call: SdkCall, identity: Identity) -> tuple[str, bytes]:
+    """(hash, body) of the unit's bootstrap: read-only when nothing changes, else committed."""
+    where = (state.bases, call.key.project_id, call.environment_id)
+    unit = (identity.unit_id, identity.unit_type, identity.context)
+
+    def read(conn: sqlite3.Connection) -> tuple[str, bytes] | None:
+        payload = unit_bootstrap.read(conn, *where, *unit)
+        return None if payload is None else _render(payload)
+
+    def write(conn: sqlite3.Connection) -> tuple[str, bytes]:
+        return _render(unit_bootstrap.build(conn, *where, *unit))
+
+    return await state.unit_writes.run(write, None if identity.context else read)
 
 
 async def sdk_bootstrap(request: Request) -> Response:
@@ -266,5 +262,5 @@ async def sdk_bootstrap(request: Request) -> Response:
     if identity is None:
         snap = state.snapshots.get(call.key.project_id, call.environment_id)
         return answer(state, call, snap.hash, snap.bootstrap_body)
-    digest, body = await run_in_threadpool(_unit_payload, state, call, identity)
+    digest, body = await _unit_payload(state, call, identity)
     return answer(state, call, digest, body)

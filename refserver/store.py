@@ -4,7 +4,9 @@
 back on an exception); ``Store.read()`` gives a consistent read snapshot. Connections are
 per thread, so the store is safe to use from uvicorn's thread pool. ``synchronous=FULL`` makes
 every acknowledged write survive a crash or restart. ``Store.generation`` counts committed
-writes; in-memory caches compare it to know when to reload. ``write()`` is not re-entrant:
+writes that may change what in-memory caches hold; caches compare it to know when to reload.
+Writes that touch only per-unit rows (assignments, context properties) pass
+``changes_cached_state=False`` and leave it alone. ``write()`` is not re-entrant:
 inside it, use the connection it yields (``read()`` on the same thread reuses that
 transaction), never another ``write()``.
 """
@@ -36,7 +38,7 @@ class Store:
 
     @property
     def generation(self) -> int:
-        """How many write transactions have committed since this store opened."""
+        """How many cache-changing write transactions have committed since this store opened."""
         return self._generation
 
     def _connect(self) -> sqlite3.Connection:
@@ -62,8 +64,11 @@ class Store:
         return conn
 
     @contextmanager
-    def write(self) -> Iterator[sqlite3.Connection]:
-        """A ``BEGIN IMMEDIATE`` transaction: committed on success, rolled back on error."""
+    def write(self, *, changes_cached_state: bool = True) -> Iterator[sqlite3.Connection]:
+        """A ``BEGIN IMMEDIATE`` transaction: committed on success, rolled back on error.
+
+        ``changes_cached_state=False`` promises that nothing an in-memory cache holds (snapshots,
+        keys, environments) changes, so ``generation`` stays as it is."""
         conn = self._connect()
         with self._write_lock:
             conn.execute("BEGIN IMMEDIATE")
@@ -73,7 +78,8 @@ class Store:
                 conn.execute("ROLLBACK")
                 raise
             conn.execute("COMMIT")
-            self._generation += 1
+            if changes_cached_state:
+                self._generation += 1
 
     @contextmanager
     def read(self) -> Iterator[sqlite3.Connection]:

@@ -71,9 +71,7 @@ def _experiment(store: Store, configuration_id: int, **fields: Any) -> experimen
 
 def _build(store: Store, unit: str, unit_type: str = "user", **context: Any) -> dict[str, Any]:
     with store.write() as conn:
-        base = snapshot.build(conn, 1, 1)
-        base.pop("_expires_at", None)
-        return unit_bootstrap.build(conn, 1, 1, unit, unit_type, context, base)
+        return unit_bootstrap.build(conn, unit_bootstrap.Bases(), 1, 1, unit, unit_type, context)
 
 
 def test_assignment_persists_and_content_merges(store: Store) -> None:
