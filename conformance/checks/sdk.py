@@ -82,6 +82,15 @@ class Snapshots:
         raise NotMeasurable(f"the {environment} snapshot hash never held still for two reads")
 
 
+def no_snapshot(reply: Reply) -> bool:
+    """True when the answer reveals no snapshot (no hash, no configurations)."""
+    try:
+        body = json_object(reply)
+    except AssertionError:
+        return True
+    return "configurations" not in body and "hash" not in body
+
+
 def bracketed(reference: Callable[[], T], other: Callable[[], T]) -> tuple[T, T]:
     """Read ``other`` between two equal reads of ``reference`` (retrying while others write).
 

@@ -95,6 +95,7 @@ class FuzzTarget:
             objects.problems.append(f"create configuration answered {reply.status}")
         if objects.configuration_id is None or not self.profile.capability("experiments"):
             return objects
+        payload = self.profile.experiment_payload
         reply = client.management(
             "POST",
             "/experiments",
@@ -106,13 +107,13 @@ class FuzzTarget:
                     {
                         "label": "control",
                         "weight": self.profile.experiments.weight_total // 2,
-                        "changeset": [],
+                        payload.changeset: [],
                     },
                     {
                         "label": "variant",
                         "weight": self.profile.experiments.weight_total
                         - self.profile.experiments.weight_total // 2,
-                        "changeset": [{"op": "set", "path": ["fuzz", "level"], "value": 2}],
+                        payload.changeset: [{"op": "set", "path": ["fuzz", "level"], "value": 2}],
                     },
                 ],
             },
@@ -134,23 +135,24 @@ class FuzzTarget:
         terminated = 0
         cursor: str | None = None
         ids: list[int] = []
+        payload = self.profile.experiment_payload
         for _ in range(EXPERIMENT_PAGES):
-            params = {"limit": str(self.profile.experiments.page_size_max)}
+            params = {payload.limit_param: str(self.profile.experiments.page_size_max)}
             if cursor:
-                params["cursor"] = cursor
+                params[payload.cursor_param] = cursor
             reply = client.management("GET", "/experiments", params=params)
             page = _json(reply.content)
             if reply.status != 200 or not isinstance(page, dict):
                 break
-            for item in page.get("items") or ():
+            for item in page.get(payload.items) or ():
                 if (
                     isinstance(item, dict)
                     and str(item.get("name", "")).startswith(self.name_prefix)
-                    and item.get("status") != "terminated"
+                    and item.get(payload.status) != payload.terminated
                     and isinstance(item.get("id"), int)
                 ):
                     ids.append(item["id"])
-            cursor = page.get("nextCursor")
+            cursor = page.get(payload.next_cursor)
             if not cursor:
                 break
         for experiment_id in ids:

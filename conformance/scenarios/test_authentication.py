@@ -10,19 +10,10 @@ import pytest
 from conformance.checks import expect, expect_status, json_object
 from conformance.checks.management import Configurations
 from conformance.checks.refusals import attempt_writes, expect_no_trace
-from conformance.checks.sdk import Snapshots, bracketed
-from conformance.client import Reply
+from conformance.checks.sdk import Snapshots, bracketed, no_snapshot
 from conformance.errors import NotMeasurable
 
 requirement = pytest.mark.requirement
-
-
-def no_snapshot(reply: Reply) -> bool:
-    try:
-        body = json_object(reply)
-    except AssertionError:
-        return True
-    return "configurations" not in body and "hash" not in body
 
 
 def missing_statuses(configurations: Configurations) -> tuple[int, ...]:

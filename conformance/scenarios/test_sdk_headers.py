@@ -9,7 +9,7 @@ import pytest
 
 from conformance.checks import expect, expect_status, json_object
 from conformance.checks.management import Configurations
-from conformance.checks.sdk import Snapshots, bracketed
+from conformance.checks.sdk import Snapshots, bracketed, no_snapshot
 from conformance.checks.shapes import expect_shape
 from conformance.client import Reply
 from conformance.errors import NotMeasurable
@@ -20,15 +20,6 @@ MAX_SAFE = 9007199254740991
 
 def refused(reply: Reply) -> bool:
     return 400 <= reply.status < 500
-
-
-def no_snapshot(reply: Reply) -> bool:
-    """True when the answer reveals no snapshot (no hash, no configurations)."""
-    try:
-        body = json_object(reply)
-    except AssertionError:
-        return True
-    return "configurations" not in body and "hash" not in body
 
 
 def _hash(snapshots: Snapshots, key: str, environment: str | None) -> object:
