@@ -1,7 +1,9 @@
 """The SDK endpoints: ``GET /sdk/v2/status`` and ``GET /sdk/v2/bootstrap`` (spec 4.3).
 
 The status path is the hot one and never touches SQLite in the steady state: the key, the
-environment and the stored snapshot all come from memory. Order of checks: key (401) -> header
+environment and the stored snapshot all come from memory. When one of them must be loaded
+(first use, or the first read after a write) that happens on a worker thread, never on the
+event loop. Order of checks: key (401) -> header
 syntax (400) -> environment scope (403) -> rate limit (429, status only) -> 304 or 200.
 Bootstrap with a ``unit-id`` header evaluates the unit with ``unit_bootstrap``: first in a read
 transaction on the thread pool (a unit already assigned, with no context to record, needs no
@@ -16,6 +18,7 @@ import sqlite3
 from dataclasses import dataclass
 from typing import Any
 
+from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import Response
 
@@ -23,6 +26,7 @@ from refserver import unit_bootstrap
 from refserver.auth import SdkKey
 from refserver.errors import ApiError
 from refserver.inputs import loads
+from refserver.snapshot import Snapshot
 from refserver.state import AppState, state_of
 
 MAX_SAFE_INTEGER = 9007199254740991
@@ -93,17 +97,13 @@ def _environment_alias(raw: str | None) -> str:
 
 
 def _environment_id(state: AppState, project_id: int, alias: str) -> int:
-    cache = state.environment_ids
-    found = cache.get((project_id, alias))
-    if found is not None:
-        return found
     with state.store.read() as conn:
         row = conn.execute(
             "SELECT id FROM environments WHERE project_id = ? AND alias = ?", (project_id, alias)
         ).fetchone()
     if row is None:
         raise ApiError(404, "ENVIRONMENT_NOT_FOUND", f"the project has no {alias} environment")
-    cache[(project_id, alias)] = int(row["id"])
+    state.environment_ids[(project_id, alias)] = int(row["id"])
     return int(row["id"])
 
 
@@ -116,8 +116,10 @@ def headers_of(request: Request) -> dict[str, str]:
     }
 
 
-def check_call(request: Request, state: AppState) -> SdkCall:
-    """Authenticate and check the common SDK headers (everything before the rate limit)."""
+async def check_call(request: Request, state: AppState) -> SdkCall:
+    """Authenticate and check the common SDK headers (everything before the rate limit).
+
+    Answers from memory in the steady state; a first lookup goes to SQLite on a worker thread."""
     headers = headers_of(request)
     key = state.keys.authenticate(headers.get("authorization"))
     alias = _environment_alias(headers.get("environment"))
@@ -128,7 +130,9 @@ def check_call(request: Request, state: AppState) -> SdkCall:
         raise ApiError(400, "INVALID_HASH", "hash must not be empty")
     if alias not in key.environments:
         raise ApiError(403, "FORBIDDEN", f"the key's scope does not include {alias}")
-    environment_id = _environment_id(state, key.project_id, alias)
+    environment_id = state.environment_ids.get((key.project_id, alias))
+    if environment_id is None:
+        environment_id = await run_in_threadpool(_environment_id, state, key.project_id, alias)
     if server_id is not None:
         instance = "server-id:" + server_id
     else:
@@ -176,14 +180,24 @@ async def sdk_status(request: Request) -> Response:
     """GET /sdk/v2/status: the environment's snapshot without documents."""
     state = state_of(request)
     state.load.hit()
-    call = check_call(request, state)
+    call = await check_call(request, state)
     wait = state.limiter.take(call.key.key, call.instance)
     if wait:
         raise ApiError(
             429, "RATE_LIMITED", "too many status requests", headers={"retry-after": str(wait)}
         )
-    snap = state.snapshots.get(call.key.project_id, call.environment_id)
+    snap = await _snapshot(state, call)
     return answer(state, call, snap.hash, snap.status_body)
+
+
+async def _snapshot(state: AppState, call: SdkCall) -> Snapshot:
+    """The environment's snapshot: from memory, or loaded on a worker thread after a write."""
+    snap = state.snapshots.cached(call.environment_id)
+    if snap is None:
+        snap = await run_in_threadpool(
+            state.snapshots.get, call.key.project_id, call.environment_id
+        )
+    return snap
 
 
 @dataclass(frozen=True)
@@ -257,10 +271,10 @@ async def sdk_bootstrap(request: Request) -> Response:
     """GET /sdk/v2/bootstrap: every configuration with its document (per unit with unit-id)."""
     state = state_of(request)
     state.load.hit()
-    call = check_call(request, state)
+    call = await check_call(request, state)
     identity = _identity(request)
     if identity is None:
-        snap = state.snapshots.get(call.key.project_id, call.environment_id)
+        snap = await _snapshot(state, call)
         return answer(state, call, snap.hash, snap.bootstrap_body)
     digest, body = await _unit_payload(state, call, identity)
     return answer(state, call, digest, body)

@@ -4,6 +4,7 @@
 and stores the status body, the bootstrap body (status plus documents and privacy paths) and
 the snapshot hash. ``SnapshotCache`` serves them from memory, reloading after any committed
 write (``Store.generation``) and rebuilding once when the experiments' ``expires_at`` passes.
+Request handlers call ``cached`` on the event loop and ``get`` (SQLite) only on a worker thread.
 Experiment code supplies its part through ``experiment_store.active_summaries`` which returns
 ``ExperimentSummaries``.
 """
@@ -164,14 +165,19 @@ class SnapshotCache:
         self._entries: dict[int, tuple[int, Snapshot]] = {}
         self._lock = threading.Lock()
 
+    def cached(self, environment_id: int) -> Snapshot | None:
+        """The snapshot from memory when it is still current, else None (no SQLite: safe on
+        the event loop; on None, call ``get`` on a worker thread)."""
+        entry = self._entries.get(environment_id)
+        if entry is not None and entry[0] == self._store.generation and not entry[1].expired():
+            return entry[1]
+        return None
+
     def get(self, application_id: int, environment_id: int) -> Snapshot:
         """The current snapshot of an environment (rebuilt if missing or expired)."""
-        generation = self._store.generation
-        entry = self._entries.get(environment_id)
-        if entry is not None and entry[0] == generation:
-            snap = entry[1]
-            if not snap.expired():
-                return snap
+        snap = self.cached(environment_id)
+        if snap is not None:
+            return snap
         with self._lock:
             generation = self._store.generation
             with self._store.read() as conn:

@@ -78,3 +78,15 @@ def test_required_properties_are_the_sorted_union(
         insert_configuration(conn, 1, 1, NewConfiguration(name="a", alias="a"))
     status = json.loads(SnapshotCache(store).get(1, 1).status_body)
     assert status["requiredProperties"] == ["a", "b", "c"]
+
+
+def test_cached_answers_from_memory_only_while_current(store: Store) -> None:
+    cache = SnapshotCache(store)
+    assert cache.cached(1) is None  # never loaded
+    loaded = cache.get(1, 1)
+    assert cache.cached(1) is loaded
+    with store.write() as conn:
+        insert_configuration(conn, 1, 1, NewConfiguration(name="a", alias="a", document={"x": 1}))
+    assert cache.cached(1) is None  # a write happened: get must reload
+    fresh = cache.get(1, 1)
+    assert fresh.hash != loaded.hash and cache.cached(1) is fresh
