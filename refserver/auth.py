@@ -17,6 +17,9 @@ import json
 import re
 import sqlite3
 import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from starlette.requests import Request
@@ -102,16 +105,39 @@ def require_environment(request: Request, conn: sqlite3.Connection, application_
     return environment_id
 
 
-class SdkKeys:
-    """Looks SDK keys up, remembering the valid ones (keys never change while serving)."""
+MISS_TTL_SECONDS = 5.0  # how long an unknown SDK key is answered 401 from memory
+MAX_MISSES = 10_000  # unknown keys remembered at most (oldest forgotten first)
 
-    def __init__(self, store: Store) -> None:
+
+class SdkKeys:
+    """Looks SDK keys up, remembering the valid ones and, briefly, the unknown ones.
+
+    Keys are written only when a fresh database is provisioned, before serving, so a valid key
+    stays valid. An unknown key is remembered for ``miss_ttl`` seconds and only while
+    ``Store.generation`` has not moved (any write that changes cached state forgets them all),
+    at most ``max_misses`` of them: a flood of bad keys no longer reaches SQLite on every call,
+    and a key that appears later (even written by another process) is known within the TTL.
+    ``cached`` never touches SQLite (safe on the event loop); ``authenticate`` may.
+    """
+
+    def __init__(
+        self,
+        store: Store,
+        *,
+        clock: Callable[[], float] = time.monotonic,
+        miss_ttl: float = MISS_TTL_SECONDS,
+        max_misses: int = MAX_MISSES,
+    ) -> None:
         self._store = store
+        self._clock = clock
+        self._miss_ttl = miss_ttl
+        self._max_misses = max_misses
         self._known: dict[str, SdkKey] = {}
+        self._misses: OrderedDict[str, tuple[float, int]] = OrderedDict()  # until, generation
         self._lock = threading.Lock()
 
-    def authenticate(self, header: str | None) -> SdkKey:
-        """The key sent raw in ``authorization``, or ApiError 401."""
+    def cached(self, header: str | None) -> SdkKey | None:
+        """The key from memory; None when only SQLite can tell; ApiError 401 when known bad."""
         if header is None:
             raise ApiError(401, "UNAUTHENTICATED", "send the SDK key in the authorization header")
         known = self._known.get(header)
@@ -119,11 +145,24 @@ class SdkKeys:
             return known
         if SDK_KEY_PATTERN.fullmatch(header) is None:
             raise ApiError(401, "INVALID_KEY", "the SDK key is not valid")
+        miss = self._misses.get(header)
+        if miss is not None and miss[0] > self._clock() and miss[1] == self._store.generation:
+            raise ApiError(401, "INVALID_KEY", "the SDK key is not valid")
+        return None
+
+    def authenticate(self, header: str | None) -> SdkKey:
+        """The key sent raw in ``authorization``, or ApiError 401."""
+        found = self.cached(header)
+        if found is not None:
+            return found
+        assert header is not None
+        generation = self._store.generation  # before the read: a later write outdates the miss
         with self._store.read() as conn:
             row = conn.execute(
                 "SELECT key, project_id, environments FROM sdk_keys WHERE key = ?", (header,)
             ).fetchone()
         if row is None:
+            self._remember_miss(header, generation)
             raise ApiError(401, "INVALID_KEY", "the SDK key is not valid")
         found = SdkKey(
             key=str(row["key"]),
@@ -133,3 +172,18 @@ class SdkKeys:
         with self._lock:
             self._known[header] = found
         return found
+
+    def _remember_miss(self, header: str, generation: int) -> None:
+        now = self._clock()
+        with self._lock:
+            misses = self._misses
+            misses.pop(header, None)
+            while misses and (
+                len(misses) >= self._max_misses or next(iter(misses.values()))[0] <= now
+            ):
+                misses.popitem(last=False)
+            misses[header] = (now + self._miss_ttl, generation)
+
+    def remembered_misses(self) -> int:
+        """How many unknown keys are remembered (bounded by ``max_misses``)."""
+        return len(self._misses)

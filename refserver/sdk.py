@@ -121,7 +121,10 @@ async def check_call(request: Request, state: AppState) -> SdkCall:
 
     Answers from memory in the steady state; a first lookup goes to SQLite on a worker thread."""
     headers = headers_of(request)
-    key = state.keys.authenticate(headers.get("authorization"))
+    raw_key = headers.get("authorization")
+    key = state.keys.cached(raw_key)
+    if key is None:
+        key = await run_in_threadpool(state.keys.authenticate, raw_key)
     alias = _environment_alias(headers.get("environment"))
     _check_project_id(headers.get("project-id"))
     server_id = _server_id(headers.get("server-id"))

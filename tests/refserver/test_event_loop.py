@@ -17,8 +17,6 @@ def test_sdk_reads_after_writes_stay_off_the_event_loop(
     make_api: Callable[..., Api], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     api = make_api()
-    for label in ("all", "production"):  # first use of a key: tests/refserver/test_sdk_keys.py
-        assert api.status(key=label, environment="production").status_code == 200
     store = api.server.state.store
     threads: list[str] = []
     connect = store._connect
@@ -29,6 +27,12 @@ def test_sdk_reads_after_writes_stay_off_the_event_loop(
 
     monkeypatch.setattr(store, "_connect", recording_connect)
     record = api.created(configuration={"v": 0})
+    threads.clear()
+    assert api.status(key="production", environment="production").status_code == 200  # first use
+    for _ in range(3):
+        bad = api.client.get("/sdk/v2/status", headers={"authorization": "svc_pk_unknown"})
+        assert bad.status_code == 401
+    assert threads and LOOP_THREAD not in threads, threads
     for n in range(1, 4):
         threads.clear()
         patched = api.patch(
