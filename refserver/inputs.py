@@ -1,4 +1,4 @@
-"""Turning raw request input into checked values: path ids and JSON request bodies.
+"""Turning raw request input into checked values: ids and JSON request bodies.
 
 Bad input becomes an ``ApiError`` with a 4xx status here, never an exception deeper down:
 huge or non-numeric ids, non-JSON media types, oversized, invalid UTF-8, deeply nested or
@@ -24,14 +24,6 @@ def parse_id(raw: str | None) -> int | None:
         return None
     value = int(raw)
     return value if 0 < value <= MAX_ID else None
-
-
-def path_id(request: Request, name: str, not_found_code: str, what: str) -> int:
-    """A numeric path parameter; anything that cannot name a record answers 404."""
-    value = parse_id(request.path_params.get(name))
-    if value is None:
-        raise ApiError(404, not_found_code, f"{what} not found")
-    return value
 
 
 def _reject_constant(name: str) -> Any:
