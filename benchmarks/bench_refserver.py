@@ -13,8 +13,10 @@ machine); wall-clock req/s are printed beside them. See benchmarks/README.md.
 Per-unit bootstrap (``--only bootstrap``): a running weightedHash experiment with 3 groups, then
 ``--units`` bootstraps with distinct ``unit-id`` values over 8 keep-alive streams (real HTTP, sent
 from a child process as the suite's bucketing scenario sends them), as units/s for (c) new units
-(first call: the assignment is persisted) and (d) the same units again (already assigned), beside
-(e) as many bare status polls as the ratio base.
+(first call: the assignment is persisted) and (d) the same units again (already assigned), (c')
+and (d') the same with a ``unit-context`` header (as the suite sends: its property names are
+recorded on every call, so every call writes), beside (e) as many bare status polls as the ratio
+base.
 
 Usage: python benchmarks/bench_refserver.py [--only status|bootstrap] [--duration 5] [--rounds 3]
        [--connections 16] [--units 3000] [--streams 8]
@@ -161,8 +163,11 @@ def populate(server: RunningServer, pat: str, environment_id: int, count: int) -
 BOOTSTRAP_LABELS = {
     "new": "(c) bootstrap, new units",
     "repeat": "(d) bootstrap, repeat units",
+    "new-context": "(c') new units, with unit-context",
+    "repeat-context": "(d') repeat units, with unit-context",
     "status": "(e) status poll (base)",
 }
+CONTEXT = '{"bench-gate":true}'  # as the suite sends it: every identity carries a context
 SHARES = (5000, 3000, 2000)
 
 
@@ -262,9 +267,13 @@ def bench_bootstrap(args: argparse.Namespace) -> bool:
         for round_number in range(args.rounds):
             units = [f"bench-{round_number}-{n}" for n in range(args.units)]
             common = {"base_url": server.base_url, "headers": headers, "streams": args.streams}
+            with_context = {**common, "headers": {**headers, "unit-context": CONTEXT}}
+            others = [f"bench-context-{round_number}-{n}" for n in range(args.units)]
             specs = {
                 "new": {**common, "path": "/sdk/v2/bootstrap", "unit_ids": units},
                 "repeat": {**common, "path": "/sdk/v2/bootstrap", "unit_ids": units},
+                "new-context": {**with_context, "path": "/sdk/v2/bootstrap", "unit_ids": others},
+                "repeat-context": {**with_context, "path": "/sdk/v2/bootstrap", "unit_ids": others},
                 "status": {**common, "path": "/sdk/v2/status", "unit_ids": [], "count": args.units},
             }
             for name, spec in specs.items():
@@ -288,7 +297,7 @@ def bench_bootstrap(args: argparse.Namespace) -> bool:
         m = best[name]
         print(f"{label:34} {m.wall_rps:12.0f} {m.cpu_rps:12.0f} {m.bad:5d}")
     base = best["status"]
-    for name in ("new", "repeat"):
+    for name in ("new", "repeat", "new-context", "repeat-context"):
         m = best[name]
         label = f"{name} / status"
         print(
