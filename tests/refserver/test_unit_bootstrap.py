@@ -119,3 +119,18 @@ def test_hash_differs_per_content(store: Store) -> None:
     units = {hash_bucket(experiment.id, f"u{n}") < 5000: f"u{n}" for n in range(50)}
     in_a, in_b = _build(store, units[True]), _build(store, units[False])
     assert in_a["hash"] != in_b["hash"]
+
+
+def test_read_answers_only_when_nothing_would_be_written(store: Store) -> None:
+    configuration_id = _configuration(store, BASE)
+    _experiment(store, configuration_id)
+    bases = unit_bootstrap.Bases()
+
+    def read(unit: str, **context: Any) -> dict[str, Any] | None:
+        with store.read() as conn:
+            return unit_bootstrap.read(conn, bases, 1, 1, unit, "user", context)
+
+    assert read("u-9") is None  # not assigned yet: the caller must build
+    built = _build(store, "u-9")
+    assert read("u-9") == built  # assigned: the same answer, read-only
+    assert read("u-9", country="fr") is None  # a context must be recorded: a write
