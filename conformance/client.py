@@ -7,6 +7,7 @@ Every exchange is recorded redacted; anything shown names secrets by placeholder
 
 from __future__ import annotations
 
+import http.client
 import itertools
 import json
 import threading
@@ -14,6 +15,7 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import urlsplit
 
 import httpx
 
@@ -286,16 +288,29 @@ class Client:
         ``streams`` keep-alive connections send in parallel. Not paced, and not recorded one
         by one: the transcript gets one summary line."""
         results: list[tuple[int | None, bytes]] = [(None, b"")] * len(requests)
+        target = urlsplit(self.base_url)
+        connection_class = (
+            http.client.HTTPSConnection if target.scheme == "https" else http.client.HTTPConnection
+        )
+        seconds = self.timeout.read or 10.0
 
         def stream(offset: int) -> None:
-            with httpx.Client(timeout=self.timeout, headers={"user-agent": USER_AGENT}) as http:
+            # Plain http.client: this is the one path where the client's own CPU bounds the
+            # rate (thousands of requests on two cores); it sends about twice what httpx does.
+            connection = connection_class(target.hostname or "", target.port, timeout=seconds)
+            try:
                 for index in range(offset, len(requests), streams):
                     path, headers = requests[index]
                     try:
-                        response = http.get(self.base_url + path, headers=dict(headers))
-                    except httpx.TransportError:
-                        continue
-                    results[index] = (response.status_code, response.content)
+                        connection.request(
+                            "GET", target.path + path, headers={"user-agent": USER_AGENT, **headers}
+                        )
+                        response = connection.getresponse()
+                        results[index] = (response.status, response.read())
+                    except (OSError, http.client.HTTPException):
+                        connection.close()  # the next request opens a fresh connection
+            finally:
+                connection.close()
 
         started = time.perf_counter()
         with self.gate.shared():

@@ -26,7 +26,7 @@ from conformance.errors import NotMeasurable, Unsupported
 requirement = pytest.mark.requirement
 
 SEED = 20_26_11_22
-SPLIT_UNITS = 1000
+SPLIT_UNITS = 3000
 SHARES = (5, 3, 2)
 ALPHA = 0.001
 CONCURRENCY = 8
