@@ -7,6 +7,7 @@ message; each also checks that nothing was created.
 
 from __future__ import annotations
 
+import secrets
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -147,50 +148,85 @@ def test_every_endpoint_answers_the_owner_in_json(experiments: Experiments) -> N
                 )
 
 
-@requirement("AUTH-EXP-MISSING")
-def test_every_endpoint_refuses_missing_credentials(experiments: Experiments) -> None:
-    ids = ("AUTH-EXP-MISSING",)
-    subject = _subject(experiments, "nocreds")
-    before = _before(experiments, subject)
-    wanted = experiments.profile.errors.missing_credentials_status
-    with Soft() as soft:
-        for entry in ENDPOINTS:
-            reply = _send(experiments, entry, subject, token=None)
-            soft.check(
-                reply.status in wanted,
-                ids,
-                f"{entry[0]} without credentials was not refused",
-                " or ".join(f"HTTP {s}" for s in wanted),
-                reply.describe(),
-                reply,
-            )
-        _unchanged(experiments, subject, before, soft, ids)
+# description of the credentials -> keyword arguments of ``_send`` that send them
+Credentials = dict[str, dict[str, Any]]
 
 
-@requirement("AUTH-EXP-SDK-KEY-REFUSED")
-def test_an_sdk_key_cannot_manage_experiments(experiments: Experiments) -> None:
-    ids = ("AUTH-EXP-SDK-KEY-REFUSED",)
-    subject = _subject(experiments, "sdkkey")
+def _refused_everywhere(
+    experiments: Experiments,
+    label: str,
+    ids: tuple[str, ...],
+    credentials: Credentials,
+    wanted: set[int],
+) -> None:
+    """Every endpoint called with each set of bad ``credentials`` answers a status in ``wanted``,
+    and none of the refused writes (create, assign, unenroll, rollout, terminate) took effect."""
+    subject = _subject(experiments, label)
     before = _before(experiments, subject)
-    key = experiments.snapshots.key(experiments.environment).key
-    errors = experiments.profile.errors
-    wanted = {*errors.missing_credentials_status, errors.forbidden_status}
+    expected = " or ".join(f"HTTP {s}" for s in sorted(wanted))
     with Soft() as soft:
-        for form, extra in (
-            ("as a bearer token", {"token": key}),
-            ("as the raw authorization", {"token": None, "headers": {"Authorization": key}}),
-        ):
+        for what, extra in credentials.items():
             for entry in ENDPOINTS:
                 reply = _send(experiments, entry, subject, **extra)
                 soft.check(
                     reply.status in wanted,
                     ids,
-                    f"{entry[0]} accepted an SDK key {form}",
-                    " or ".join(f"HTTP {s}" for s in sorted(wanted)),
+                    f"{entry[0]} {what} was not refused",
+                    expected,
                     reply.describe(),
                     reply,
                 )
         _unchanged(experiments, subject, before, soft, ids)
+
+
+@requirement("AUTH-EXP-MISSING")
+def test_every_endpoint_refuses_missing_credentials(experiments: Experiments) -> None:
+    _refused_everywhere(
+        experiments,
+        "nocreds",
+        ("AUTH-EXP-MISSING",),
+        {"without credentials": {"token": None}},
+        set(experiments.profile.errors.missing_credentials_status),
+    )
+
+
+@requirement("AUTH-EXP-INVALID")
+def test_every_endpoint_refuses_an_invalid_token(experiments: Experiments) -> None:
+    pat = experiments.profile.credentials.pat
+    _refused_everywhere(
+        experiments,
+        "badtoken",
+        ("AUTH-EXP-INVALID",),
+        {
+            f"with {what}": {"token": None, "headers": {"Authorization": value}}
+            for what, value in (
+                ("an unknown svc_pat_ token", f"Bearer svc_pat_{secrets.token_urlsafe(24)}"),
+                ("a token without the svc_pat_ prefix", f"Bearer {secrets.token_urlsafe(24)}"),
+                ("an empty bearer", "Bearer"),
+                ("the owner's token under the Basic scheme", f"Basic {pat}"),
+            )
+        },
+        set(experiments.profile.errors.missing_credentials_status),
+    )
+
+
+@requirement("AUTH-EXP-SDK-KEY-REFUSED")
+def test_an_sdk_key_cannot_manage_experiments(experiments: Experiments) -> None:
+    key = experiments.snapshots.key(experiments.environment).key
+    errors = experiments.profile.errors
+    _refused_everywhere(
+        experiments,
+        "sdkkey",
+        ("AUTH-EXP-SDK-KEY-REFUSED",),
+        {
+            "with an SDK key as a bearer token": {"token": key},
+            "with an SDK key as the raw authorization": {
+                "token": None,
+                "headers": {"Authorization": key},
+            },
+        },
+        {*errors.missing_credentials_status, errors.forbidden_status},
+    )
 
 
 def _before(experiments: Experiments, subject: Subject) -> tuple[Any, bool]:
