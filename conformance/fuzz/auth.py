@@ -30,13 +30,13 @@ class AuthMode(StrEnum):
 WRONG_PAT = "Bearer svc_pat_cfFuzzUnknownToken0000000000"
 WRONG_SDK_KEY = "svc_pk_cfFuzzUnknownKey00000000000"
 
-# Requirement ids a credentials failure breaks, by (kind of operation, mode). The catalogue has
-# no "unknown token" entry for the experiment endpoints; AUTH-EXP-MISSING stands in for it.
+# Requirement ids a credentials failure breaks, by (kind of operation, mode): each kind has its
+# own "no credentials" and "unknown credentials" entry in the catalogue.
 AUTH_REQUIREMENTS: dict[tuple[str, AuthMode], tuple[str, ...]] = {
     ("configuration", AuthMode.MISSING): ("AUTH-PAT-MISSING",),
     ("configuration", AuthMode.WRONG): ("AUTH-PAT-INVALID",),
     ("experiments", AuthMode.MISSING): ("AUTH-EXP-MISSING",),
-    ("experiments", AuthMode.WRONG): ("AUTH-EXP-MISSING",),
+    ("experiments", AuthMode.WRONG): ("AUTH-EXP-INVALID",),
     ("sdk", AuthMode.MISSING): ("AUTH-SDK-MISSING",),
     ("sdk", AuthMode.WRONG): ("AUTH-SDK-INVALID",),
 }

@@ -22,6 +22,7 @@ from conformance.fuzz.auth import (
     AuthMode,
     auth_requirements,
     credential_headers,
+    kind_of,
     sdk_key_for,
 )
 from conformance.fuzz.budget import TIERS, tier
@@ -128,6 +129,27 @@ def test_every_requirement_id_the_stage_names_is_in_the_catalogue() -> None:
     for ids in AUTH_REQUIREMENTS.values():
         named.update(ids)
     assert named - known == set()
+
+
+def test_each_credentials_mode_names_its_own_requirement_of_the_operation() -> None:
+    """No entry stands in for another: per kind of operation, missing and unknown credentials
+    name different ids, and each id's catalogue entry lists the operation that was fuzzed."""
+    from conformance.catalogue import load_catalogue
+
+    catalogue = load_catalogue()
+    for op in operations():
+        kind = kind_of(op.path)
+        missing = AUTH_REQUIREMENTS[(kind, AuthMode.MISSING)]
+        wrong = AUTH_REQUIREMENTS[(kind, AuthMode.WRONG)]
+        assert set(missing).isdisjoint(wrong), kind
+        for rid in (*missing, *wrong):
+            assert op.operation_id in catalogue[rid].operations, (rid, op.operation_id)
+    assert AUTH_REQUIREMENTS[("experiments", AuthMode.WRONG)] == ("AUTH-EXP-INVALID",)
+    assert auth_requirements("/application/1/v2/experiments/7/terminate") == (
+        "AUTH-EXP-MISSING",
+        "AUTH-EXP-INVALID",
+        "ERR-BODY-SHAPE",
+    )
 
 
 def test_builtin_checks_map_to_the_operation_own_requirement() -> None:
