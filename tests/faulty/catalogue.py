@@ -1998,6 +1998,20 @@ EXPERIMENT_FAULTS: tuple[Fault, ...] = (
         ),
     ),
     fault(
+        "experiments-any-pat-is-owner",
+        "AUTH-EXP-INVALID",
+        "Experiment endpoints take any Bearer svc_pat_ token no owner holds as the owner's; a"
+        " missing header and tokens without the prefix are still refused.",
+        lambda ctx: edit_request(
+            EXPERIMENTS,
+            lambda r: (
+                r.with_header("authorization", f"Bearer {ctx.pat}")
+                if _unknown_pat(ctx, r.header("authorization"))
+                else r
+            ),
+        ),
+    ),
+    fault(
         "experiments-foreign-project",
         "AUTH-EXP-FOREIGN-PROJECT",
         "Experiments of another owner's project are served from one's own.",
@@ -2017,6 +2031,20 @@ EXPERIMENT_FAULTS: tuple[Fault, ...] = (
         ),
     ),
 )
+
+
+def _unknown_pat(ctx: Context, header: str | None) -> bool:
+    """``Bearer svc_pat_...`` with a token neither the owner nor the foreign owner holds."""
+    token = (header or "").removeprefix("Bearer ")
+    return (
+        token != header
+        and token.startswith("svc_pat_")
+        and token
+        not in (
+            ctx.pat,
+            ctx.foreign_pat,
+        )
+    )
 
 
 def _swap_key(
