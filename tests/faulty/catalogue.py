@@ -10,6 +10,7 @@ with memory (a frozen hash) build their state in ``make``, once per server.
 
 from __future__ import annotations
 
+import asyncio
 import copy
 import itertools
 import json
@@ -65,6 +66,7 @@ from faulty.recipes import (
 )
 
 Make = Callable[[Context], Handler]
+RACE_WINDOW_SECONDS = 0.2  # racy-base-compare: how long the first patch's window stays open
 
 
 @dataclass(frozen=True)
@@ -314,21 +316,20 @@ def unstable_hash(ctx: Context) -> Handler:
 
 
 def content_hash_frozen(ctx: Context) -> Handler:
-    """contentHash shown is per configuration id, constant; a baseHash equal to it is mapped
-    back to the latest real hash (so staleness can no longer be told)."""
-    latest: dict[Any, str] = {}
+    """contentHash shown is per configuration id, constant. A server whose hash never moves
+    finds every baseHash equal to it "current", so a baseHash equal to the frozen value is
+    dropped: the patch applies unconditionally (deterministically, however writers overlap)."""
 
     async def handler(request: Request, forward: Forward) -> Response:
         if PATCH(request):
             body = request.json()
             config_id = request.path.rsplit("/", 1)[-1]
             if isinstance(body, dict) and body.get("baseHash") == sha(f"id:{config_id}"):
-                body["baseHash"] = latest.get(config_id, body["baseHash"])
+                del body["baseHash"]
                 request = request.with_json(body)
         response = await forward(request)
         data = response.json()
         if (CREATE(request) or PATCH(request)) and ok(response) and isinstance(data, dict):
-            latest[str(data.get("id"))] = data.get("contentHash", "")
             data["contentHash"] = sha(f"id:{data.get('id')}")
             response = response.with_json(data)
         return response
@@ -384,7 +385,9 @@ def stale_written_anyway(ctx: Context) -> Handler:
 
 def racy_base(ctx: Context) -> Handler:
     """The baseHash compare and the write are not atomic: a patch that arrives while another
-    patch of the same configuration is in flight skips the compare (last writer wins)."""
+    patch of the same configuration is in flight skips the compare (last writer wins). The
+    first patch holds its window open for RACE_WINDOW_SECONDS (the gap between compare and
+    write), so writers released together overlap however loaded the machine is."""
     in_flight: dict[str, int] = {}
 
     async def handler(request: Request, forward: Forward) -> Response:
@@ -398,6 +401,8 @@ def racy_base(ctx: Context) -> Handler:
             if busy and isinstance(body, dict):
                 body.pop("baseHash", None)
                 request = request.with_json(body)
+            elif not busy:
+                await asyncio.sleep(RACE_WINDOW_SECONDS)
             return await forward(request)
         finally:
             in_flight[key] -= 1
@@ -872,9 +877,10 @@ FAULTS: tuple[Fault, ...] = (
     ),
     fault(
         "content-hash-ignores-content",
-        "CFG-CONTENT-HASH-TRACKS-CONTENT CFG-PATCH-409-STALE-BASE CFG-PATCH-409-NOTHING-CHANGES",
+        "CFG-CONTENT-HASH-TRACKS-CONTENT CFG-PATCH-409-STALE-BASE CFG-PATCH-409-NOTHING-CHANGES "
+        "CFG-PATCH-CONCURRENT-ONE-WINS",
         "contentHash is a function of the configuration id only, so it never moves and a "
-        "stale base can no longer be told from the current one.",
+        "stale base can no longer be told from the current one (concurrent writers all win).",
         content_hash_frozen,
     ),
     fault(
