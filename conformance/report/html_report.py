@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from html import escape
 
 from conformance.report.evidence_text import request_text, response_text, truncate
 from conformance.report.model import Evidence, Exchange, Outcome, Report, RequirementResult
 from conformance.report.sections import by_section, outcome_counts
+from conformance.report.stage_text import stage_lines
 from conformance.report.vocabulary import (
     OUTCOME_ORDER,
     OUTCOME_STYLES,
@@ -285,25 +285,12 @@ def _matrix(report: Report) -> str:
     return "".join(sections)
 
 
-def _details_text(details: dict[str, object]) -> Iterable[str]:
-    for key, value in sorted(details.items()):
-        if isinstance(value, dict):
-            inner = ", ".join(f"{k}: {_number(v)}" for k, v in sorted(value.items()))
-            yield f"{key}: {inner}"
-        else:
-            yield f"{key}: {_number(value)}"
-
-
-def _number(value: object) -> str:
-    return f"{value:.4g}" if isinstance(value, float) else str(value)
-
-
 def _stages(report: Report) -> str:
     if not report.stages:
         return ""
     rows = "".join(
         f"<tr><td>{_e(s.name)}</td><td>{s.tests}</td><td>{s.duration_s:.1f} s</td>"
-        f"<td>{'<br>'.join(_e(d) for d in _details_text(s.details))}</td></tr>"
+        f"<td>{'<br>'.join(_e(d) for d in stage_lines(s.details))}</td></tr>"
         for s in report.stages
     )
     return (

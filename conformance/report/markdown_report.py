@@ -7,6 +7,7 @@ import re
 from conformance.report.evidence_text import truncate
 from conformance.report.model import Evidence, Outcome, Report, RequirementResult
 from conformance.report.sections import by_section, outcome_counts
+from conformance.report.stage_text import stage_lines
 from conformance.report.vocabulary import (
     OUTCOME_ORDER,
     OUTCOME_STYLES,
@@ -149,19 +150,11 @@ def _stages(report: Report) -> list[str]:
         return []
     lines = ["## Stages", "", "| Stage | Tests | Duration | Details |", "|---|---:|---:|---|"]
     for stage in report.stages:
-        details = ", ".join(f"{k}={_detail(v)}" for k, v in sorted(stage.details.items()))
+        details = "<br>".join(_cell(line) for line in stage_lines(stage.details))
         lines.append(
-            f"| {_cell(stage.name)} | {stage.tests} | {stage.duration_s:.1f} s | {_cell(details)} |"
+            f"| {_cell(stage.name)} | {stage.tests} | {stage.duration_s:.1f} s | {details} |"
         )
     return [*lines, ""]
-
-
-def _detail(value: object) -> str:
-    if isinstance(value, float):
-        return f"{value:.4g}"
-    if isinstance(value, dict):
-        return "{" + ", ".join(f"{k}: {_detail(v)}" for k, v in sorted(value.items())) + "}"
-    return str(value)
 
 
 def render(report: Report) -> str:

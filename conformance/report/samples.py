@@ -103,18 +103,33 @@ REQUIREMENTS: tuple[tuple[str, str, str, str, tuple[str, ...]], ...] = (
 )
 
 STAGES = (
-    StageSummary("scenarios", tests=9, duration_s=4.25),
+    StageSummary(
+        "scenarios",
+        tests=9,
+        duration_s=4.25,
+        details={
+            # The shape scenarios/test_bucketing.py records.
+            "bucketing": {
+                "alpha": 0.001,
+                "chi_square": 0.8401,
+                "degrees_of_freedom": 2,
+                "expected": [1500.0, 900.0, 600.0],
+                "observed": [1484, 923, 593],
+                "p_value": 0.657,
+                "requirement": "EXP-WEIGHTED-SPLIT",
+                "seconds": 1.27,
+                "seed": 20261122,
+                "units": 3000,
+                "weights": [5000, 3000, 2000],
+            },
+            "outcomes": {"pass": 9},
+        },
+    ),
     StageSummary(
         "fuzz",
         tests=19,
         duration_s=31.5,
-        details={"cases": 1900, "seed": 12345, "operations": 19},
-    ),
-    StageSummary(
-        "bucketing",
-        tests=1,
-        duration_s=2.0,
-        details={"p_values": {"chi2_groups": 0.4121, "ks_hash": 0.8875}},
+        details={"cases": 1900, "seed": 12345, "tier": "pr", "failures_by_check": {}},
     ),
 )
 

@@ -73,7 +73,7 @@ def test_failure_carries_evidence_and_stages_carry_fuzz_figures() -> None:
     stages = {s["name"]: s["details"] for s in data["stages"]}
     assert stages["fuzz"]["cases"] == 1900
     assert stages["fuzz"]["seed"] == 12345
-    assert stages["bucketing"]["p_values"]["chi2_groups"] == pytest.approx(0.4121)
+    assert stages["scenarios"]["bucketing"]["p_value"] == pytest.approx(0.657)
 
 
 def test_other_major_schema_version_is_refused() -> None:
