@@ -135,11 +135,17 @@ class Catalogue:
         return tuple(r for r in self.requirements if operation_id in r.operations)
 
 
-class _UniqueKeyLoader(yaml.SafeLoader):
+try:  # libyaml's parser when PyYAML has it: the same documents, about 7x faster
+    from yaml import CSafeLoader as _SafeLoader
+except ImportError:  # pragma: no cover - PyYAML built without libyaml
+    from yaml import SafeLoader as _SafeLoader  # type: ignore[assignment]
+
+
+class _UniqueKeyLoader(_SafeLoader):
     """A safe YAML loader that refuses a mapping with the same key twice."""
 
 
-def _construct_unique_mapping(loader: yaml.SafeLoader, node: yaml.MappingNode) -> dict[Any, Any]:
+def _construct_unique_mapping(loader: _SafeLoader, node: yaml.MappingNode) -> dict[Any, Any]:
     seen: set[Any] = set()
     for key_node, _ in node.value:
         key = loader.construct_object(key_node)
@@ -214,7 +220,7 @@ def _requirement(entry: dict[str, Any]) -> Requirement:
 def parse_catalogue(raw: bytes, source: str = CATALOGUE_FILE) -> Catalogue:
     """Check catalogue bytes and build the ``Catalogue``; ``ValueError`` names what is wrong."""
     try:
-        data = yaml.load(raw, Loader=_UniqueKeyLoader)  # a SafeLoader subclass
+        data = yaml.load(raw, Loader=_UniqueKeyLoader)  # a safe loader subclass
     except (yaml.YAMLError, ValueError) as exc:
         raise ValueError(f"{source}: not a readable YAML catalogue: {exc}") from None
     problems = _schema_problems(data)

@@ -60,6 +60,12 @@ def contract_path() -> pathlib.Path:
     raise FileNotFoundError(f"the OpenAPI contract is missing: looked at {_PACKAGED} and {_SOURCE}")
 
 
+try:  # libyaml's parser when PyYAML has it: the same document, about 6x faster
+    from yaml import CSafeLoader as _SafeLoader
+except ImportError:  # pragma: no cover - PyYAML built without libyaml
+    from yaml import SafeLoader as _SafeLoader  # type: ignore[assignment]
+
+
 @cache
 def _contract_bytes() -> bytes:
     return contract_path().read_bytes()
@@ -68,7 +74,7 @@ def _contract_bytes() -> bytes:
 @cache
 def load_contract() -> dict[str, Any]:
     """The parsed contract. Cached: callers must not mutate it."""
-    document = yaml.safe_load(_contract_bytes())
+    document = yaml.load(_contract_bytes(), Loader=_SafeLoader)
     if not isinstance(document, dict):
         raise ValueError(f"{contract_path()} is not a mapping")
     return document
