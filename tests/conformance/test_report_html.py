@@ -141,28 +141,79 @@ def test_everything_is_escaped() -> None:
 
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+needs_chromium = pytest.mark.skipif(CHROMIUM is None, reason="no chromium on this machine")
+
+# Test-only script appended to a copy of the report: untick "pass", then search for one failed
+# requirement, and write what the page's own filter script left visible into the title.
+PROBE = """<script>
+(function () {
+  function visible() {
+    return Array.prototype.slice.call(document.querySelectorAll('tbody.req'))
+      .filter(function (row) { return !row.hidden; })
+      .map(function (row) { return row.id + ':' + row.getAttribute('data-outcome'); });
+  }
+  var before = visible().length;
+  var pass = document.querySelector('input[data-outcome="pass"]');
+  pass.checked = false;
+  pass.dispatchEvent(new Event('change'));
+  var noPass = visible();
+  var search = document.getElementById('search');
+  search.value = 'SDK-STATUS-304';
+  search.dispatchEvent(new Event('input'));
+  document.title = 'probe ' + before + ' | ' + noPass.join(',') + ' | ' + visible().join(',');
+})();
+</script>"""
 
 
-@pytest.mark.skipif(CHROMIUM is None, reason="no chromium on this machine")
-def test_renders_offline_in_headless_chromium(tmp_path: Path) -> None:
+def chromium(page: Path, *arguments: str) -> subprocess.CompletedProcess[str]:
+    """Headless Chromium on a local file, with every network request sent to a dead proxy."""
     assert CHROMIUM is not None
-    page = tmp_path / "conformance.html"
-    page.write_text(render(samples.not_conformant()), encoding="utf-8")
-    shot = tmp_path / "shot.png"
-    subprocess.run(
+    return subprocess.run(
         [
             CHROMIUM,
             "--headless",
             "--no-sandbox",
             "--disable-gpu",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            f"--user-data-dir={page.parent / 'chromium-profile'}",
             "--proxy-server=127.0.0.1:9",  # any network attempt would fail
             "--proxy-bypass-list=<-loopback>",
-            f"--screenshot={shot}",
-            "--window-size=1280,900",
+            *arguments,
             page.as_uri(),
         ],
         check=True,
         capture_output=True,
+        text=True,
         timeout=60,
     )
-    assert shot.stat().st_size > 10_000
+
+
+@needs_chromium
+def test_filters_work_offline_in_headless_chromium(tmp_path: Path) -> None:
+    report = samples.not_conformant()
+    page = tmp_path / "conformance.html"
+    page.write_text(render(report).replace("</body>", PROBE + "</body>"), encoding="utf-8")
+    dom = chromium(page, "--dump-dom").stdout
+    title = re.search(r"<title>probe (.*?)</title>", dom)
+    assert title is not None, "the probe did not run: the page's script failed or never loaded"
+    before, no_pass, searched = title.group(1).split(" | ")
+    assert int(before) == len(report.requirements)
+    not_pass = sorted(
+        f"req-{r.id}:{r.outcome.value}" for r in report.requirements if r.outcome != Outcome.PASS
+    )
+    assert sorted(no_pass.split(",")) == not_pass
+    assert searched.split(",") == ["req-SDK-STATUS-304-IF-NONE-MATCH:fail"]
+
+
+@needs_chromium
+def test_prints_to_pdf_offline_in_headless_chromium(tmp_path: Path) -> None:
+    page = tmp_path / "conformance.html"
+    page.write_text(render(samples.not_conformant()), encoding="utf-8")
+    pdf = tmp_path / "conformance.pdf"
+    chromium(page, f"--print-to-pdf={pdf}", "--no-pdf-header-footer")
+    data = pdf.read_bytes()
+    assert data.startswith(b"%PDF")
+    assert data.count(b"/Type /Page") - data.count(b"/Type /Pages") >= 1
