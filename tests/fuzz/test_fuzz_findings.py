@@ -2,8 +2,8 @@
 
 Each open finding is ``xfail(strict=True)``: it flips to a failure ("XPASS strict") the day the
 server or the contract is fixed, so the marker is removed with the fix. Fixed findings stay as
-plain regression tests: `alias: null` (accepted as "absent" by the server) is now allowed by the
-contract too.
+plain regression tests: `null` for an optional create field (`alias`, `description`,
+`privateKeys`, `comments`; accepted as "absent" by the server) is allowed by the contract too.
 """
 
 from __future__ import annotations
@@ -39,18 +39,39 @@ def _management(server: Any) -> tuple[str, dict[str, str]]:
     return f"{server.base_url}/application/{app}/v2", headers
 
 
-def test_create_configuration_with_null_alias_agrees_with_the_contract(reference: Any) -> None:
+CREATE_BODY = load_contract()["components"]["schemas"]["CreateConfigurationBody"]
+OPTIONAL_CREATE_FIELDS = sorted(set(CREATE_BODY["properties"]) - set(CREATE_BODY["required"]))
+
+
+def _allows_null(schema: dict[str, Any]) -> bool:
+    """Whether a property schema admits JSON null (no ``type`` at all admits anything)."""
+    if "type" not in schema:
+        return True
+    types = schema["type"]
+    return "null" in (types if isinstance(types, list) else [types])
+
+
+@pytest.mark.parametrize("field", OPTIONAL_CREATE_FIELDS)
+def test_create_configuration_with_a_null_optional_field_agrees_with_the_contract(
+    reference: Any, field: str
+) -> None:
+    """Nightly findings: ``alias``, then ``privateKeys`` (and ``comments``) sent as null.
+
+    The server takes null as "absent"; the contract must then admit null, or the server must
+    refuse it with 400. Either way round, a mismatch is a finding.
+    """
     base, headers = _management(reference)
     reply = httpx.post(
         f"{base}/configuration",
         headers=headers,
-        json={"name": "cf-finding-null-alias", "alias": None},
+        json={"name": f"cf-finding-null-{field}", field: None},
     )
-    alias = load_contract()["components"]["schemas"]["CreateConfigurationBody"]["properties"][
-        "alias"
-    ]
-    types = alias.get("type")
-    contract_allows_null = "null" in (types if isinstance(types, list) else [types])
-    assert reply.status_code == 400 or contract_allows_null, (
-        f"server answered {reply.status_code} to alias: null; contract alias type {types!r}"
+    allowed = _allows_null(CREATE_BODY["properties"][field])
+    assert reply.status_code in (201, 400), reply.text
+    assert (reply.status_code == 201) == allowed, (
+        f"server answered {reply.status_code} to {field}: null, "
+        f"while the contract {'admits' if allowed else 'forbids'} null"
     )
+    default = CREATE_BODY["properties"][field].get("default")
+    if allowed and default is not None:
+        assert reply.json()[field] == default, f"{field}: null is not treated as absent"
