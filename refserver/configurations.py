@@ -208,7 +208,9 @@ def parse_patch(body: Any) -> PatchRequest:
     if base_hash is not None and not isinstance(base_hash, str):
         raise _invalid("baseHash must be a string")
     try:
-        operations = parse_operations(body.get("operations", []))
+        # Every field is optional, and null counts as absent (as in the create body).
+        given = body.get("operations")
+        operations = parse_operations([] if given is None else given)
         key_order = parse_sidecar(body["keyOrder"]) if body.get("keyOrder") is not None else []
     except PatchShapeError as exc:
         raise ApiError(400, "INVALID_PATCH", str(exc)) from None

@@ -2,8 +2,8 @@
 
 Each open finding is ``xfail(strict=True)``: it flips to a failure ("XPASS strict") the day the
 server or the contract is fixed, so the marker is removed with the fix. Fixed findings stay as
-plain regression tests: `null` for an optional create field (`alias`, `description`,
-`privateKeys`, `comments`; accepted as "absent" by the server) is allowed by the contract too.
+plain regression tests: `null` for an optional field of the configuration bodies (accepted as
+"absent" by the server) is allowed by the contract too.
 """
 
 from __future__ import annotations
@@ -39,8 +39,14 @@ def _management(server: Any) -> tuple[str, dict[str, str]]:
     return f"{server.base_url}/application/{app}/v2", headers
 
 
-CREATE_BODY = load_contract()["components"]["schemas"]["CreateConfigurationBody"]
-OPTIONAL_CREATE_FIELDS = sorted(set(CREATE_BODY["properties"]) - set(CREATE_BODY["required"]))
+SCHEMAS = load_contract()["components"]["schemas"]
+# (operation, body schema): the configuration bodies, whose optional fields take null as absent.
+BODIES = (("create", "CreateConfigurationBody"), ("patch", "PatchConfigurationBody"))
+OPTIONAL_FIELDS = [
+    (operation, field)
+    for operation, name in BODIES
+    for field in sorted(set(SCHEMAS[name]["properties"]) - set(SCHEMAS[name].get("required", ())))
+]
 
 
 def _allows_null(schema: dict[str, Any]) -> bool:
@@ -51,27 +57,42 @@ def _allows_null(schema: dict[str, Any]) -> bool:
     return "null" in (types if isinstance(types, list) else [types])
 
 
-@pytest.mark.parametrize("field", OPTIONAL_CREATE_FIELDS)
-def test_create_configuration_with_a_null_optional_field_agrees_with_the_contract(
-    reference: Any, field: str
+@pytest.mark.parametrize(("operation", "field"), OPTIONAL_FIELDS)
+def test_a_null_optional_field_agrees_with_the_contract(
+    reference: Any, operation: str, field: str
 ) -> None:
-    """Nightly findings: ``alias``, then ``privateKeys`` (and ``comments``) sent as null.
+    """Nightly findings: ``alias``, then ``privateKeys`` sent as null to create.
 
-    The server takes null as "absent"; the contract must then admit null, or the server must
-    refuse it with 400. Either way round, a mismatch is a finding.
+    A probe of every body then found ``comments`` (create) and ``baseHash``/``keyOrder`` (patch)
+    accepted as null and ``operations: null`` refused. The rule now: null counts as absent in
+    both bodies, and the contract admits it. A mismatch either way round is a finding.
     """
     base, headers = _management(reference)
-    reply = httpx.post(
-        f"{base}/configuration",
-        headers=headers,
-        json={"name": f"cf-finding-null-{field}", field: None},
+    created = httpx.post(
+        f"{base}/configuration", headers=headers, json={"name": f"cf-finding-null-{field}"}
     )
-    allowed = _allows_null(CREATE_BODY["properties"][field])
-    assert reply.status_code in (201, 400), reply.text
-    assert (reply.status_code == 201) == allowed, (
-        f"server answered {reply.status_code} to {field}: null, "
+    assert created.status_code == 201, created.text
+    if operation == "create":
+        reply = httpx.post(
+            f"{base}/configuration",
+            headers=headers,
+            json={"name": f"cf-finding-null-{field}", field: None},
+        )
+        accepted = 201
+    else:
+        reply = httpx.patch(
+            f"{base}/configuration/{created.json()['id']}", headers=headers, json={field: None}
+        )
+        accepted = 200
+    schema = SCHEMAS[dict(BODIES)[operation]]["properties"][field]
+    allowed = _allows_null(schema)
+    assert reply.status_code in (accepted, 400), reply.text
+    assert (reply.status_code == accepted) == allowed, (
+        f"{operation}: server answered {reply.status_code} to {field}: null, "
         f"while the contract {'admits' if allowed else 'forbids'} null"
     )
-    default = CREATE_BODY["properties"][field].get("default")
-    if allowed and default is not None:
+    if operation == "patch" and allowed:
+        assert reply.json()["contentHash"] == created.json()["contentHash"], "not a no-op"
+    default = schema.get("default")
+    if operation == "create" and allowed and default is not None:
         assert reply.json()[field] == default, f"{field}: null is not treated as absent"
