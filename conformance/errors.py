@@ -70,6 +70,25 @@ class NotMeasurable(ConformanceError):
         super().__init__(reason)
 
 
+class NotConfigured(NotMeasurable):
+    """The profile leaves out an optional input (a foreign project, a legacy key) the test needs.
+
+    A declared exception, like a capability declared absent: the requirement is *not configured*,
+    and the report names the profile key that would enable it."""
+
+    def __init__(
+        self,
+        profile_key: str,
+        reason: str = "",
+        requirement_ids: Sequence[str] = (),
+        passed: Sequence[str] = (),
+    ) -> None:
+        self.profile_key = profile_key
+        super().__init__(
+            reason or f"the profile does not set {profile_key}", requirement_ids, passed
+        )
+
+
 class Unsupported(ConformanceError):
     """The profile declares the capability absent: the requirement is unsupported, not passed."""
 
