@@ -7,9 +7,11 @@ Every exchange is recorded redacted; anything shown names secrets by placeholder
 
 from __future__ import annotations
 
+import contextlib
 import http.client
 import itertools
 import json
+import socket
 import threading
 import time
 from collections.abc import Mapping, Sequence
@@ -20,8 +22,9 @@ from urllib.parse import urlsplit
 import httpx
 
 from conformance.errors import ContractViolation, NotMeasurable
-from conformance.pacing import Pacer, TrafficGate
-from conformance.profile import Profile
+from conformance.own_traffic import LEDGER, Ledger, Limit, Replay
+from conformance.pacing import SHARE, Pacer, TrafficGate
+from conformance.profile import Profile, RateLimit
 from conformance.redaction import Redactor
 from conformance.report.model import Exchange
 from conformance.reproduction import curl_command
@@ -29,6 +32,7 @@ from conformance.reproduction import curl_command
 TIMEOUT = httpx.Timeout(10.0, connect=5.0)
 BODY_LIMIT = 4000  # characters of a body kept in a transcript
 USER_AGENT = "rces-conformance"
+ABANDON_GRACE_SECONDS = 0.5  # after the deadline, how long the reading thread may take to stop
 
 
 class _Unset:
@@ -126,6 +130,7 @@ class Client:
         timeout: httpx.Timeout = TIMEOUT,
         gate: TrafficGate | None = None,
         http: httpx.Client | None = None,
+        ledger: Ledger | None = None,
     ) -> None:
         self.base_url = base_url.rstrip("/")
         self.profile = profile
@@ -135,6 +140,7 @@ class Client:
         self.transcript = transcript if transcript is not None else Transcript()
         self.timeout = timeout
         self.gate = gate or TrafficGate(None)
+        self.ledger = ledger or LEDGER
         self._owns_http = http is None
         self._http = http or new_http_client(timeout)
         self.instance_id = self.new_instance_id()
@@ -172,44 +178,187 @@ class Client:
         content: bytes | None = None,
         params: Mapping[str, str] | None = None,
         allow_rate_limit: bool = False,
+        allow_server_error: bool = False,
         pace_bucket: tuple[str, str | None] | None = None,
+        rate_bucket: tuple[str, str | None] | None = None,
     ) -> Reply:
-        """Send one request; a 429 the test did not mean to provoke is not measurable."""
+        """Send one request and judge that the target answered it.
+
+        No answer (after one retry of the same request), an answer over the size cap or the
+        deadline, a 5xx (unless ``allow_server_error``) or a 429 the suite did not provoke
+        (unless ``allow_rate_limit``) is a ``ContractViolation`` of the test's requirements,
+        with the exchange as evidence. A 429 is excused only when the suite's own traffic to
+        that bucket could have emptied the bucket the profile declares: then it is
+        ``NotMeasurable``, with the figure. ``pace_bucket``: the SDK bucket to wait on before
+        sending; ``rate_bucket``: the SDK bucket the request spends (default ``pace_bucket``).
+        """
+        bucket, limit, shared = self._rate_bucket(path, rate_bucket or pace_bucket)
         if pace_bucket is not None:
             self.pacer.wait(pace_bucket, shared=pace_bucket[1] is None)
+        elif bucket is not None and bucket[0] == "management" and limit is not None:
+            self._management_pacer().wait(bucket, shared=True)
         body = content
         sent_headers = dict(headers or {})
         if json_body is not UNSET:
             body = json.dumps(json_body).encode()
             sent_headers.setdefault("content-type", "application/json")
         request = self._http.build_request(
-            method, self.base_url + path, headers=sent_headers, content=body, params=params
+            method,
+            self.base_url + path,
+            headers=sent_headers,
+            content=body,
+            params=params,
+            timeout=self.timeout,
         )
-        started = time.perf_counter()
-        try:
-            with self.gate.shared():
-                response = self._http.send(request)
-        except httpx.TransportError as error:
-            exchange = self._exchange(request, None, started)
-            self.transcript.add(exchange)
-            raise NotMeasurable(
-                f"the target did not answer {method} {path}: {type(error).__name__}"
-            ) from None
-        exchange = self._exchange(request, response, started)
-        self.transcript.add(exchange)
-        reply = Reply(
-            status=response.status_code,
-            headers=response.headers,
-            content=response.content,
-            exchange=exchange,
-            curl=self.curl(exchange),
-        )
+        replay = None if bucket is None or limit is None else self.ledger.record(bucket, limit)
+        reply = self._send(request, retries=1)
         if reply.status == 429 and not allow_rate_limit:
-            raise NotMeasurable(
-                f"the suite's own traffic hit the target's rate limit on {method} {path}; "
-                "lower rate_limit.burst/refill_per_second in the profile if the target is stricter"
+            self._judge_rate_limit(reply, replay, shared)
+        if reply.status >= 500 and not allow_server_error:
+            raise ContractViolation(
+                (),
+                f"the target answered {method} {path} with a server error",
+                "an answer to a valid exchange, not a 5xx (the suite judges what the target does, "
+                "and a 5xx says it failed)",
+                f"{reply.describe()} after {reply.exchange.elapsed_ms:.0f} ms",
+                reply.curl,
             )
         return reply
+
+    # ------------------------------------------------------------ receiving
+
+    def _send(self, request: httpx.Request, retries: int) -> Reply:
+        """One exchange, read to the end under the size cap and the total deadline."""
+        limits = self.profile.responses
+        failures: list[str] = []
+        for attempt in range(retries + 1):
+            started = time.perf_counter()
+            deadline = started + limits.max_seconds
+            try:
+                with self.gate.shared():
+                    response, content, cut = self._receive(request, deadline, limits.max_bytes)
+            except httpx.TransportError as error:
+                exchange = self._exchange(request, None, b"", started)
+                self.transcript.add(exchange)
+                failures.append(
+                    f"attempt {attempt + 1}: {_transport_problem(error)} "
+                    f"after {exchange.elapsed_ms / 1000:.2f}s"
+                )
+                continue
+            exchange = self._exchange(request, response, content, started)
+            self.transcript.add(exchange)
+            curl = self.curl(exchange)
+            if cut is not None:
+                status = "no status line" if response is None else f"HTTP {response.status_code}"
+                first = _clip(exchange.response_body or "", 200)
+                raise ContractViolation(
+                    (),
+                    f"the target's answer to {request.method} {request.url.path} is unbounded",
+                    f"a whole answer of at most {limits.max_bytes} bytes within "
+                    f"{limits.max_seconds:g}s (profile responses.max_bytes / max_seconds)",
+                    f"{status}, then {cut} (elapsed {exchange.elapsed_ms / 1000:.2f}s)"
+                    + (f"; first bytes: {first!r}" if first else ""),
+                    curl,
+                )
+            assert response is not None  # a response without a cut came whole
+            return Reply(response.status_code, response.headers, content, exchange, curl)
+        exchange = self.transcript.exchanges[-1]
+        raise ContractViolation(
+            (),
+            f"the target did not answer {request.method} {request.url.path}",
+            f"an HTTP answer within {self._seconds_to_answer():g}s (one retry)",
+            "; ".join(failures),
+            self.curl(exchange),
+        )
+
+    def _receive(
+        self, request: httpx.Request, deadline: float, max_bytes: int
+    ) -> tuple[httpx.Response | None, bytes, str | None]:
+        """Headers and body, streamed by a reading thread this one waits for until ``deadline``.
+
+        Returns the response (None if its headers never completed), the bytes read and, when
+        cut short, what cut it. A per-read timeout alone would let a target that drips bytes
+        hold the run forever; the deadline counts from sending to the body's last byte."""
+        left = deadline - time.perf_counter()
+        timeouts = dict(request.extensions.get("timeout") or {})
+        request.extensions["timeout"] = {  # no single wait may outlast the deadline
+            k: (None if v is None else min(v, left)) for k, v in timeouts.items()
+        }
+        reception = _Reception(max_bytes)
+        reader = threading.Thread(
+            target=reception.read, args=(self._http, request), name="rces-response", daemon=True
+        )
+        reader.start()
+        if not reception.done.wait(max(0.0, deadline - time.perf_counter())):
+            reception.abandon()
+            reception.done.wait(ABANDON_GRACE_SECONDS)
+            state = (
+                "its headers had not arrived"
+                if reception.response is None
+                else f"the body was still arriving after {reception.size} bytes"
+            )
+            return reception.response, reception.content(), f"at the deadline {state}"
+        if reception.error is not None:
+            raise reception.error
+        return reception.response, reception.content(), reception.cut
+
+    def _seconds_to_answer(self) -> float:
+        read = self.timeout.read if self.timeout.read is not None else 0.0
+        return min(self.profile.responses.max_seconds, read)
+
+    # ------------------------------------------------------------ rate limits
+
+    def _rate_bucket(
+        self, path: str, sdk_bucket: tuple[str, str | None] | None
+    ) -> tuple[tuple[str, ...] | None, Limit | None, bool]:
+        """The declared bucket a request spends: (key, its declared limit, shared by workers)."""
+        declared: RateLimit | None
+        if path.startswith("/application/"):
+            declared = self.profile.management_rate_limit
+            bucket: tuple[str, ...] | None = ("management", self.base_url)
+            shared = True
+        elif sdk_bucket is not None:
+            declared = self.profile.rate_limit
+            bucket = ("sdk", self.base_url, sdk_bucket[0], sdk_bucket[1] or "")
+            shared = sdk_bucket[1] is None
+        else:
+            return None, None, False
+        if declared is None:
+            return bucket, None, shared
+        limit = Limit(declared.burst, declared.refill_per_second)
+        if shared:  # the other workers may each have spent their paced share
+            others = SHARE * (self.pacer.workers - 1) / self.pacer.workers
+            limit = limit.narrowed(1.0 - others)
+        return bucket, limit, shared
+
+    def _judge_rate_limit(self, reply: Reply, replay: Replay | None, shared: bool) -> None:
+        """A 429 the test did not provoke: the suite's excess (not measurable) or a fail."""
+        where = f"{reply.exchange.method} {urlsplit(reply.exchange.url).path}"
+        if replay is not None and replay.suite_exceeded:
+            raise NotMeasurable(
+                f"the suite's own traffic spent the target's declared rate limit on {where}: "
+                f"{replay.describe()}"
+                + (" (a bucket shared with the run's other workers)" if shared else "")
+            )
+        figure = (
+            replay.describe()
+            if replay is not None
+            else "the profile declares no rate limit for this endpoint (management_rate_limit)"
+        )
+        raise ContractViolation(
+            (),
+            f"the target refused {where} with 429 though the suite kept under the declared limit",
+            "an answer: the suite's own traffic stayed within the rate limit the profile declares",
+            f"{reply.describe()}; {figure}",
+            reply.curl,
+        )
+
+    def _management_pacer(self) -> Pacer:
+        declared = self.profile.management_rate_limit
+        assert declared is not None
+        return management_pacer(
+            self.base_url, declared.burst, declared.refill_per_second, self.pacer.workers
+        )
 
     def management(
         self,
@@ -264,14 +413,15 @@ class Client:
         if instance is not None:
             sent[names.instance_id] = instance
         sent.update(headers or {})
-        bucket = (key or "", instance) if pace else None
+        bucket = (key or "", instance)
         return self.request(
             "GET",
             f"/sdk/v2{path}",
             headers=sent,
             params=params,
             allow_rate_limit=allow_rate_limit,
-            pace_bucket=bucket,
+            pace_bucket=bucket if pace else None,
+            rate_bucket=bucket,
         )
 
     def status(self, **kwargs: Any) -> Reply:
@@ -341,7 +491,11 @@ class Client:
     # ------------------------------------------------------------ recording
 
     def _exchange(
-        self, request: httpx.Request, response: httpx.Response | None, started: float
+        self,
+        request: httpx.Request,
+        response: httpx.Response | None,
+        content: bytes,
+        started: float,
     ) -> Exchange:
         redact = self.redactor
         request_body = (
@@ -358,8 +512,8 @@ class Client:
             response_headers={} if response is None else redact.headers(response.headers.items()),
             response_body=(
                 None
-                if response is None or not response.content
-                else _clip(redact.text(response.text))
+                if response is None or not content
+                else _clip(redact.text(content.decode("utf-8", errors="replace")))
             ),
             elapsed_ms=(time.perf_counter() - started) * 1000,
         )
@@ -372,3 +526,85 @@ class Client:
 
 
 _TRANSPORT_HEADERS = frozenset({"host", "accept-encoding", "connection", "accept"})
+
+_TRANSPORT_PROBLEMS: tuple[tuple[type[httpx.TransportError], str], ...] = (
+    (httpx.ConnectTimeout, "no connection within the connect timeout"),
+    (httpx.ConnectError, "the connection was refused or could not be opened"),
+    (httpx.ReadTimeout, "no answer (or no further bytes) within the read timeout"),
+    (httpx.WriteTimeout, "the request could not be sent within the write timeout"),
+    (httpx.PoolTimeout, "no free connection within the pool timeout"),
+    (httpx.RemoteProtocolError, "the connection was closed or reset, or the answer was not HTTP"),
+    (httpx.ReadError, "the connection was reset while reading the answer"),
+    (httpx.WriteError, "the connection was reset while sending the request"),
+)
+"""What each transport error means, most specific first."""
+
+
+def _transport_problem(error: httpx.TransportError) -> str:
+    for kind, meaning in _TRANSPORT_PROBLEMS:
+        if isinstance(error, kind):
+            return f"{meaning} ({type(error).__name__})"
+    return f"a transport error ({type(error).__name__})"
+
+
+class _Reception:
+    """One answer as a reading thread receives it; the waiting thread may abandon it."""
+
+    def __init__(self, max_bytes: int) -> None:
+        self.max_bytes = max_bytes
+        self.response: httpx.Response | None = None
+        self.chunks: list[bytes] = []
+        self.size = 0
+        self.cut: str | None = None
+        self.error: Exception | None = None
+        self.done = threading.Event()
+        self.abandoned = False
+
+    def read(self, http: httpx.Client, request: httpx.Request) -> None:
+        try:
+            response = http.send(request, stream=True)
+            self.response = response
+            try:
+                for chunk in response.iter_bytes():
+                    self.chunks.append(chunk)
+                    self.size += len(chunk)
+                    if self.size > self.max_bytes:
+                        self.cut = f"the body passed the size cap ({self.size} bytes read)"
+                        break
+                    if self.abandoned:
+                        break
+            finally:
+                response.close()
+        except Exception as error:  # re-raised by the waiting thread, unless it left
+            if not self.abandoned:
+                self.error = error
+        finally:
+            self.done.set()
+
+    def content(self) -> bytes:
+        return b"".join(self.chunks)
+
+    def abandon(self) -> None:
+        """Stop waiting; shut the connection so the reading thread wakes up and ends."""
+        self.abandoned = True
+        response = self.response
+        stream = None if response is None else response.extensions.get("network_stream")
+        sock = None if stream is None else stream.get_extra_info("socket")
+        if isinstance(sock, socket.socket):
+            with contextlib.suppress(OSError):
+                sock.shutdown(socket.SHUT_RDWR)
+
+
+_MANAGEMENT_PACERS: dict[tuple[str, int, float, int], Pacer] = {}
+_MANAGEMENT_PACERS_LOCK = threading.Lock()
+
+
+def management_pacer(base_url: str, burst: int, refill_per_second: float, workers: int) -> Pacer:
+    """The process's pacer for one target's management limit (every test's ``Client`` shares
+    it, as they share the target's bucket)."""
+    key = (base_url, burst, refill_per_second, workers)
+    with _MANAGEMENT_PACERS_LOCK:
+        pacer = _MANAGEMENT_PACERS.get(key)
+        if pacer is None:
+            pacer = _MANAGEMENT_PACERS[key] = Pacer(burst, refill_per_second, workers=workers)
+        return pacer

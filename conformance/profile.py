@@ -48,10 +48,14 @@ DEFAULTS: dict[str, Any] = {
         "message_field": "message",
         "missing_credentials_status": [401],
         "forbidden_status": 403,
+        "validation_status": 400,
+        "not_found_status": 404,
     },
     "statuses": {"create_configuration": 201, "create_experiment": 201},
     "conditional": {"require_list_and_weak": False},
     "rate_limit": {"burst": 60, "refill_per_second": 30},
+    "management_rate_limit": None,
+    "responses": {"max_bytes": 8 * 1024 * 1024, "max_seconds": 30.0},
     "load_shedding": {
         "provoke": "burst",
         "burst_requests": 400,
@@ -161,6 +165,8 @@ class ErrorShape:
     message_field: str
     missing_credentials_status: tuple[int, ...]
     forbidden_status: int
+    validation_status: int  # invalid input (spec 7: not shown)
+    not_found_status: int  # an unknown id (spec 7: not shown)
 
 
 @dataclass(frozen=True)
@@ -178,6 +184,14 @@ class Conditional:
 class RateLimit:
     burst: int
     refill_per_second: float
+
+
+@dataclass(frozen=True)
+class Responses:
+    """Bounds on one answer: a target that sends more, or takes longer, fails."""
+
+    max_bytes: int  # the body, decoded
+    max_seconds: float  # from sending the request to the body's last byte
 
 
 @dataclass(frozen=True)
@@ -251,6 +265,8 @@ class Profile:
     statuses: Statuses
     conditional: Conditional
     rate_limit: RateLimit
+    management_rate_limit: RateLimit | None  # None: the target declares none, calls unpaced
+    responses: Responses
     load_shedding: LoadShedding
     experiments: Experiments
     bootstrap_payload: BootstrapPayload
@@ -466,6 +482,10 @@ def load(path: str | os.PathLike[str]) -> Profile:
     return parse(text, source=str(file), base=file)
 
 
+def _rate_limit(entry: dict[str, Any]) -> RateLimit:
+    return RateLimit(burst=int(entry["burst"]), refill_per_second=float(entry["refill_per_second"]))
+
+
 def build(data: dict[str, Any], source: Path | None = None) -> Profile:
     """Type an already validated and defaulted profile mapping."""
 
@@ -498,12 +518,20 @@ def build(data: dict[str, Any], source: Path | None = None) -> Profile:
             message_field=errors["message_field"],
             missing_credentials_status=tuple(errors["missing_credentials_status"]),
             forbidden_status=errors["forbidden_status"],
+            validation_status=errors["validation_status"],
+            not_found_status=errors["not_found_status"],
         ),
         statuses=Statuses(**data["statuses"]),
         conditional=Conditional(**data["conditional"]),
-        rate_limit=RateLimit(
-            burst=int(data["rate_limit"]["burst"]),
-            refill_per_second=float(data["rate_limit"]["refill_per_second"]),
+        rate_limit=_rate_limit(data["rate_limit"]),
+        management_rate_limit=(
+            None
+            if data["management_rate_limit"] is None
+            else _rate_limit(data["management_rate_limit"])
+        ),
+        responses=Responses(
+            max_bytes=int(data["responses"]["max_bytes"]),
+            max_seconds=float(data["responses"]["max_seconds"]),
         ),
         load_shedding=LoadShedding(
             provoke=shed["provoke"],
