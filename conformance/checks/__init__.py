@@ -6,7 +6,7 @@ from collections.abc import Collection, Sequence
 from typing import Any
 
 from conformance.client import Reply
-from conformance.errors import ContractViolation
+from conformance.errors import ConformanceError, ContractViolation
 from conformance.outcomes import catalogue_index
 
 
@@ -103,20 +103,38 @@ class Soft:
         return self
 
     def __exit__(self, kind: object, error: object, traceback: object) -> None:
-        if error is not None or not self.broken:
+        """Raise the recorded breaks as one violation, even while another error is in flight.
+
+        A violation in flight joins the recorded ones. Any other ``ConformanceError`` in flight
+        (a later call not measurable) is chained as the cause: the recorded breaks still fail,
+        and the ids the block never reached stay not measurable (``outcomes.classify``). A crash
+        of the suite's own code propagates unchanged (every id fails)."""
+        if not self.broken:
             return
-        first = self.broken[0]
-        broken_ids = tuple(dict.fromkeys(i for v in self.broken for i in v.requirement_ids))
+        if error is not None and not isinstance(error, ConformanceError):
+            return
+        broken = list(self.broken)
+        if isinstance(error, ContractViolation):
+            broken += list(error.parts) or [error]
+        first = broken[0]
+        broken_ids = tuple(dict.fromkeys(i for v in broken for i in v.requirement_ids))
+        if any(not v.requirement_ids for v in broken):
+            broken_ids = ()  # a break of the whole test (no answer, a 5xx): every id fails
         combined = ContractViolation(
             broken_ids,
-            "; ".join(v.title for v in self.broken),
-            " | ".join(v.expected for v in self.broken),
-            " | ".join(v.received for v in self.broken),
+            "; ".join(v.title for v in broken),
+            " | ".join(v.expected for v in broken),
+            " | ".join(v.received for v in broken),
             first.curl,
-            tuple(dict.fromkeys(s for v in self.broken for s in v.sections)),
+            tuple(dict.fromkeys(s for v in broken for s in v.sections)),
         )
-        combined.passed_ids = tuple(i for i in dict.fromkeys(self.checked) if i not in broken_ids)
-        combined.parts = tuple(self.broken)
+        held = [i for i in dict.fromkeys(self.checked) if i not in broken_ids]
+        if isinstance(error, ContractViolation):
+            held += [i for i in error.passed_ids if i not in broken_ids and i not in held]
+        combined.passed_ids = tuple(held)
+        combined.parts = tuple(broken)
+        if isinstance(error, BaseException):
+            raise combined from error
         raise combined
 
 
