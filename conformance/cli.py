@@ -1,7 +1,10 @@
 """The ``conformance`` command: resolve the target, run the stages under pytest, print the verdict.
 
 Exit status: 0 when the verdict is conformant (with or without declared exceptions), 1 when not
-conformant, 2 for a usage error (bad arguments or profile, unreachable target, nothing selected).
+conformant, 2 for a usage error (bad arguments or profile, unreachable target, nothing selected),
+3 when incomplete (no failure, but a requirement in scope was not measured for a reason the
+profile does not declare). ``--accept-incomplete`` turns 3 into 0 on purpose; the verdict still
+reads incomplete.
 """
 
 from __future__ import annotations
@@ -18,10 +21,14 @@ from pathlib import Path
 from typing import Any
 
 from conformance.errors import UsageError
+from conformance.report.headline import summary_line
+from conformance.report.model import Verdict
+from conformance.run_deadline import seconds_option
 
 EXIT_CONFORMANT = 0
 EXIT_NOT_CONFORMANT = 1
 EXIT_USAGE = 2
+EXIT_INCOMPLETE = 3
 
 # Each stage is the test modules it runs; "all" runs every stage in this order.
 STAGES: dict[str, tuple[str, ...]] = {
@@ -65,9 +72,13 @@ examples:
       scenarios and fuzzing; reports go to out/
   conformance run -- -k status -x
       pass anything after -- on to pytest
+  conformance run --accept-incomplete
+      exit 0 even if some requirement could not be measured (the verdict still says incomplete)
 
 exit status: 0 conformant (also "conformant with declared exceptions": unsupported
-capabilities or baseline known failures), 1 not conformant, 2 usage error.
+capabilities, optional profile inputs not configured, baseline known failures, spec doubts),
+1 not conformant, 2 usage error, 3 incomplete (no failure, but a requirement in scope was not
+measured for a reason the profile does not declare; 0 with --accept-incomplete).
 """
 
 
@@ -125,6 +136,19 @@ def _parser() -> argparse.ArgumentParser:
     )
     run.add_argument(
         "--quiet", action="store_true", help="no per-test progress, only the summary lines"
+    )
+    run.add_argument(
+        "--run-deadline",
+        metavar="SECONDS",
+        type=seconds_option,
+        help="after this many seconds no further test starts (each fails with a note); "
+        "the reports are still written (default: 1800)",
+    )
+    run.add_argument(
+        "--accept-incomplete",
+        action="store_true",
+        help="exit 0 for an incomplete verdict (requirements not measured); the reports still "
+        "say incomplete",
     )
     run.add_argument("pytest_args", nargs="*", metavar="-- PYTEST-ARGS", help=argparse.SUPPRESS)
     for module in COMMANDS.values():
@@ -185,6 +209,8 @@ def pytest_args(
     ]
     if options.requirements:
         args += ["--requirements", options.requirements]
+    if getattr(options, "run_deadline", None) is not None:
+        args += ["--run-deadline", f"{options.run_deadline:g}"]
     if workers:
         args += ["-n", str(workers), "--dist", "loadgroup"]
     args += ["-qq", "--no-header", "-p", "no:warnings"] if options.quiet else ["-q", "-rfE"]
@@ -257,14 +283,24 @@ def run(options: argparse.Namespace) -> int:
             f"no conformance test ran (pytest exit status {int(code)})",
             "check --requirements and any pytest arguments after --",
         )
-    counts = ", ".join(f"{n} {name}" for name, n in report.counts.items() if n)
     where = str(capture.written[0].parent) if capture.written else options.report_dir
-    print(
-        f"conformance: {report.verdict.value}: {len(report.requirements)} requirements "
-        f"({counts}) in {elapsed:.1f}s; reports in {where}/",
-        flush=True,
-    )
-    return EXIT_NOT_CONFORMANT if report.verdict.value == "not-conformant" else EXIT_CONFORMANT
+    print(summary_line(report, elapsed, where), flush=True)
+    status = exit_status(report.verdict, accept_incomplete=options.accept_incomplete)
+    if report.verdict is Verdict.INCOMPLETE and status == EXIT_CONFORMANT:
+        print(
+            "conformance: incomplete verdict accepted on purpose (--accept-incomplete): exit 0",
+            flush=True,
+        )
+    return status
+
+
+def exit_status(verdict: Verdict, *, accept_incomplete: bool = False) -> int:
+    """The exit status of ``conformance run`` for a verdict (see the module docstring)."""
+    if verdict is Verdict.NOT_CONFORMANT:
+        return EXIT_NOT_CONFORMANT
+    if verdict is Verdict.INCOMPLETE and not accept_incomplete:
+        return EXIT_INCOMPLETE
+    return EXIT_CONFORMANT
 
 
 def main(argv: Sequence[str] | None = None) -> int:

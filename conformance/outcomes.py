@@ -8,14 +8,12 @@ executed test is not measurable.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from functools import cache
-from pathlib import Path
 from typing import Any
 
-from conformance.errors import ContractViolation, NotMeasurable, Unsupported
+from conformance.errors import ContractViolation, NotConfigured, NotMeasurable, Unsupported
 from conformance.report.json_report import evidence_from_json, evidence_to_json
 from conformance.report.model import (
     Evidence,
@@ -120,6 +118,8 @@ def classify(
     - ``ContractViolation``: its ids fail (all the test's ids if it names none); the test's other
       ids were not reached, so they are not measurable. A combined violation (``Soft``) gives
       each broken id the evidence of its own part.
+    - ``NotConfigured`` (the profile leaves out an optional input): its ids are not configured,
+      with a note naming the profile key that would enable them (a declared exception).
     - ``NotMeasurable`` / ``Unsupported``: every id takes that outcome.
     - any other failure or error (a plain assert, a crash on a malformed answer): every id fails.
     - a plain skip (no reason the suite knows): not measurable, never pass.
@@ -135,6 +135,12 @@ def classify(
         record.note = {
             i: "not run: its test needs an absent capability" for i in ids if i not in absent
         }
+    elif isinstance(error, NotConfigured):  # before NotMeasurable: it is a subclass
+        unset = set(error.requirement_ids) & set(ids) or set(ids)
+        held = set(error.passed_ids) - unset
+        record.outcomes = {i: Outcome.PASS if i in held else Outcome.NOT_CONFIGURED for i in ids}
+        record.message = error.reason
+        record.note = {i: not_configured_note(error.profile_key) for i in ids if i not in held}
     elif isinstance(error, NotMeasurable):
         unmeasured = set(error.requirement_ids) & set(ids) or set(ids)
         held = set(error.passed_ids) - unmeasured
@@ -183,6 +189,11 @@ def classify(
     else:
         record.outcomes = dict.fromkeys(ids, Outcome.PASS)
     return record
+
+
+def not_configured_note(profile_key: str) -> str:
+    """The note of a requirement the profile left unconfigured: the key that would enable it."""
+    return f"not configured: set {profile_key} in the profile"
 
 
 @dataclass(frozen=True)
@@ -337,30 +348,13 @@ def catalogue_index() -> dict[str, Any]:
     return {r.id: r for r in load_catalogue()}
 
 
-def _sha256_of(paths: Iterable[Path]) -> str:
-    digest = hashlib.sha256()
-    found = False
-    for path in sorted(paths):
-        if path.is_file():
-            found = True
-            digest.update(path.name.encode() + b"\0" + path.read_bytes())
-    return digest.hexdigest() if found else ""
-
-
 def catalogue_sha256() -> str:
-    return _sha256_of([PACKAGE / "requirements.yaml"])
-
-
-def contract_sha256() -> str:
-    for folder in (PACKAGE / "_contract", PACKAGE.parent / "openapi"):
-        if folder.is_dir():
-            return _sha256_of(
-                p for p in folder.rglob("*") if p.suffix in {".yaml", ".yml", ".json"}
-            )
-    return ""
-
-
-PACKAGE = Path(__file__).resolve().parent
+    """Hex SHA-256 of the requirement catalogue file's bytes ("" while it is absent)."""
+    try:
+        from conformance.catalogue import load_catalogue
+    except ImportError:
+        return ""
+    return load_catalogue().sha256
 
 
 def selected_requirements(wanted: set[str] | None, seen: Iterable[str]) -> list[RequirementInfo]:
@@ -396,6 +390,7 @@ def report_for_run(
 ) -> Report:
     """The Report of one run from its test records and what is known of the target."""
     from conformance import __version__
+    from conformance.contract import contract_sha256
 
     seen = [rid for record in records for rid in record.requirement_ids]
     if wanted is not None:

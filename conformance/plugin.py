@@ -3,6 +3,8 @@
 Thin on purpose: logic lives in ``target``, ``client``, ``outcomes`` and ``profile``. Inert unless
 used: nothing starts or reaches a target until a fixture asks for it (or ``--base-url`` is given,
 which triggers one pre-flight check), and tests without the ``requirement`` marker are untouched.
+Every process of a run also registers ``output_redaction.OutputRedaction`` (no secret in any output)
+and keeps the run deadline (``run_deadline``).
 """
 
 from __future__ import annotations
@@ -17,8 +19,16 @@ from typing import Any
 
 import pytest
 
-from conformance.errors import ConformanceError, NotMeasurable, Unsupported, UsageError
+from conformance.errors import (
+    ConformanceError,
+    NotConfigured,
+    NotMeasurable,
+    Unsupported,
+    UsageError,
+)
 from conformance.outcomes import USER_PROPERTY, TestRecord, classify
+from conformance.output_redaction import OutputRedaction
+from conformance.run_deadline import DEFAULT_SECONDS, RunDeadline, seconds_option
 
 TARGET_PROPERTY = "conformance-target"
 # A test may add ("conformance-stage", {"name": <stage>, "details": {...}}) to its user
@@ -32,6 +42,8 @@ TARGET_INFO = pytest.StashKey[dict[str, Any]]()
 REPORT = pytest.StashKey[Any]()
 STARTED = pytest.StashKey[tuple[str, float]]()
 TRANSCRIPT = pytest.StashKey[Any]()
+DEADLINE = pytest.StashKey[RunDeadline]()
+REDACTION_NAME = "conformance-output-redaction"
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -55,6 +67,15 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         default=None,
         help=f"where conformance reports go (default: {DEFAULT_REPORT_DIR}/ when a "
         "conformance test ran)",
+    )
+    group.addoption(
+        "--run-deadline",
+        metavar="SECONDS",
+        type=seconds_option,
+        default=DEFAULT_SECONDS,
+        help="after this many seconds no further conformance test starts: each fails with the "
+        f"note 'the run deadline of N s passed', and the reports are written "
+        f"(default: {DEFAULT_SECONDS:g})",
     )
 
 
@@ -80,14 +101,45 @@ def pytest_configure(config: pytest.Config) -> None:
 
         config.stash[RUN_ID] = new_run_id()
     config.stash[STARTED] = (datetime.now(UTC).isoformat(timespec="seconds"), time.monotonic())
+    seconds = float(config.getoption("run_deadline", DEFAULT_SECONDS))
+    if workerinput is not None and "conformance_deadline_at" in workerinput:
+        config.stash[DEADLINE] = RunDeadline(seconds, float(workerinput["conformance_deadline_at"]))
+    else:
+        config.stash[DEADLINE] = RunDeadline.starting_now(seconds)
+    redaction = OutputRedaction(config, final_pass=not _is_worker(config))
+    config.pluginmanager.register(redaction, REDACTION_NAME)
+    profile_path = config.getoption("target_profile", None)
+    if profile_path:
+        _add_profile_secrets(config, profile_path)
     if not _is_worker(config):
         config.pluginmanager.register(RunCollector(config), COLLECTOR_NAME)
 
 
+def _add_profile_secrets(config: pytest.Config, profile_path: str) -> None:
+    """Known from the start, in every process: the profile's secrets (a profile that does not load
+    is the pre-flight's usage error to report, not this)."""
+    from conformance import profile as profiles
+
+    try:
+        loaded = profiles.load(profile_path)
+    except Exception:  # the pre-flight reports it
+        return
+    add_secrets(config, loaded.secret_names())
+
+
+def add_secrets(config: pytest.Config, secrets: dict[str, str]) -> None:
+    """Secret value -> placeholder: redacted from every output of this process from now on."""
+    redaction = config.pluginmanager.get_plugin(REDACTION_NAME)
+    if isinstance(redaction, OutputRedaction):
+        redaction.add(secrets)
+
+
 @pytest.hookimpl(optionalhook=True)
 def pytest_configure_node(node: Any) -> None:
-    """pytest-xdist: every worker shares the controller's run id (one prefix, one traffic gate)."""
+    """pytest-xdist: every worker shares the controller's run id (one prefix, one traffic gate)
+    and its run deadline."""
     node.workerinput["conformance_run_id"] = node.config.stash[RUN_ID]
+    node.workerinput["conformance_deadline_at"] = node.config.stash[DEADLINE].ends_at
 
 
 def _is_worker(config: pytest.Config) -> bool:
@@ -110,6 +162,7 @@ def pytest_sessionstart(session: pytest.Session) -> None:
         preflight(target)
     except UsageError as error:
         pytest.exit(f"conformance usage error: {error}", returncode=pytest.ExitCode.USAGE_ERROR)
+    add_secrets(config, target.profile.secret_names())
     config.stash[TARGET_INFO] = _target_info(target)
     config.stash[TARGET_INFO]["secrets"] = list(target.profile.secrets())
 
@@ -159,7 +212,11 @@ def pytest_collection_modifyitems(
 
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_setup(item: pytest.Item) -> Any:
-    """A requirement whose capability the profile declares absent is unsupported, not run."""
+    """A requirement whose capability the profile declares absent is unsupported, not run; once
+    the run deadline has passed, no conformance test starts (each fails with the note)."""
+    deadline = item.config.stash.get(DEADLINE, None)
+    if deadline is not None and deadline.passed() and requirement_ids(item):
+        pytest.fail(deadline.note, pytrace=False)
     result = yield
     ids = requirement_ids(item)
     target = getattr(item, "funcargs", {}).get("target")
@@ -190,10 +247,12 @@ def _capabilities_of(ids: tuple[str, ...]) -> dict[str, tuple[str, ...]]:
 
 @dataclass
 class Cleanup:
-    """Actions run at the end of the session, newest first (e.g. terminate experiments)."""
+    """Actions run at the end of the session, newest first (e.g. terminate experiments); none
+    once the run deadline has passed."""
 
     actions: list[tuple[str, Callable[[], object]]] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
+    deadline: RunDeadline | None = None
 
     def add(self, description: str, action: Callable[[], object]) -> None:
         self.actions.append((description, action))
@@ -201,6 +260,9 @@ class Cleanup:
     def run(self) -> None:
         while self.actions:
             description, action = self.actions.pop()
+            if self.deadline is not None and self.deadline.passed():
+                self.problems.append(f"{description}: not run, {self.deadline.note}")
+                continue
             try:
                 action()
             except Exception as error:  # cleanup must not hide results
@@ -227,6 +289,7 @@ def target(pytestconfig: pytest.Config) -> Iterator[Any]:
             preflight(resolved)
     except UsageError as error:
         pytest.exit(f"conformance usage error: {error}", returncode=pytest.ExitCode.USAGE_ERROR)
+    add_secrets(pytestconfig, resolved.profile.secret_names())
     pytestconfig.stash[TARGET_INFO] = _target_info(resolved)
     try:
         yield resolved
@@ -258,9 +321,9 @@ def traffic_gate(pytestconfig: pytest.Config) -> Any:
 
 
 @pytest.fixture(scope="session")
-def cleanup(http_session: Any) -> Iterator[Cleanup]:
+def cleanup(http_session: Any, pytestconfig: pytest.Config) -> Iterator[Cleanup]:
     """Register end-of-session clean-up of what the suite created (``cleanup.add(desc, fn)``)."""
-    registry = Cleanup()
+    registry = Cleanup(deadline=pytestconfig.stash.get(DEADLINE, None))
     try:
         yield registry
     finally:
@@ -374,6 +437,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
     if isinstance(error, (NotMeasurable, Unsupported)):
         path, line, _ = item.reportinfo()
         label = "unsupported" if isinstance(error, Unsupported) else "not measurable"
+        label = "not configured" if isinstance(error, NotConfigured) else label
         report.outcome = "skipped"
         report.longrepr = (str(path), (line or 0) + 1, f"{label}: {record.message}")
     elif report.failed and transcript is not None and transcript.exchanges:
@@ -453,6 +517,9 @@ class RunCollector:
         report_dir = Path(config.getoption("report_dir") or DEFAULT_REPORT_DIR)
         from conformance.report.writer import write_reports
 
+        redaction = config.pluginmanager.get_plugin(REDACTION_NAME)
+        if isinstance(redaction, OutputRedaction):
+            redaction.extra_paths.append(report_dir)
         try:
             self.written = write_reports(self.report, report_dir, secrets=info.get("secrets", ()))
         except OSError as error:
@@ -462,14 +529,13 @@ class RunCollector:
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         if self.report is None:
             return
-        counts = ", ".join(f"{n} {k}" for k, n in self.report.counts.items() if n)
-        where = f"; reports in {self.written[0].parent}/" if self.written else ""
+        from conformance.report.headline import summary_line
+
+        where = str(self.written[0].parent) if self.written else ""
         problem = self.config.stash.get(_WRITE_ERROR, "")
         if problem:
             terminalreporter.write_line(problem, red=True)
-        terminalreporter.write_sep(
-            "=", f"conformance: {self.report.verdict.value} ({counts}){where}"
-        )
+        terminalreporter.write_sep("=", summary_line(self.report, where=where))
 
 
 _WRITE_ERROR = pytest.StashKey[str]()

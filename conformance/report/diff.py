@@ -1,4 +1,11 @@
-"""Report diffs for CI on pull requests: what newly passes, newly fails, or changes outcome."""
+"""Report diffs for CI on pull requests: what newly fails, stops passing, newly passes, or changes.
+
+Exit status of ``conformance diff``: 1 when a requirement newly fails (``fail`` now, anything else
+or absent before) or stops passing (``pass`` before, any other outcome now: not-measurable,
+not-configured, unsupported, known-failure, spec-doubt); 0 otherwise; 2 for a usage error (a
+missing or invalid report). A requirement that disappears from the report is a change, not a
+regression.
+"""
 
 from __future__ import annotations
 
@@ -24,24 +31,35 @@ class ReportDiff:
     changed: tuple[OutcomeChange, ...]  # every other change of outcome (added, removed included)
     old_verdict: str
     new_verdict: str
+    no_longer_passing: tuple[OutcomeChange, ...] = ()  # pass before, neither pass nor fail now
+
+    @property
+    def regressions(self) -> tuple[OutcomeChange, ...]:
+        """Newly failing, and no longer passing: each one makes the diff exit 1."""
+        return self.newly_failing + self.no_longer_passing
 
     @property
     def exit_code(self) -> int:
-        """1 when anything newly fails, else 0."""
-        return 1 if self.newly_failing else 0
+        """1 when anything newly fails or stops passing, else 0."""
+        return 1 if self.regressions else 0
 
     @property
     def unchanged(self) -> bool:
-        return not (self.newly_passing or self.newly_failing or self.changed)
+        return not (
+            self.newly_passing or self.newly_failing or self.no_longer_passing or self.changed
+        )
 
 
 def diff_reports(old: Report, new: Report) -> ReportDiff:
     """Compare outcomes per requirement id. Newly failing: FAIL now, and not FAIL before (a new
-    requirement that fails counts). Newly passing: PASS now, and something else before."""
+    requirement that fails counts). No longer passing: PASS before, present now with any outcome
+    but PASS or FAIL (pass -> not-measurable above all). Newly passing: PASS now, and something
+    else before."""
     before = {r.id: r.outcome for r in old.requirements}
     after = {r.id: r.outcome for r in new.requirements}
     passing: list[OutcomeChange] = []
     failing: list[OutcomeChange] = []
+    stopped: list[OutcomeChange] = []
     changed: list[OutcomeChange] = []
     for rid in sorted(before.keys() | after.keys()):
         was, now = before.get(rid), after.get(rid)
@@ -52,6 +70,8 @@ def diff_reports(old: Report, new: Report) -> ReportDiff:
             failing.append(change)
         elif now is Outcome.PASS:
             passing.append(change)
+        elif was is Outcome.PASS and now is not None:
+            stopped.append(change)
         else:
             changed.append(change)
     return ReportDiff(
@@ -60,6 +80,7 @@ def diff_reports(old: Report, new: Report) -> ReportDiff:
         changed=tuple(changed),
         old_verdict=old.verdict.value,
         new_verdict=new.verdict.value,
+        no_longer_passing=tuple(stopped),
     )
 
 
@@ -77,6 +98,7 @@ def format_diff(diff: ReportDiff) -> str:
     lines = [verdict]
     for title, changes in (
         ("Newly failing", diff.newly_failing),
+        ("No longer passing", diff.no_longer_passing),
         ("Newly passing", diff.newly_passing),
         ("Changed outcome", diff.changed),
     ):
@@ -93,9 +115,10 @@ def add_parser(commands: Any) -> None:
     """The ``conformance diff OLD.json NEW.json`` subcommand."""
     parser = commands.add_parser(
         "diff",
-        help="compare two conformance.json files; exit 1 if anything newly fails",
-        description="Print what newly passes, newly fails and changes outcome between two "
-        "conformance reports (for CI on pull requests). Exit 1 if anything newly fails.",
+        help="compare two conformance.json files; exit 1 if anything newly fails or stops passing",
+        description="Print what newly fails, stops passing, newly passes and changes outcome "
+        "between two conformance reports (for CI on pull requests). Exit 1 if anything newly "
+        "fails or stops passing (pass -> not-measurable included), 2 for a usage error.",
     )
     parser.add_argument("old", metavar="OLD.json")
     parser.add_argument("new", metavar="NEW.json")

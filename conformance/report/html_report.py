@@ -1,11 +1,24 @@
-"""conformance.html: one self-contained, offline, printable page (inline CSS, JS and SVG only)."""
+"""conformance.html: one self-contained, offline, printable page (inline CSS, JS and SVG only).
+
+What decides the verdict comes first: the banner says it specifically, then the failures with
+their evidence, then what was not measured and why, the declared exceptions, and only then the
+summary chart and the requirement matrix.
+"""
 
 from __future__ import annotations
 
 from html import escape
 
 from conformance.report.evidence_text import request_text, response_text, truncate
-from conformance.report.model import Evidence, Exchange, Outcome, Report, RequirementResult
+from conformance.report.headline import decided_by, measured_share
+from conformance.report.model import (
+    DECLARED,
+    Evidence,
+    Exchange,
+    Outcome,
+    Report,
+    RequirementResult,
+)
 from conformance.report.sections import by_section, outcome_counts
 from conformance.report.stage_text import stage_lines
 from conformance.report.vocabulary import (
@@ -30,6 +43,8 @@ pre { background: var(--soft); border: 1px solid var(--line); border-radius: 4px
 .banner { color: #fff; padding: 1rem 1.25rem; border-radius: 0 0 8px 8px; }
 .banner h1 { margin: 0 0 .25rem; font-size: 1.6rem; }
 .banner p { margin: 0; }
+.banner p.decided { font-size: 1.05rem; font-weight: 600; margin-bottom: .25rem; }
+section.decides h3 { margin: 1rem 0 .25rem; font-size: 1rem; }
 .meta { display: grid; grid-template-columns: max-content 1fr; gap: .15rem 1rem;
   margin: .75rem 0 0; font-size: 13px; }
 .meta dt { opacity: .85; } .meta dd { margin: 0; word-break: break-all; }
@@ -147,7 +162,9 @@ def _banner(report: Report) -> str:
     rows = "".join(f"<dt>{_e(k)}</dt><dd class=mono>{_e(v)}</dd>" for k, v in meta)
     return (
         f'<header class="banner" style="background:{style.colour}" data-verdict="'
-        f'{_e(report.verdict.value)}"><h1>{_e(style.symbol)} {_e(style.headline)}</h1>'
+        f'{_e(report.verdict.value)}"><h1>{_e(style.symbol)} {_e(style.headline)} · '
+        f"{_e(measured_share(report))}</h1>"
+        f'<p class="decided">{_e(decided_by(report))}</p>'
         f"<p>{_e(style.explanation)} {_e(not_measured_sentence(len(report.not_measured)))}</p>"
         f"<dl class=meta>{rows}</dl></header>"
     )
@@ -272,6 +289,71 @@ def _row(requirement: RequirementResult) -> str:
     )
 
 
+def _by_id(requirement: RequirementResult) -> str:
+    return requirement.id
+
+
+def _link(requirement: RequirementResult) -> str:
+    return f'<a href="#req-{_e(requirement.id)}">{_e(requirement.id)}</a>'
+
+
+def _failures(report: Report) -> str:
+    """Each failed requirement with its evidence in full: the reason for a red verdict."""
+    failed = sorted((r for r in report.requirements if r.outcome is Outcome.FAIL), key=_by_id)
+    if not failed:
+        return ""
+    parts = [f'<section class="decides" id="failures"><h2>Failures ({len(failed)})</h2>']
+    for requirement in failed:
+        evidence = "".join(_evidence(e) for e in requirement.evidence) or (
+            '<p class="note">no evidence recorded</p>'
+        )
+        parts.append(
+            f"<h3>{_link(requirement)} (§{_e(requirement.section)})</h3>"
+            f"<p>{_e(requirement.text)}</p>{evidence}"
+        )
+    return "".join(parts) + "</section>"
+
+
+def _reasons(title: str, anchor: str, lead: str, requirements: list[RequirementResult]) -> str:
+    """A table of requirements and why each ended as it did (the note)."""
+    if not requirements:
+        return ""
+    rows = "".join(
+        f'<tr><td class="id">{_link(r)}</td><td>{_badge(r.outcome)}</td>'
+        f"<td>{_e(r.note or 'no reason recorded')}</td></tr>"
+        for r in requirements
+    )
+    return (
+        f'<section class="decides" id="{anchor}"><h2>{_e(title)} ({len(requirements)})</h2>'
+        f"<p>{_e(lead)}</p><table><colgroup><col class=c-id><col class=c-outcome><col>"
+        f"</colgroup><thead><tr><th>Requirement</th><th>Outcome</th><th>Why</th></tr></thead>"
+        f"<tbody>{rows}</tbody></table></section>"
+    )
+
+
+def _not_measured(report: Report) -> str:
+    missing = [r for r in report.requirements if r.outcome is Outcome.NOT_MEASURABLE]
+    return _reasons(
+        "Not measured",
+        "not-measured",
+        "No judgement either way, for a reason the profile does not declare: where nothing "
+        "failed, any one of them makes the verdict incomplete.",
+        sorted(missing, key=_by_id),
+    )
+
+
+def _declared(report: Report) -> str:
+    declared = [r for r in report.requirements if r.outcome in DECLARED]
+    return _reasons(
+        "Declared exceptions",
+        "declared",
+        "Left out as the profile declares (capabilities absent, optional inputs not configured, "
+        "baseline) or doubting only the contract: they count as declared exceptions, not "
+        "against the verdict.",
+        sorted(declared, key=lambda r: (OUTCOME_ORDER.index(r.outcome), r.id)),
+    )
+
+
 def _matrix(report: Report) -> str:
     sections = []
     for section, requirements in by_section(report):
@@ -305,9 +387,10 @@ def render(report: Report) -> str:
         "<!DOCTYPE html>\n"
         '<html lang="en"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
-        f"<title>RCES conformance: {_e(style.headline)}</title>"
+        f"<title>RCES conformance: {_e(style.headline)}, {_e(measured_share(report))}</title>"
         f"<style>{CSS}</style></head><body>"
         f"{_banner(report)}"
+        f"{_failures(report)}{_not_measured(report)}{_declared(report)}"
         f"<h2>Summary</h2>{_chips(report)}{_chart(report)}"
         f"<h2>Requirements</h2>{_filters(report)}{_matrix(report)}"
         f"{_stages(report)}"

@@ -139,11 +139,13 @@ def _stage_from_json(data: dict[str, Any]) -> StageSummary:
 
 
 def to_json(report: Report) -> dict[str, Any]:
-    """The report as a JSON-ready dict; derived fields (verdict, counts) included for readers."""
+    """The report as a JSON-ready dict; derived fields (verdict, measured, counts, not_measured)
+    included for readers."""
     return {
         "$schema": SCHEMA_ID,
         "schema_version": report.schema_version,
         "verdict": report.verdict.value,
+        "measured": {"count": report.measured, "of": len(report.requirements)},
         "counts": report.counts,
         "not_measured": list(report.not_measured),
         "suite_version": report.suite_version,

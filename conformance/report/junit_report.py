@@ -6,6 +6,7 @@ import re
 import xml.etree.ElementTree as ET
 
 from conformance.report.evidence_text import evidence_text
+from conformance.report.headline import decided_by, measured_share
 from conformance.report.model import Outcome, Report, RequirementResult, TestResult
 from conformance.report.sections import by_section
 from conformance.report.vocabulary import OUTCOME_STYLES
@@ -18,7 +19,12 @@ ELEMENTS: dict[Outcome, tuple[str | None, str, str]] = {
     Outcome.PASS: (None, "", ""),
     Outcome.FAIL: ("failure", "ContractViolation", ""),
     Outcome.UNSUPPORTED: ("skipped", "unsupported", "unsupported: "),
-    Outcome.NOT_MEASURABLE: ("skipped", "not-measurable", "not measurable: "),
+    Outcome.NOT_CONFIGURED: ("skipped", "not-configured", "not configured (declared): "),
+    Outcome.NOT_MEASURABLE: (
+        "skipped",
+        "not-measurable",
+        "not measurable (the verdict is incomplete): ",
+    ),
     Outcome.KNOWN_FAILURE: ("skipped", "known-failure", "known failure (not counted): "),
     Outcome.SPEC_DOUBT: ("skipped", "spec-doubt", "spec doubt (not counted): "),
 }
@@ -92,7 +98,9 @@ def render(report: Report) -> str:
         )
         properties = ET.SubElement(suite, "properties")
         for name, value in (
+            ("measured", measured_share(report)),
             ("verdict", report.verdict.value),
+            ("decided_by", decided_by(report)),
             ("suite_version", report.suite_version),
             ("target_url", report.target_url),
             ("target_fingerprint", report.target_fingerprint),

@@ -5,7 +5,8 @@ from __future__ import annotations
 import re
 
 from conformance.report.evidence_text import truncate
-from conformance.report.model import Evidence, Outcome, Report, RequirementResult
+from conformance.report.headline import decided_by, measured_share
+from conformance.report.model import DECLARED, Evidence, Outcome, Report, RequirementResult
 from conformance.report.sections import by_section, outcome_counts
 from conformance.report.stage_text import stage_lines
 from conformance.report.vocabulary import (
@@ -17,8 +18,6 @@ from conformance.report.vocabulary import (
 
 FAILURES_SHOWN = 10  # beyond this, the reader is sent to conformance.html
 TEXT_LIMIT = 300  # characters of expected/received shown per failure
-ATTENTION = (Outcome.KNOWN_FAILURE, Outcome.SPEC_DOUBT)
-NOT_MEASURED = (Outcome.NOT_MEASURABLE, Outcome.UNSUPPORTED)
 FOLD_IDS = 8  # longer id lists fold into <details> (GitHub renders it; plain text stays readable)
 MARKDOWN_ESCAPED = frozenset("\\|<>[]")  # table breaks, raw HTML, links
 
@@ -47,7 +46,9 @@ def _block(text: str, language: str = "") -> list[str]:
 def _header(report: Report) -> list[str]:
     style = VERDICT_STYLES[report.verdict]
     return [
-        f"# {style.mark} RCES conformance: {style.headline}",
+        f"# {style.mark} RCES conformance: {style.headline}, {measured_share(report)}",
+        "",
+        f"**{_cell(decided_by(report))}**",
         "",
         " ".join(
             filter(None, [style.explanation, not_measured_sentence(len(report.not_measured))])
@@ -162,10 +163,10 @@ def render(report: Report) -> str:
     lines = [
         *_header(report),
         *_totals(report),
-        *_section_table(report),
         *_failures(report),
-        *_listing("Declared exceptions", [r for r in by_id if r.outcome in ATTENTION]),
-        *_listing("Not measured", [r for r in by_id if r.outcome in NOT_MEASURED]),
+        *_listing("Not measured", [r for r in by_id if r.outcome is Outcome.NOT_MEASURABLE]),
+        *_listing("Declared exceptions", [r for r in by_id if r.outcome in DECLARED]),
+        *_section_table(report),
         *_stages(report),
     ]
     return "\n".join(lines).rstrip() + "\n"

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-SCHEMA_VERSION = "1.0"
+SCHEMA_VERSION = "1.1"  # 1.1: not-configured, incomplete, measured
 
 
 class Outcome(StrEnum):
@@ -20,6 +20,7 @@ class Outcome(StrEnum):
     PASS = "pass"
     FAIL = "fail"
     UNSUPPORTED = "unsupported"  # the profile declared the capability absent
+    NOT_CONFIGURED = "not-configured"  # the profile leaves out an optional input the test needs
     NOT_MEASURABLE = "not-measurable"  # no way to provoke it, or our own rate-limit budget ran out
     KNOWN_FAILURE = "known-failure"  # failed, and listed in the profile's baseline
     SPEC_DOUBT = "spec-doubt"  # failed only on a not-shown / inferred element of the contract
@@ -29,16 +30,26 @@ class Outcome(StrEnum):
 SEVERITY: dict[Outcome, int] = {
     Outcome.PASS: 0,
     Outcome.UNSUPPORTED: 1,
-    Outcome.NOT_MEASURABLE: 2,
-    Outcome.SPEC_DOUBT: 3,
-    Outcome.KNOWN_FAILURE: 4,
-    Outcome.FAIL: 5,
+    Outcome.NOT_CONFIGURED: 2,
+    Outcome.NOT_MEASURABLE: 3,
+    Outcome.SPEC_DOUBT: 4,
+    Outcome.KNOWN_FAILURE: 5,
+    Outcome.FAIL: 6,
 }
+
+# Outcomes that are a judgement of the target: the requirement was measured.
+JUDGED = frozenset({Outcome.PASS, Outcome.FAIL, Outcome.KNOWN_FAILURE, Outcome.SPEC_DOUBT})
+# Outcomes the user declared (profile capabilities, baseline, optional inputs left out) or that
+# only doubt the contract: they keep a verdict conformant, with declared exceptions.
+DECLARED = frozenset(
+    {Outcome.UNSUPPORTED, Outcome.NOT_CONFIGURED, Outcome.KNOWN_FAILURE, Outcome.SPEC_DOUBT}
+)
 
 
 class Verdict(StrEnum):
     CONFORMANT = "conformant"
     CONFORMANT_WITH_EXCEPTIONS = "conformant-with-declared-exceptions"
+    INCOMPLETE = "incomplete"  # no failure, but something in scope was not measured, undeclared
     NOT_CONFORMANT = "not-conformant"
 
 
@@ -131,12 +142,14 @@ class Report:
         return verdict_of(r.outcome for r in self.requirements)
 
     @property
+    def measured(self) -> int:
+        """Requirements whose outcome is a judgement of the target (of all in the run's scope)."""
+        return sum(1 for r in self.requirements if r.outcome in JUDGED)
+
+    @property
     def not_measured(self) -> tuple[str, ...]:
-        return tuple(
-            r.id
-            for r in self.requirements
-            if r.outcome in (Outcome.NOT_MEASURABLE, Outcome.UNSUPPORTED)
-        )
+        """Ids in scope that were not judged, declared or not (the complement of measured)."""
+        return tuple(r.id for r in self.requirements if r.outcome not in JUDGED)
 
 
 def worst(outcomes: Iterable[Outcome]) -> Outcome:
@@ -145,10 +158,13 @@ def worst(outcomes: Iterable[Outcome]) -> Outcome:
 
 
 def verdict_of(outcomes: Iterable[Outcome]) -> Verdict:
-    """FAIL anywhere: not conformant. Declared exceptions or doubts: conformant with exceptions."""
+    """FAIL anywhere: not conformant. Else anything not measurable (not declared): incomplete.
+    Else declared exceptions or doubts: conformant with exceptions. Else conformant."""
     seen = set(outcomes)
     if Outcome.FAIL in seen:
         return Verdict.NOT_CONFORMANT
-    if seen & {Outcome.UNSUPPORTED, Outcome.KNOWN_FAILURE, Outcome.SPEC_DOUBT}:
+    if Outcome.NOT_MEASURABLE in seen:
+        return Verdict.INCOMPLETE
+    if seen & DECLARED:
         return Verdict.CONFORMANT_WITH_EXCEPTIONS
     return Verdict.CONFORMANT

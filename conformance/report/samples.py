@@ -1,6 +1,6 @@
-"""Hand-built sample Reports (conformant, with exceptions, not conformant) for tests and previews.
+"""Hand-built sample Reports (one per verdict) for tests, golden files and previews.
 
-Run ``python -m conformance.report.samples DIR`` to render all three into DIR/<name>/.
+Run ``python -m conformance.report.samples DIR`` to render all four into DIR/<name>/.
 """
 
 from __future__ import annotations
@@ -178,19 +178,47 @@ def conformant() -> Report:
     return _base({})
 
 
+LEGACY_NOT_CONFIGURED = (
+    "scenarios/test_auth.py::test_legacy_key: not configured: set credentials.legacy_sdk_key "
+    "in the profile"
+)
+SHEDDING_NOT_MEASURABLE = (
+    "scenarios/test_limits.py::test_load_shedding: the burst of 400 requests took 4.7 s, over "
+    "the profile's 1 s window"
+)
+
+
 def with_exceptions() -> Report:
     return _base(
         {
-            "VER-LEGACY-SDK-KEY": Outcome.UNSUPPORTED,
-            "LIMIT-LOAD-SHED-POLLING": Outcome.NOT_MEASURABLE,
+            "VER-LEGACY-SDK-KEY": Outcome.NOT_CONFIGURED,
+            "LIMIT-LOAD-SHED-POLLING": Outcome.UNSUPPORTED,
             "SDK-STATUS-ETAG": Outcome.KNOWN_FAILURE,
             "EXP-LIST": Outcome.SPEC_DOUBT,
         },
         {
-            "VER-LEGACY-SDK-KEY": "capability 'legacy_sdk_key' is declared absent in the profile",
-            "LIMIT-LOAD-SHED-POLLING": "load_shedding.provoke is none: no way to provoke it",
+            "VER-LEGACY-SDK-KEY": LEGACY_NOT_CONFIGURED,
+            "LIMIT-LOAD-SHED-POLLING": "capability 'load_shedding' is declared absent in the "
+            "profile",
             "SDK-STATUS-ETAG": "baseline: tracked in TICKET-12",
             "EXP-LIST": "failed only on an inferred element (response envelope)",
+        },
+    )
+
+
+def incomplete() -> Report:
+    """No failure, but two requirements not measurable for a reason the profile does not declare."""
+    return _base(
+        {
+            "LIMIT-LOAD-SHED-POLLING": Outcome.NOT_MEASURABLE,
+            "EXP-BUCKETING-UNIFORM": Outcome.NOT_MEASURABLE,
+            "VER-LEGACY-SDK-KEY": Outcome.NOT_CONFIGURED,
+        },
+        {
+            "LIMIT-LOAD-SHED-POLLING": SHEDDING_NOT_MEASURABLE,
+            "EXP-BUCKETING-UNIFORM": "scenarios/test_bucketing.py::test_uniform: the suite's own "
+            "requests hit the rate limit after 1200 of 3000 units",
+            "VER-LEGACY-SDK-KEY": LEGACY_NOT_CONFIGURED,
         },
     )
 
@@ -224,8 +252,12 @@ def not_conformant() -> Report:
             "SDK-STATUS-304-IF-NONE-MATCH": Outcome.FAIL,
             "CFG-PATCH-409-STALE": Outcome.FAIL,
             "VER-LEGACY-SDK-KEY": Outcome.UNSUPPORTED,
+            "LIMIT-LOAD-SHED-POLLING": Outcome.NOT_MEASURABLE,
         },
-        {"VER-LEGACY-SDK-KEY": "capability 'legacy_sdk_key' is declared absent in the profile"},
+        {
+            "VER-LEGACY-SDK-KEY": "capability 'legacy_sdk_key' is declared absent in the profile",
+            "LIMIT-LOAD-SHED-POLLING": SHEDDING_NOT_MEASURABLE,
+        },
     )
     evidence = {
         "SDK-STATUS-304-IF-NONE-MATCH": (
@@ -283,6 +315,7 @@ def not_conformant() -> Report:
 SAMPLES = {
     "conformant": conformant,
     "with-exceptions": with_exceptions,
+    "incomplete": incomplete,
     "not-conformant": not_conformant,
 }
 

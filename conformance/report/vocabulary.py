@@ -19,6 +19,7 @@ OUTCOME_STYLES: dict[Outcome, OutcomeStyle] = {
     Outcome.KNOWN_FAILURE: OutcomeStyle("known failure", "🟠", "#ef6c00"),
     Outcome.SPEC_DOUBT: OutcomeStyle("spec doubt", "❔", "#8e24aa"),
     Outcome.NOT_MEASURABLE: OutcomeStyle("not measurable", "⚪", "#757575"),
+    Outcome.NOT_CONFIGURED: OutcomeStyle("not configured", "⚙️", "#607d8b"),
     Outcome.UNSUPPORTED: OutcomeStyle("unsupported", "⏭️", "#546e7a"),
     Outcome.PASS: OutcomeStyle("pass", "✅", "#2e7d32"),
 }
@@ -35,14 +36,23 @@ class VerdictStyle(NamedTuple):
 
 VERDICT_STYLES: dict[Verdict, VerdictStyle] = {
     Verdict.CONFORMANT: VerdictStyle(
-        "Conformant", "✅", "✓", "#2e7d32", "Every requirement that was measured passed."
+        "Conformant", "✅", "✓", "#2e7d32", "Every requirement in scope was measured and passed."
     ),
     Verdict.CONFORMANT_WITH_EXCEPTIONS: VerdictStyle(
         "Conformant with declared exceptions",
         "⚠️",
         "⚠",
         "#ef6c00",
-        "No unexpected failure; some requirements are unsupported, known failures or spec doubts.",
+        "No unexpected failure; some requirements are unsupported, not configured, known "
+        "failures or spec doubts, as the profile declares.",
+    ),
+    Verdict.INCOMPLETE: VerdictStyle(
+        "Incomplete",
+        "🚧",
+        "◐",
+        "#5d4037",
+        "Not certified: no requirement failed, but some in scope were not measured for a reason "
+        "the profile does not declare.",
     ),
     Verdict.NOT_CONFORMANT: VerdictStyle(
         "Not conformant", "❌", "✗", "#c62828", "At least one requirement failed."
@@ -59,4 +69,4 @@ def not_measured_sentence(count: int) -> str:
     if not count:
         return ""
     noun = "requirement was" if count == 1 else "requirements were"
-    return f"{count} {noun} not measured (unsupported or not measurable)."
+    return f"{count} {noun} not measured (not measurable, not configured or unsupported)."

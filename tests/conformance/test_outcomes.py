@@ -2,14 +2,28 @@
 
 from __future__ import annotations
 
+import hashlib
+import itertools
 import json
+import shutil
+import subprocess
+from pathlib import Path
 
 import pytest
 
+import conformance
 from conformance.checks import Soft
-from conformance.errors import ContractViolation, NotMeasurable, Unsupported
-from conformance.outcomes import RequirementInfo, TestRecord, classify, fold
-from conformance.report.model import Evidence, Outcome
+from conformance.contract import contract_path
+from conformance.errors import ContractViolation, NotConfigured, NotMeasurable, Unsupported
+from conformance.outcomes import (
+    RequirementInfo,
+    TestRecord,
+    catalogue_sha256,
+    classify,
+    fold,
+    report_for_run,
+)
+from conformance.report.model import Evidence, Outcome, Verdict, verdict_of
 
 
 def info(*ids: str) -> list[RequirementInfo]:
@@ -160,3 +174,93 @@ def test_per_requirement_evidence_survives_json() -> None:
     again = TestRecord.from_json(json.loads(json.dumps(record.to_json())))
     assert again.evidence_by_requirement == {"A": first, "B": second}
     assert again.evidence == first
+
+
+# ------------------------------------------------------------------ not configured
+
+
+def test_not_configured_names_the_profile_key_that_would_enable_it() -> None:
+    error = NotConfigured("credentials.legacy_sdk_key", requirement_ids=["B"], passed=["A"])
+    record = classify("t", "s", ["A", "B"], error, failed=False)
+    assert record.outcomes == {"A": Outcome.PASS, "B": Outcome.NOT_CONFIGURED}
+    assert record.note == {"B": "not configured: set credentials.legacy_sdk_key in the profile"}
+    results = {r.id: r for r in fold([record], info("A", "B"))}
+    assert results["B"].outcome is Outcome.NOT_CONFIGURED
+    assert results["B"].note == "t: not configured: set credentials.legacy_sdk_key in the profile"
+
+
+def test_not_configured_is_not_taken_for_not_measurable() -> None:
+    """NotConfigured is a NotMeasurable subclass: the order of the branches matters."""
+    record = classify("t", "s", ["A"], NotConfigured("foreign_sdk_key"), failed=False)
+    assert record.outcomes == {"A": Outcome.NOT_CONFIGURED}
+    assert record.message == "the profile does not set foreign_sdk_key"
+
+
+def test_not_measurable_elsewhere_outweighs_not_configured() -> None:
+    records = [
+        classify("t1", "s", ["A"], NotConfigured("legacy_sdk_key"), failed=False),
+        classify("t2", "s", ["A"], NotMeasurable("burst took too long"), failed=False),
+    ]
+    (result,) = fold(records, info("A"))
+    assert result.outcome is Outcome.NOT_MEASURABLE
+
+
+# ------------------------------------------------------------------ the verdict
+
+
+def expected_verdict(outcomes: set[Outcome]) -> Verdict:
+    """The rule, spelled out independently of ``verdict_of``."""
+    if Outcome.FAIL in outcomes:
+        return Verdict.NOT_CONFORMANT
+    if Outcome.NOT_MEASURABLE in outcomes:
+        return Verdict.INCOMPLETE
+    if outcomes - {Outcome.PASS}:
+        return Verdict.CONFORMANT_WITH_EXCEPTIONS
+    return Verdict.CONFORMANT
+
+
+@pytest.mark.parametrize(
+    "outcomes",
+    [set(c) for n in range(len(Outcome) + 1) for c in itertools.combinations(Outcome, n)],
+    ids=lambda c: "+".join(sorted(o.value for o in c)) or "none",
+)
+def test_verdict_truth_table(outcomes: set[Outcome]) -> None:
+    assert verdict_of(outcomes) is expected_verdict(outcomes)
+
+
+@pytest.mark.parametrize(
+    ("outcomes", "verdict"),
+    [
+        ([], Verdict.CONFORMANT),
+        ([Outcome.PASS], Verdict.CONFORMANT),
+        ([Outcome.PASS, Outcome.NOT_MEASURABLE], Verdict.INCOMPLETE),
+        ([Outcome.NOT_MEASURABLE, Outcome.UNSUPPORTED], Verdict.INCOMPLETE),
+        ([Outcome.PASS, Outcome.NOT_CONFIGURED], Verdict.CONFORMANT_WITH_EXCEPTIONS),
+        ([Outcome.PASS, Outcome.UNSUPPORTED], Verdict.CONFORMANT_WITH_EXCEPTIONS),
+        ([Outcome.KNOWN_FAILURE], Verdict.CONFORMANT_WITH_EXCEPTIONS),
+        ([Outcome.SPEC_DOUBT], Verdict.CONFORMANT_WITH_EXCEPTIONS),
+        ([Outcome.NOT_MEASURABLE, Outcome.FAIL], Verdict.NOT_CONFORMANT),
+    ],
+)
+def test_verdict_rows_that_matter(outcomes: list[Outcome], verdict: Verdict) -> None:
+    assert verdict_of(outcomes) is verdict
+
+
+# ------------------------------------------------------------------ hashes in the report
+
+
+def test_the_reports_contract_hash_is_sha256sum_of_the_contract_file() -> None:
+    path = contract_path()
+    report = report_for_run(
+        [], {}, {"VER-PATH-V2"}, started_at="2026-01-01T00:00:00Z", duration_s=0
+    )
+    assert report.contract_sha256 == hashlib.sha256(path.read_bytes()).hexdigest()
+    sha256sum = shutil.which("sha256sum")
+    if sha256sum is not None:
+        out = subprocess.run([sha256sum, str(path)], capture_output=True, text=True, check=True)
+        assert report.contract_sha256 == out.stdout.split()[0]
+
+
+def test_the_reports_catalogue_hash_is_sha256_of_the_catalogue_file() -> None:
+    path = Path(conformance.__file__).with_name("requirements.yaml")
+    assert catalogue_sha256() == hashlib.sha256(path.read_bytes()).hexdigest()

@@ -1,8 +1,11 @@
-"""conformance diff: newly passing, newly failing and changed outcomes; exit 1 on a new failure."""
+"""conformance diff: newly failing, no longer passing, newly passing and changed outcomes; exit 1
+on a new failure or on a requirement that stops passing."""
 
 from __future__ import annotations
 
 from dataclasses import replace
+
+import pytest
 
 from conformance.report import samples
 from conformance.report.diff import OutcomeChange, diff_reports, format_diff
@@ -31,7 +34,11 @@ def test_regression_is_newly_failing_and_exits_1() -> None:
         OutcomeChange("CFG-PATCH-409-STALE", Outcome.PASS, Outcome.FAIL),
         OutcomeChange("SDK-STATUS-304-IF-NONE-MATCH", Outcome.PASS, Outcome.FAIL),
     )
-    assert diff.changed == (OutcomeChange("VER-LEGACY-SDK-KEY", Outcome.PASS, Outcome.UNSUPPORTED),)
+    assert diff.no_longer_passing == (
+        OutcomeChange("LIMIT-LOAD-SHED-POLLING", Outcome.PASS, Outcome.NOT_MEASURABLE),
+        OutcomeChange("VER-LEGACY-SDK-KEY", Outcome.PASS, Outcome.UNSUPPORTED),
+    )
+    assert diff.changed == ()
     assert diff.newly_passing == ()
     assert diff.exit_code == 1
     text = format_diff(diff)
@@ -43,6 +50,7 @@ def test_fix_is_newly_passing_and_exits_0() -> None:
     diff = diff_reports(samples.not_conformant(), samples.conformant())
     assert [c.requirement_id for c in diff.newly_passing] == [
         "CFG-PATCH-409-STALE",
+        "LIMIT-LOAD-SHED-POLLING",
         "SDK-STATUS-304-IF-NONE-MATCH",
         "VER-LEGACY-SDK-KEY",
     ]
@@ -74,3 +82,36 @@ def test_added_and_removed_requirements() -> None:
     assert OutcomeChange("NEW-SKIP", None, Outcome.UNSUPPORTED) in diff.changed
     assert OutcomeChange("CFG-CREATE-RECORD", Outcome.PASS, None) in diff.changed
     assert "CFG-CREATE-RECORD: pass -> (absent)" in format_diff(diff)
+
+
+def test_pass_turning_not_measurable_is_a_regression_and_exits_1() -> None:
+    old = samples.conformant()
+    new = with_outcomes(old, {"SDK-STATUS-ETAG": Outcome.NOT_MEASURABLE})
+    diff = diff_reports(old, new)
+    assert diff.newly_failing == ()
+    assert diff.no_longer_passing == (
+        OutcomeChange("SDK-STATUS-ETAG", Outcome.PASS, Outcome.NOT_MEASURABLE),
+    )
+    assert diff.exit_code == 1
+    text = format_diff(diff)
+    assert "Verdict: conformant -> incomplete" in text
+    assert "No longer passing (1):\n  SDK-STATUS-ETAG: pass -> not-measurable" in text
+    assert diff_reports(new, old).exit_code == 0  # measured again, and passing
+
+
+@pytest.mark.parametrize("outcome", [o for o in Outcome if o not in (Outcome.PASS, Outcome.FAIL)])
+def test_pass_turning_into_anything_but_pass_exits_1(outcome: Outcome) -> None:
+    old = samples.conformant()
+    diff = diff_reports(old, with_outcomes(old, {"EXP-LIST": outcome}))
+    assert diff.regressions == (OutcomeChange("EXP-LIST", Outcome.PASS, outcome),)
+    assert diff.exit_code == 1
+
+
+def test_a_change_between_two_unmeasured_outcomes_is_not_a_regression() -> None:
+    old = with_outcomes(samples.conformant(), {"EXP-LIST": Outcome.NOT_MEASURABLE})
+    new = with_outcomes(samples.conformant(), {"EXP-LIST": Outcome.NOT_CONFIGURED})
+    diff = diff_reports(old, new)
+    assert diff.changed == (
+        OutcomeChange("EXP-LIST", Outcome.NOT_MEASURABLE, Outcome.NOT_CONFIGURED),
+    )
+    assert diff.exit_code == 0

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 import shutil
 import subprocess
+from html import escape
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -115,8 +116,8 @@ def test_banner_matrix_chart_and_evidence() -> None:
     assert "Not conformant" in html
     rows = [a for t, a in parsed.tags if t == "tbody" and a.get("class") == "req"]
     assert len(rows) == len(report.requirements)
-    assert {r["data-outcome"] for r in rows} == {"pass", "fail", "unsupported"}
-    sections = [a["data-section"] for t, a in parsed.tags if t == "section"]
+    assert {r["data-outcome"] for r in rows} == {"pass", "fail", "unsupported", "not-measurable"}
+    sections = [a["data-section"] for t, a in parsed.tags if t == "section" and "data-section" in a]
     assert sections == ["4.1", "4.2", "4.3", "7", "8", "9"]
     failed_with_evidence = sum(1 for r in report.requirements if r.evidence)
     assert sum(1 for t, a in parsed.tags if t == "details" and a.get("class") == "failure") == (
@@ -138,6 +139,59 @@ def test_everything_is_escaped() -> None:
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html
     assert "(&lt;&quot;&amp;&quot;&gt;)" in html  # requirement text with <"&">
     assert [t for t, _ in inventory(html).tags].count("script") == 1
+
+
+def test_what_decides_the_verdict_comes_first() -> None:
+    """Failures with their evidence, then what was not measured and why, then the matrix."""
+    report = samples.not_conformant()
+    html = render(report)
+    failures = html.index('id="failures"')
+    not_measured = html.index('id="not-measured"')
+    declared = html.index('id="declared"')
+    matrix = html.index('<section class="spec"')
+    assert html.index("</header>") < failures < not_measured < declared < matrix
+    shown = html[failures:not_measured]
+    for requirement in (r for r in report.requirements if r.outcome is Outcome.FAIL):
+        assert requirement.id in shown
+        for evidence in requirement.evidence:
+            for part in (evidence.expected, evidence.received, evidence.curl or ""):
+                assert escape(part) in shown
+            assert f"Exchange 1: {evidence.exchanges[0].method}" in shown
+    reasons = html[not_measured:declared]
+    assert "LIMIT-LOAD-SHED-POLLING" in reasons
+    assert "took 4.7 s, over the profile&#x27;s 1 s window" in reasons
+    assert "VER-LEGACY-SDK-KEY" in html[declared:matrix]
+
+
+def banner(html: str) -> tuple[str, str]:
+    """The banner's heading and its "decided by" sentence, as text."""
+    heading = re.search(r"<h1>(.*?)</h1>", html)
+    decided = re.search(r'<p class="decided">(.*?)</p>', html)
+    assert heading is not None and decided is not None
+    return heading.group(1), decided.group(1)
+
+
+def test_the_banner_says_what_decided_the_verdict() -> None:
+    heading, decided = banner(render(samples.not_conformant()))
+    assert heading == "✗ Not conformant · measured 7 of 9 requirements"
+    assert decided == "2 requirements failed: CFG-PATCH-409-STALE, SDK-STATUS-304-IF-NONE-MATCH."
+    heading, decided = banner(render(samples.incomplete()))
+    assert heading == "◐ Incomplete · measured 6 of 9 requirements"
+    assert decided == (
+        "2 requirements not measured, for a reason the profile does not declare: "
+        "EXP-BUCKETING-UNIFORM, LIMIT-LOAD-SHED-POLLING."
+    )
+
+
+def test_an_incomplete_report_lists_not_configured_as_declared_with_its_profile_key() -> None:
+    html = render(samples.incomplete())
+    declared = html[html.index('id="declared"') : html.index('<section class="spec"')]
+    assert "VER-LEGACY-SDK-KEY" in declared
+    assert "not configured: set credentials.legacy_sdk_key in the profile" in declared
+    assert (
+        "VER-LEGACY-SDK-KEY"
+        not in html[html.index('id="not-measured"') : html.index('id="declared"')]
+    )
 
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")

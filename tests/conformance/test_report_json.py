@@ -42,21 +42,57 @@ def test_schema_rejects_a_broken_report() -> None:
 
 
 @pytest.mark.parametrize(
-    ("name", "verdict", "counts"),
+    ("name", "verdict", "counts", "measured"),
     [
-        ("conformant", "conformant", {"pass": 9}),
+        ("conformant", "conformant", {"pass": 9}, 9),
         (
             "with-exceptions",
             "conformant-with-declared-exceptions",
-            {"pass": 5, "unsupported": 1, "not-measurable": 1, "known-failure": 1, "spec-doubt": 1},
+            {"pass": 5, "unsupported": 1, "not-configured": 1, "known-failure": 1, "spec-doubt": 1},
+            7,
         ),
-        ("not-conformant", "not-conformant", {"pass": 6, "fail": 2, "unsupported": 1}),
+        ("incomplete", "incomplete", {"pass": 6, "not-measurable": 2, "not-configured": 1}, 6),
+        (
+            "not-conformant",
+            "not-conformant",
+            {"pass": 5, "fail": 2, "unsupported": 1, "not-measurable": 1},
+            7,
+        ),
     ],
 )
-def test_verdict_and_counts(name: str, verdict: str, counts: dict[str, int]) -> None:
+def test_verdict_counts_and_measured(
+    name: str, verdict: str, counts: dict[str, int], measured: int
+) -> None:
     data = to_json(samples.SAMPLES[name]())
     assert data["verdict"] == verdict
     assert {k: v for k, v in data["counts"].items() if v} == counts
+    assert data["measured"] == {"count": measured, "of": 9}
+    assert len(data["not_measured"]) == 9 - measured
+
+
+def test_a_1_0_report_still_validates_and_reads_back_with_todays_verdict() -> None:
+    data = to_json(samples.incomplete())
+    data["schema_version"] = "1.0"
+    del data["measured"]
+    del data["counts"]["not-configured"]
+    data["verdict"] = "conformant"  # 1.0 judged not-measurable as conformant
+    for requirement in data["requirements"]:
+        if requirement["outcome"] == "not-configured":
+            requirement["outcome"] = "unsupported"
+    for test in data["tests"]:
+        if test["outcome"] == "not-configured":
+            test["outcome"] = "unsupported"
+    assert schema_errors(data) == []
+    assert from_json(data).verdict.value == "incomplete"  # derived fields are recomputed
+
+
+def test_a_1_1_report_must_carry_measured_and_the_not_configured_count() -> None:
+    data = to_json(samples.incomplete())
+    del data["measured"]
+    del data["counts"]["not-configured"]
+    errors = schema_errors(data)
+    assert any("'measured' is a required property" in e for e in errors)
+    assert any("'not-configured' is a required property" in e for e in errors)
 
 
 def test_failure_carries_evidence_and_stages_carry_fuzz_figures() -> None:

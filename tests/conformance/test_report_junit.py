@@ -27,7 +27,7 @@ def test_structure_and_totals() -> None:
         "§8",
         "§9",
     ]
-    assert (root.get("tests"), root.get("failures"), root.get("skipped")) == ("9", "2", "1")
+    assert (root.get("tests"), root.get("failures"), root.get("skipped")) == ("9", "2", "2")
     for suite in root.iter("testsuite"):
         assert int(suite.get("tests", "0")) == len(suite.findall("testcase"))
         assert int(suite.get("failures", "0")) == len(suite.findall("testcase/failure"))
@@ -59,9 +59,17 @@ def test_failure_carries_the_evidence_text() -> None:
 
 def test_exceptions_are_skips_that_say_what_they_are() -> None:
     found = cases(render(samples.with_exceptions()))
+    found.update(
+        {k: v for k, v in cases(render(samples.incomplete())).items() if k.startswith("EXP-BUCK")}
+    )
     expected = {
-        "VER-LEGACY-SDK-KEY": ("unsupported", "unsupported: "),
-        "LIMIT-LOAD-SHED-POLLING": ("not-measurable", "not measurable: "),
+        "VER-LEGACY-SDK-KEY": (
+            "not-configured",
+            "not configured (declared): scenarios/test_auth.py::test_legacy_key: not configured: "
+            "set credentials.legacy_sdk_key in the profile",
+        ),
+        "LIMIT-LOAD-SHED-POLLING": ("unsupported", "unsupported: "),
+        "EXP-BUCKETING-UNIFORM": ("not-measurable", "not measurable (the verdict is incomplete): "),
         "SDK-STATUS-ETAG": ("known-failure", "known failure (not counted): "),
         "EXP-LIST": ("spec-doubt", "spec doubt (not counted): "),
     }
@@ -84,3 +92,19 @@ def test_control_characters_do_not_break_the_xml() -> None:
     )
     xml = render(replace(report, requirements=requirements))
     assert ET.fromstring(xml) is not None
+
+
+def suite_properties(xml: str) -> dict[str, str]:
+    properties = next(ET.fromstring(xml).iter("testsuite")).find("properties")
+    assert properties is not None
+    return {p.get("name", ""): p.get("value", "") for p in properties}
+
+
+def test_every_suite_leads_with_the_measured_share_and_what_decided_the_verdict() -> None:
+    properties = suite_properties(render(samples.incomplete()))
+    assert list(properties)[:3] == ["measured", "verdict", "decided_by"]
+    assert properties["measured"] == "measured 6 of 9 requirements"
+    assert properties["verdict"] == "incomplete"
+    assert "EXP-BUCKETING-UNIFORM, LIMIT-LOAD-SHED-POLLING" in properties["decided_by"]
+    failed = suite_properties(render(samples.not_conformant()))["decided_by"]
+    assert failed == "2 requirements failed: CFG-PATCH-409-STALE, SDK-STATUS-304-IF-NONE-MATCH."

@@ -1,0 +1,75 @@
+"""The headline every format leads with: the measured share, and what decided the verdict.
+
+One wording for the terminal line, the Markdown and HTML headlines and the JUnit properties, so a
+reader sees "measured 42 of 165" before anything else, and a verdict never reads better than the
+evidence behind it.
+"""
+
+from __future__ import annotations
+
+from conformance.report.model import DECLARED, Outcome, Report, Verdict
+from conformance.report.vocabulary import OUTCOME_ORDER, OUTCOME_STYLES
+
+IDS_NAMED = 5  # ids named in a headline; more are counted, and listed further down
+
+
+def measured_share(report: Report) -> str:
+    """ "measured 42 of 165 requirements": judged (pass, fail, known failure, spec doubt)."""
+    total = len(report.requirements)
+    noun = "requirement" if total == 1 else "requirements"
+    return f"measured {report.measured} of {total} {noun}"
+
+
+def _named(ids: list[str]) -> str:
+    shown = ", ".join(ids[:IDS_NAMED])
+    more = len(ids) - IDS_NAMED
+    return f"{shown} and {more} more" if more > 0 else shown
+
+
+def _ids(report: Report, outcome: Outcome) -> list[str]:
+    return sorted(r.id for r in report.requirements if r.outcome is outcome)
+
+
+def _plural(count: int, noun: str) -> str:
+    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
+
+
+def decided_by(report: Report) -> str:
+    """What decided the verdict, specifically: which requirements failed, what was not measured,
+    which exceptions were declared."""
+    verdict = report.verdict
+    if verdict is Verdict.NOT_CONFORMANT:
+        failed = _ids(report, Outcome.FAIL)
+        return f"{_plural(len(failed), 'requirement')} failed: {_named(failed)}."
+    if verdict is Verdict.INCOMPLETE:
+        missing = _ids(report, Outcome.NOT_MEASURABLE)
+        return (
+            f"{_plural(len(missing), 'requirement')} not measured, for a reason the profile does "
+            f"not declare: {_named(missing)}."
+        )
+    if verdict is Verdict.CONFORMANT_WITH_EXCEPTIONS:
+        counts = report.counts
+        declared = [
+            f"{counts[o.value]} {OUTCOME_STYLES[o].label}"
+            for o in OUTCOME_ORDER
+            if o in DECLARED and counts[o.value]
+        ]
+        return f"No failure; declared exceptions: {', '.join(declared)}."
+    return f"All {_plural(len(report.requirements), 'requirement')} in scope passed."
+
+
+def counts_phrase(report: Report) -> str:
+    """ "42 pass, 123 not-measurable": the non-zero outcome counts, pass first."""
+    counts = report.counts
+    order = [Outcome.PASS, *(o for o in OUTCOME_ORDER if o is not Outcome.PASS)]
+    return ", ".join(f"{counts[o.value]} {o.value}" for o in order if counts[o.value])
+
+
+def summary_line(report: Report, elapsed_s: float | None = None, where: str = "") -> str:
+    """The one line a run prints: verdict, measured share, counts, time, where the reports are."""
+    took = f" in {elapsed_s:.1f}s" if elapsed_s is not None else ""
+    reports = f"; reports in {where}/" if where else ""
+    return (
+        f"conformance: {report.verdict.value}: {measured_share(report)} "
+        f"({counts_phrase(report)}){took}{reports}"
+    )
