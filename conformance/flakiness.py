@@ -2,7 +2,9 @@
 
 Each run is a separate ``conformance run`` (a fresh embedded reference server with its own
 database) in a child process. The command reports, per requirement, every outcome it saw; a
-requirement with more than one outcome is flaky. Exit 0 when all runs agree and are conformant.
+requirement with more than one outcome is flaky. Exit 0 when all runs agree and are conformant
+(with or without declared exceptions); an incomplete or not-conformant verdict, or any difference,
+exits 1.
 """
 
 from __future__ import annotations
@@ -17,7 +19,10 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from conformance.report.model import Verdict
+
 RUN_TIMEOUT_SECONDS = 1800
+PASSING_VERDICTS = frozenset({Verdict.CONFORMANT.value, Verdict.CONFORMANT_WITH_EXCEPTIONS.value})
 
 
 def add_parser(commands: Any) -> None:
@@ -85,4 +90,4 @@ def main(options: argparse.Namespace) -> int:
     for requirement_id, counter in changed.items():
         print(f"  {requirement_id}: " + ", ".join(f"{o} x{n}" for o, n in counter.most_common()))
     identical = not changed and len(set(verdicts)) == 1
-    return 0 if identical and verdicts[0].startswith("conformant") else 1
+    return 0 if identical and verdicts[0] in PASSING_VERDICTS else 1
