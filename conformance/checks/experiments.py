@@ -16,20 +16,21 @@ registry terminates anything still running at the end of the run.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import secrets
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from conformance.checks import expect, json_object, strip_quotes
+from conformance.checks import expect, json_object, strip_quotes, violation
 from conformance.checks.sdk import Snapshots
 from conformance.client import UNSET, Client, Reply
-from conformance.errors import NotMeasurable, Unsupported
+from conformance.errors import ConformanceError, ContractViolation, Unsupported
 from conformance.outcomes import catalogue_index
 from conformance.profile import BootstrapPayload, ExperimentPayload, Profile
 
-MAX_PAGES = 200
+MAX_PAGES = 1000  # of page_size_max items each: 100 000 experiments with the defaults
 UNKNOWN_EXPERIMENT_ID = 987_654_321
 WEIGHTED = "weightedHash"  # the one assignment mode whose groups carry weights
 
@@ -49,10 +50,18 @@ SUMMARY_FIELDS = (
 )
 
 
-def setup_failed(what: str, reply: Reply | None = None) -> NotMeasurable:
-    """A step the scenario needs (not the one it checks) did not work: not measurable."""
-    seen = f" ({reply.describe()[:200]})" if reply is not None else ""
-    return NotMeasurable(f"could not {what}{seen}")
+def setup_failed(what: str, reply: Reply | None = None) -> ContractViolation:
+    """A step the scenario needs (not the one it checks) did not work: the target refused or
+    garbled a valid request the interface serves, so the test fails (every id of it), with the
+    exchange as evidence. The step's own requirement judges it too, in its own test."""
+    return violation(
+        (),
+        f"the target did not let the suite {what}",
+        "the step to succeed: a valid request the interface serves (its own requirement "
+        "judges it too)",
+        reply.describe() if reply is not None else "an answer without what the step needs",
+        reply,
+    )
 
 
 def ok(reply: Reply) -> bool:
@@ -88,9 +97,15 @@ class Registry:
 
 
 def terminate_quietly(client: Client, experiment_id: int, environment: str) -> None:
-    client.management(
-        "POST", f"/experiments/{experiment_id}/terminate", environment=environment, json_body={}
-    )
+    """Clean-up decides no outcome: a refused or unanswered terminate is left to the session's
+    backstop (what the tests judged stands; the transcript keeps the exchange)."""
+    with contextlib.suppress(ConformanceError):
+        client.management(
+            "POST",
+            f"/experiments/{experiment_id}/terminate",
+            environment=environment,
+            json_body={},
+        )
 
 
 def session_terminator(
@@ -302,12 +317,13 @@ class Experiments:
     ) -> list[dict[str, Any]]:
         """Every item of a paged list, following the cursor.
 
-        A bad page violates ``ids``; with no ids (a read the scenario only needs) it is not
-        measurable."""
+        A bad page violates ``ids`` (no ids: the whole test, as for any step it needs); so does
+        a cursor that comes back (a list that never ends) or more than ``MAX_PAGES`` pages."""
         items: list[dict[str, Any]] = []
         query = dict(params or {})
         query.setdefault(self.p.limit_param, str(self.profile.experiments.page_size_max))
         what = f"GET {suffix or '/'}"
+        cursors: set[str] = set()
         for _ in range(MAX_PAGES):
             reply = self.call("GET", suffix, params=query)
             page = body_of(reply)
@@ -328,8 +344,23 @@ class Experiments:
             cursor = page.get(self.p.next_cursor)
             if not cursor:
                 return items
+            expect(
+                str(cursor) not in cursors,
+                ids,
+                f"{what} pages in a loop",
+                f"each {self.p.next_cursor!r} new until the last page",
+                f"cursor {str(cursor)[:80]!r} again after {len(items)} items",
+                reply,
+            )
+            cursors.add(str(cursor))
             query[self.p.cursor_param] = str(cursor)
-        raise NotMeasurable(f"{what} has more than {MAX_PAGES} pages")
+        raise violation(
+            ids,
+            f"{what} did not end",
+            f"a last page within {MAX_PAGES} pages of up to "
+            f"{self.profile.experiments.page_size_max} items (experiments.page_size_max)",
+            f"{len(items)} items in {MAX_PAGES} pages, and a {self.p.next_cursor!r} still given",
+        )
 
     def listed(self, ids: Sequence[str]) -> list[dict[str, Any]]:
         return self.pages("", ids)
@@ -446,15 +477,9 @@ class Experiments:
             raise setup_failed("read the status snapshot", reply)
         return body
 
-    def stable_hash(self) -> str:
-        """The snapshot hash once two reads in a row agree."""
-        previous = None
-        for _ in range(5):
-            current = self.snapshot().get("hash")
-            if isinstance(current, str) and current == previous:
-                return current
-            previous = current
-        raise NotMeasurable("the snapshot hash never held still for two reads")
+    def stable_hash(self, ids: Sequence[str] = ()) -> str:
+        """The snapshot hash once two reads in a row agree (``Snapshots.stable_hash``)."""
+        return self.snapshots.stable_hash(self.environment, ids)
 
     def finish(self) -> None:
         """Terminate what this test created (the test's end; the session backstop remains)."""

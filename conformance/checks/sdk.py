@@ -5,13 +5,29 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
-from conformance.checks import expect, json_object, strip_quotes
+from conformance.checks import expect, json_object, strip_quotes, violation
 from conformance.client import Client, Reply
-from conformance.errors import NotMeasurable
+from conformance.errors import NotConfigured
+from conformance.pacing import TrafficGate
 from conformance.profile import SdkKey
 
 RACE_RETRIES = 5
 T = TypeVar("T")
+
+
+def settled(gate: TrafficGate, attempt: Callable[[], T | None]) -> T | None:
+    """``attempt``'s result from a quiet moment, or None if the target never held still.
+
+    ``attempt`` answers None when a write raced it. Other workers of the run write while it
+    runs, so it is tried ``RACE_RETRIES`` times, then once more with the run's traffic gate held
+    alone: no request of the suite is in flight anywhere, so a race then is the target's own
+    (its snapshot moves with nothing written), judged by the caller."""
+    for _ in range(RACE_RETRIES):
+        result = attempt()
+        if result is not None:
+            return result
+    with gate.exclusive():
+        return attempt()
 
 
 class Snapshots:
@@ -29,7 +45,9 @@ class Snapshots:
     def key(self, environment: str = "development") -> SdkKey:
         key = self.profile.key_for(environment)
         if key is None:
-            raise NotMeasurable(f"the profile has no SDK key scoped to {environment!r}")
+            raise NotConfigured(
+                "credentials.sdk_keys", f"the profile has no SDK key scoped to {environment!r}"
+            )
         return key
 
     def key_covering(self, *environments: str) -> SdkKey:
@@ -40,7 +58,10 @@ class Snapshots:
             if all(e in k.environments for e in environments)
         ]
         if not fitting:
-            raise NotMeasurable(f"the profile has no SDK key scoped to all of {environments}")
+            raise NotConfigured(
+                "credentials.sdk_keys",
+                f"the profile has no SDK key scoped to all of {environments}",
+            )
         return min(fitting, key=lambda k: len(k.environments))
 
     def status(self, environment: str = "development", **kw: Any) -> Reply:
@@ -63,7 +84,11 @@ class Snapshots:
     ) -> dict[Any, Any]:
         """Configuration id -> document, from a bootstrap without identity."""
         if not self.profile.capability("bootstrap"):
-            raise NotMeasurable("reading stored documents needs the bootstrap capability")
+            raise NotConfigured(
+                "capabilities.bootstrap",
+                "reading stored documents needs the bootstrap endpoint, which the profile "
+                "declares absent (capabilities.bootstrap: false)",
+            )
         body = self.body(self.bootstrap(environment), ids, "a 200 bootstrap")
         return {
             entry.get("id"): entry.get(self.document_field)
@@ -72,14 +97,27 @@ class Snapshots:
         }
 
     def stable_hash(self, environment: str = "development", ids: Sequence[str] = ()) -> str:
-        """The current snapshot hash, read twice in a row until two reads agree (others write)."""
-        previous = None
-        for _ in range(RACE_RETRIES):
-            current = self.snapshot(environment, ids).get("hash")
-            if current is not None and current == previous:
-                return str(current)
-            previous = current
-        raise NotMeasurable(f"the {environment} snapshot hash never held still for two reads")
+        """The current snapshot hash, read twice in a row until two reads agree (others write).
+
+        Two reads that still disagree with the suite's traffic halted break ``ids``."""
+        seen: list[Any] = []
+
+        def twice() -> str | None:
+            first = self.snapshot(environment, ids).get("hash")
+            second = self.snapshot(environment, ids).get("hash")
+            seen.append((first, second))
+            return str(first) if first is not None and first == second else None
+
+        found = settled(self.client.gate, twice)
+        if found is None:
+            raise violation(
+                ids,
+                f"the {environment} snapshot hash moved with nothing written",
+                "two back-to-back reads agree on the hash while no request of the suite "
+                "is in flight",
+                f"hash pairs read: {seen[-3:]!r} (the last pair with the suite's traffic halted)",
+            )
+        return found
 
 
 def no_snapshot(reply: Reply) -> bool:
@@ -91,16 +129,35 @@ def no_snapshot(reply: Reply) -> bool:
     return "configurations" not in body and "hash" not in body
 
 
-def bracketed(reference: Callable[[], T], other: Callable[[], T]) -> tuple[T, T]:
+def bracketed(
+    gate: TrafficGate, reference: Callable[[], T], other: Callable[[], T], ids: Sequence[str]
+) -> tuple[T, T]:
     """Read ``other`` between two equal reads of ``reference`` (retrying while others write).
 
-    Returns (reference value, other value) from a quiet moment; compare them to decide."""
-    for _ in range(RACE_RETRIES):
+    Returns (reference value, other value) from a quiet moment; compare them to decide. A
+    reference that moves even with the suite's traffic halted breaks ``ids``."""
+    seen: list[Any] = []
+
+    def attempt() -> tuple[T, T] | None:
         before = reference()
         value = other()
-        if reference() == before:
-            return before, value
-    raise NotMeasurable("the snapshot never held still long enough to compare (busy target?)")
+        after = reference()
+        seen.append((before, after))
+        return (before, value) if after == before else None
+
+    found = settled(gate, attempt)
+    if found is None:
+        raise violation(
+            ids,
+            "the snapshot moved with nothing written",
+            "two reads around a third agree while no request of the suite is in flight",
+            f"read before and after: {_clip(repr(seen[-1]))}",
+        )
+    return found
+
+
+def _clip(text: str, limit: int = 300) -> str:
+    return text if len(text) <= limit else text[:limit] + "..."
 
 
 def etag_value(reply: Reply) -> str | None:

@@ -11,7 +11,7 @@ from conformance.checks import expect, expect_status, json_object
 from conformance.checks.management import Configurations
 from conformance.checks.refusals import attempt_writes, expect_no_trace
 from conformance.checks.sdk import Snapshots, bracketed, no_snapshot
-from conformance.errors import NotMeasurable
+from conformance.errors import NotConfigured, Unsupported
 
 requirement = pytest.mark.requirement
 
@@ -93,7 +93,11 @@ def test_token_cannot_write_another_owners_project(
     ids = ("AUTH-PAT-FOREIGN-PROJECT",)
     project = configurations.profile.project
     if project.foreign_application_id is None or project.foreign_environment_id is None:
-        raise NotMeasurable("the profile names no foreign project and environment")
+        missing = "application" if project.foreign_application_id is None else "environment"
+        raise NotConfigured(
+            f"project.foreign_{missing}_id",
+            "the profile names no foreign project and environment to aim a write at",
+        )
     name = configurations.client.name("foreign-write")
     reply = configurations.client.management(
         "POST",
@@ -125,7 +129,7 @@ def test_current_keys_are_accepted(snapshots: Snapshots) -> None:
     ids = ("AUTH-SDK-KEY-ACCEPTED",)
     keys = [k for k in snapshots.profile.credentials.sdk_keys if k.key.startswith("svc_pk_")]
     if not keys:
-        raise NotMeasurable("the profile has no svc_pk_ key")
+        raise NotConfigured("credentials.sdk_keys", "the profile has no svc_pk_ key")
     for key in keys:
         reply = snapshots.client.status(key=key.key, environment=key.environments[0])
         expect_status(reply, 200, ids, "a raw svc_pk_ key was refused")
@@ -136,7 +140,7 @@ def test_legacy_key_is_accepted(snapshots: Snapshots) -> None:
     ids = ("AUTH-SDK-LEGACY-PREFIX",)
     legacy = snapshots.profile.credentials.legacy_sdk_key
     if legacy is None:
-        raise NotMeasurable("the profile declares no legacy_sdk_key")
+        raise NotConfigured("credentials.legacy_sdk_key")
     reply = snapshots.client.status(key=legacy.key, environment=legacy.environments[0])
     expect_status(reply, 200, ids, "a legacy sdk_ key was refused")
 
@@ -146,7 +150,7 @@ def test_legacy_key_is_accepted(snapshots: Snapshots) -> None:
 def test_sdk_without_key_is_refused(snapshots: Snapshots, endpoint: str) -> None:
     ids = ("AUTH-SDK-MISSING",)
     if endpoint == "bootstrap" and not snapshots.profile.capability("bootstrap"):
-        raise NotMeasurable("the target declares no bootstrap endpoint")
+        raise Unsupported("bootstrap")
     reply = snapshots.client.sdk(f"/{endpoint}", key=None, environment="development")
     statuses = snapshots.profile.errors.missing_credentials_status
     expect(
@@ -201,7 +205,7 @@ def test_pat_is_not_an_sdk_key(snapshots: Snapshots) -> None:
 def _foreign(snapshots: Snapshots, ids: tuple[str, ...]) -> dict[str, Any]:
     key = snapshots.profile.credentials.foreign_sdk_key
     if key is None:
-        raise NotMeasurable("the profile declares no foreign_sdk_key")
+        raise NotConfigured("credentials.foreign_sdk_key")
     return snapshots.body(snapshots.client.status(key=key), ids, "the foreign key's snapshot")
 
 
@@ -236,7 +240,7 @@ def test_numeric_header_cannot_reach_another_project(
     ids = ("AUTH-SDK-NUMERIC-NO-ESCAPE",)
     foreign_app = snapshots.profile.project.foreign_application_id
     if foreign_app is None:
-        raise NotMeasurable("the profile names no foreign_application_id")
+        raise NotConfigured("project.foreign_application_id")
     configurations.create_ok("no-escape", {"mine": True}, ids=ids)
     foreign = _foreign(snapshots, ids)
     foreign_ids = {e.get("id") for e in foreign.get("configurations", []) if isinstance(e, dict)}
@@ -260,7 +264,7 @@ def test_legacy_key_gets_the_same_snapshot(snapshots: Snapshots) -> None:
     ids = ("VER-LEGACY-KEY-SAME-SNAPSHOT",)
     legacy = snapshots.profile.credentials.legacy_sdk_key
     if legacy is None:
-        raise NotMeasurable("the profile declares no legacy_sdk_key")
+        raise NotConfigured("credentials.legacy_sdk_key")
     environment = legacy.environments[0]
     current = snapshots.key_covering(environment).key
 
@@ -268,7 +272,9 @@ def test_legacy_key_gets_the_same_snapshot(snapshots: Snapshots) -> None:
         reply = snapshots.client.status(key=key, environment=environment)
         return json_object(reply, ids).get("hash") if reply.status == 200 else reply.status
 
-    modern, old = bracketed(lambda: read(current), lambda: read(legacy.key))
+    modern, old = bracketed(
+        snapshots.client.gate, lambda: read(current), lambda: read(legacy.key), ids
+    )
     expect(
         modern == old,
         ids,

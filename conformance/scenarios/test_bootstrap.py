@@ -6,12 +6,12 @@ from typing import Any
 
 import pytest
 
-from conformance.checks import expect, expect_status, json_object
+from conformance.checks import expect, expect_status, json_object, violation
 from conformance.checks.management import Configurations
-from conformance.checks.sdk import RACE_RETRIES, Snapshots, entry_of, etag_value
+from conformance.checks.sdk import Snapshots, entry_of, etag_value, settled
 from conformance.checks.shapes import expect_shape
 from conformance.client import Reply
-from conformance.errors import NotMeasurable
+from conformance.errors import NotConfigured
 
 requirement = pytest.mark.requirement
 SUMMARY_FIELDS = ("id", "name", "alias", "hash")
@@ -31,13 +31,24 @@ def _without_documents(body: dict[str, Any]) -> dict[str, Any]:
 
 def _same_moment(snapshots: Snapshots, ids: tuple[str, ...]) -> tuple[dict[str, Any], Reply]:
     """A bootstrap read between two status reads that agree (no write slipped in)."""
-    for _ in range(RACE_RETRIES):
+    seen: list[tuple[Any, Any]] = []
+
+    def attempt() -> tuple[dict[str, Any], Reply] | None:
         before = snapshots.snapshot("development", ids)
         reply = snapshots.bootstrap()
         after = snapshots.snapshot("development", ids)
-        if before.get("hash") == after.get("hash"):
-            return before, reply
-    raise NotMeasurable("the development snapshot kept moving around the bootstrap read")
+        seen.append((before.get("hash"), after.get("hash")))
+        return (before, reply) if before.get("hash") == after.get("hash") else None
+
+    found = settled(snapshots.client.gate, attempt)
+    if found is None:
+        raise violation(
+            ids,
+            "the development snapshot moved around the bootstrap read with nothing written",
+            "two status reads around a bootstrap agree while no request of the suite is in flight",
+            f"hashes before and after: {seen[-1]!r} (the suite's traffic halted)",
+        )
+    return found
 
 
 @requirement("SDK-BOOTSTRAP-200-SNAPSHOT")
@@ -137,11 +148,16 @@ def test_bootstrap_etag_is_the_hash(snapshots: Snapshots) -> None:
 @requirement("SDK-BOOTSTRAP-304")
 def test_bootstrap_304_for_current_hash(snapshots: Snapshots) -> None:
     ids = ("SDK-BOOTSTRAP-304",)
-    for _ in range(RACE_RETRIES):
+    replies: list[Reply] = []
+
+    def attempt() -> Reply | None:
         current = snapshots.body(snapshots.bootstrap(), ids, "a 200 bootstrap").get("hash")
-        reply = snapshots.bootstrap(headers={"If-None-Match": f'"{current}"'})
-        if reply.status != 200 or json_object(reply, ids).get("hash") == current:
-            break
+        replies.append(snapshots.bootstrap(headers={"If-None-Match": f'"{current}"'}))
+        reply = replies[-1]
+        raced = reply.status == 200 and json_object(reply, ids).get("hash") != current
+        return None if raced else reply
+
+    reply = settled(snapshots.client.gate, attempt) or replies[-1]
     expect(
         reply.status == 304 and reply.content == b"",
         ids,
@@ -163,7 +179,10 @@ def test_bootstrap_enforces_the_key_scope(snapshots: Snapshots) -> None:
         if alias not in key.environments
     ]
     if not cases:
-        raise NotMeasurable("every profile key covers every environment")
+        raise NotConfigured(
+            "credentials.sdk_keys",
+            "every profile key covers every environment: add a key scoped to fewer environments",
+        )
     for key, alias in cases:
         reply = snapshots.client.bootstrap(key=key, environment=alias)
         expect(

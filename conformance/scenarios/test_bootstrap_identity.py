@@ -21,7 +21,6 @@ from conformance.checks.experiments import (
     other_unit_type,
     setup_failed,
 )
-from conformance.errors import NotMeasurable
 
 requirement = pytest.mark.requirement
 
@@ -63,6 +62,19 @@ def untouched(document: Any) -> bool:
 def applied(document: Any) -> bool:
     """Every part of CHANGESET shows."""
     return _seen(document) == _seen(EXPECTED)
+
+
+def _expect_grouped(groups: dict[str, list[Any]], experiment_id: Any) -> None:
+    """Each unit carrying the gate of a running experiment is named a group on bootstrap."""
+    missing = sorted(unit for unit, seen in groups.items() if None in seen)
+    expect(
+        not missing,
+        (),
+        "a unit's bootstrap metadata named no group",
+        f"a group of experiment {experiment_id} in the bootstrap metadata of every unit "
+        "carrying its gate (SDK-BOOTSTRAP-ID-METADATA)",
+        f"no group for {missing}",
+    )
 
 
 def _single_group(
@@ -133,8 +145,7 @@ def test_same_unit_same_group(experiments: Experiments) -> None:
     for _ in range(3):
         for unit in units:
             seen[unit].append(experiments.unit_view(unit).group_of(record["id"]))
-    if any(None in groups for groups in seen.values()):
-        raise NotMeasurable("a unit's metadata named no group (SDK-BOOTSTRAP-ID-METADATA)")
+    _expect_grouped(seen, record["id"])
     moved = {u: g for u, g in seen.items() if len(set(g)) != 1}
     expect(
         not moved,
@@ -154,8 +165,7 @@ def test_bootstrap_assignment_is_recorded(experiments: Experiments) -> None:
     for n in range(3):
         unit = experiments.unit(f"p{n}")
         given[unit] = experiments.unit_view(unit).group_of(record["id"])
-    if None in given.values():
-        raise NotMeasurable("a unit's metadata named no group (SDK-BOOTSTRAP-ID-METADATA)")
+    _expect_grouped({u: [g] for u, g in given.items()}, record["id"])
     with Soft() as soft:
         for what, entries in (
             ("assignments", experiments.assignments(record["id"], ids)),
@@ -181,10 +191,16 @@ def test_terminated_experiment_no_longer_applies(experiments: Experiments) -> No
     ids = ("SDK-BOOTSTRAP-ID-ONLY-ACTIVE",)
     base, record = _single_group(experiments, "ended")
     unit = experiments.unit("ended")
-    if not applied(experiments.unit_view(unit).document(base["id"])):
-        raise NotMeasurable(
-            "the unit was not given its changeset before termination (SDK-BOOTSTRAP-ID-MERGE)"
-        )
+    before = experiments.unit_view(unit)
+    expect(
+        applied(before.document(base["id"])),
+        (),
+        "a unit of a running single-group experiment was not given its changeset",
+        "the group's changeset merged into the unit's document before termination "
+        "(SDK-BOOTSTRAP-ID-MERGE), so that its end can be seen",
+        repr(before.document(base["id"])),
+        before.reply,
+    )
     if not ok(experiments.terminate(record["id"])):
         raise setup_failed("terminate the experiment (EXP-TERMINATE checks that)")
     with Soft() as soft:
@@ -327,10 +343,16 @@ def test_unenrolled_unit_gets_the_base(experiments: Experiments) -> None:
     base, record = _single_group(experiments, "unenrolled")
     unit = experiments.unit("out")
     experiments.assign_ok(record["id"], unit, group_ids(record)[0])
-    if not applied(experiments.unit_view(unit).document(base["id"])):
-        raise NotMeasurable(
-            "the enrolled unit did not get its content first (EXP-MANUAL-ASSIGNMENT-CONTENT)"
-        )
+    before = experiments.unit_view(unit)
+    expect(
+        applied(before.document(base["id"])),
+        (),
+        "a manually enrolled unit did not get its group's content",
+        "the group's changeset merged into the unit's document (EXP-MANUAL-ASSIGNMENT-CONTENT), "
+        "so that unenrolling can be seen",
+        repr(before.document(base["id"])),
+        before.reply,
+    )
     if not ok(experiments.unenroll(record["id"], unit)):
         raise setup_failed("unenroll the unit (EXP-UNENROLL checks that)")
     view = experiments.unit_view(unit, ids)

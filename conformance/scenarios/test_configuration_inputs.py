@@ -8,7 +8,7 @@ from conformance.checks import expect_4xx, expect_status
 from conformance.checks.management import Configurations
 from conformance.checks.refusals import attempt_writes, expect_no_trace
 from conformance.checks.sdk import Snapshots
-from conformance.errors import NotMeasurable
+from conformance.errors import NotConfigured
 
 requirement = pytest.mark.requirement
 
@@ -47,7 +47,7 @@ def test_environment_of_another_project_is_refused(
     project = configurations.profile.project
     if which == "foreign":
         if project.foreign_environment_id is None:
-            raise NotMeasurable("the profile names no foreign_environment_id")
+            raise NotConfigured("project.foreign_environment_id")
         value = project.foreign_environment_id
     else:
         value = max([*project.environments.values(), project.foreign_environment_id or 0]) + 7919

@@ -12,12 +12,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from conformance.checks import Soft, expect, json_object
+from conformance.checks import Soft, expect, json_object, violation
 from conformance.checks.management import Configurations
 from conformance.checks.sdk import Snapshots, entry_of
 from conformance.checks.shapes import expect_shape
 from conformance.client import Reply
-from conformance.errors import NotMeasurable
+from conformance.errors import NotConfigured
 
 requirement = pytest.mark.requirement
 
@@ -140,18 +140,30 @@ def expect_refused(
 
 
 def stored(snapshots: Snapshots, record: dict[str, Any], ids: tuple[str, ...]) -> Any:
-    environment = _alias(snapshots, record["environmentId"])
+    environment = _alias(snapshots, record["environmentId"], ids)
     documents = snapshots.documents(environment, ids)
-    if record["id"] not in documents:
-        raise NotMeasurable("the configuration is not listed in the bootstrap snapshot")
+    expect(
+        record["id"] in documents,
+        ids,
+        "a configuration the target created is not listed in its environment's bootstrap",
+        f"configuration {record['id']} listed in the {environment} bootstrap snapshot",
+        f"listed ids {sorted(documents, key=str)[:10]}",
+    )
     return documents[record["id"]]
 
 
-def _alias(snapshots: Snapshots, environment_id: int) -> str:
-    for alias, number in snapshots.profile.project.environments.items():
+def _alias(snapshots: Snapshots, environment_id: int, ids: tuple[str, ...]) -> str:
+    environments = snapshots.profile.project.environments
+    for alias, number in environments.items():
         if number == environment_id:
             return alias
-    raise NotMeasurable(f"environment id {environment_id} has no alias in the profile")
+    raise violation(
+        ids,
+        "a configuration record names an environment it was not created in",
+        f"environmentId one of {sorted(environments.values())} (the environment_id it was "
+        "created with, spec 2.1)",
+        f"environmentId {environment_id!r}",
+    )
 
 
 # ------------------------------------------------------------------ RFC 6902 results
@@ -344,7 +356,7 @@ def test_patch_moves_updated_at_only(configurations: Configurations) -> None:
         repr(after.get("createdAt")),
     )
     expect(
-        _time(after.get("updatedAt")) >= _time(record.get("updatedAt")),
+        _time(after.get("updatedAt"), ids) >= _time(record.get("updatedAt"), ids),
         ids,
         "updatedAt went backwards",
         f"not earlier than {record.get('updatedAt')!r}",
@@ -352,11 +364,16 @@ def test_patch_moves_updated_at_only(configurations: Configurations) -> None:
     )
 
 
-def _time(value: Any) -> datetime:
+def _time(value: Any, ids: tuple[str, ...]) -> datetime:
     try:
         return datetime.fromisoformat(str(value).replace("Z", "+00:00").replace("z", "+00:00"))
     except ValueError:
-        raise NotMeasurable(f"timestamp {value!r} is not ISO 8601") from None
+        raise violation(
+            ids,
+            "a record's timestamp is not an ISO 8601 date-time",
+            "updatedAt as an ISO 8601 date-time (spec 2.1)",
+            repr(value),
+        ) from None
 
 
 @requirement("CFG-PATCH-PERSISTS")
@@ -471,10 +488,7 @@ def test_stale_base_conflicts(configurations: Configurations) -> None:
     # Set-up: move the content on with a patch naming no baseHash, so this scenario does not
     # depend on a current base being accepted (CFG-PATCH-CURRENT-BASE-ACCEPTED).
     moved = configurations.patch(record["id"], [{"op": "replace", "path": "/n", "value": 1}])
-    if not 200 <= moved.status < 300:
-        raise NotMeasurable(
-            f"the set-up patch without baseHash was refused ({moved.describe()}): no stale base"
-        )
+    expect_2xx(moved, ids, "a patch without baseHash (every field optional, spec 2.3) was refused")
     reply = configurations.patch(
         record["id"], [{"op": "replace", "path": "/n", "value": 2}], base_hash=stale
     )
@@ -534,8 +548,14 @@ def test_nothing_changes_after_a_conflict(
         environment="production",
     )
     conflicts = [r for r in (stale, inapplicable) if r.status == 409]
-    if not conflicts:
-        raise NotMeasurable("neither a stale base nor an inapplicable patch answered 409")
+    expect(
+        bool(conflicts),
+        ids,
+        "neither a stale base nor an inapplicable patch answered 409",
+        "HTTP 409 for a stale base or a patch that cannot be applied (spec 4.1 rule 3)",
+        f"{stale.describe()} | {inapplicable.describe()}",
+        stale,
+    )
     served = stored(snapshots, record, ids)
     hash_after = snapshots.snapshot("production", ids).get("hash")
     with Soft() as soft:
@@ -564,8 +584,15 @@ def test_patch_is_atomic(configurations: Configurations, snapshots: Snapshots) -
             {"op": "remove", "path": "/does/not/exist"},
         ],
     )
-    if 200 <= reply.status < 300:
-        raise NotMeasurable("the failing patch was accepted (see CFG-PATCH-409-INAPPLICABLE)")
+    expect(
+        not 200 <= reply.status < 300,
+        ids,
+        "a patch whose last operation cannot apply was accepted",
+        "a refusal (RFC 6902: a patch is applied whole or not at all; removing a missing "
+        "member fails it)",
+        reply.describe(),
+        reply,
+    )
     served = stored(snapshots, record, ids)
     expect(
         served == BASE,
@@ -637,7 +664,9 @@ def test_patch_cannot_reach_another_project(
     profile = configurations.profile
     foreign_key = profile.credentials.foreign_sdk_key
     if foreign_key is None:
-        raise NotMeasurable("the profile declares no foreign_sdk_key to find a foreign config")
+        raise NotConfigured(
+            "credentials.foreign_sdk_key", "the profile declares no key to find a foreign config"
+        )
     foreign = snapshots.body(
         configurations.client.status(key=foreign_key), ids, "the foreign project's snapshot"
     )
@@ -645,7 +674,11 @@ def test_patch_cannot_reach_another_project(
     own |= {e.get("id") for e in snapshots.snapshot("production", ids).get("configurations", [])}
     entries = [e for e in foreign.get("configurations", []) if e.get("id") not in own]
     if not entries:
-        raise NotMeasurable("the foreign project has no configuration to aim at")
+        raise NotConfigured(
+            "credentials.foreign_sdk_key",
+            "the foreign project (the project of credentials.foreign_sdk_key) lists no "
+            "configuration to aim a patch at: create one there",
+        )
     victim = entries[0]
     reply = configurations.patch(victim["id"], [{"op": "add", "path": "/hijacked", "value": 1}])
     expect_refused(reply, ids, "a patch reached another project's configuration")

@@ -14,7 +14,6 @@ from conformance.checks.experiments import (
     ok,
     setup_failed,
 )
-from conformance.errors import NotMeasurable
 
 requirement = pytest.mark.requirement
 
@@ -142,8 +141,14 @@ def test_manual_assignment_to_a_foreign_group_is_refused(experiments: Experiment
 def _require_listed_active(experiments: Experiments, experiment_id: int, unit: str) -> None:
     """The member list must show the unit active first, or a change there cannot be seen."""
     member = experiments.by_unit(experiments.members(experiment_id, ())).get(unit)
-    if member is None or not experiments.is_active(member):
-        raise NotMeasurable("the member list does not show the assigned unit active (EXP-MEMBERS)")
+    expect(
+        member is not None and experiments.is_active(member),
+        (),
+        "the member list does not show a manually assigned unit active",
+        f"unit {unit} listed with {experiments.p.status!r} {experiments.p.member_active!r} "
+        "(EXP-MEMBERS), so that a change to it can be seen",
+        repr(member or "(absent)"),
+    )
 
 
 @requirement("EXP-UNENROLL")

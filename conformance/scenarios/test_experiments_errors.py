@@ -24,7 +24,7 @@ from conformance.checks.experiments import (
     ok,
 )
 from conformance.client import UNSET, Reply
-from conformance.errors import NotMeasurable
+from conformance.errors import NotConfigured
 
 requirement = pytest.mark.requirement
 
@@ -287,9 +287,11 @@ def test_another_owners_project_is_forbidden(experiments: Experiments) -> None:
     ids = ("AUTH-EXP-FOREIGN-PROJECT",)
     project = experiments.profile.project
     if project.foreign_application_id is None or project.foreign_environment_id is None:
-        raise NotMeasurable(
+        missing = "application" if project.foreign_application_id is None else "environment"
+        raise NotConfigured(
+            f"project.foreign_{missing}_id",
             "the profile names no foreign project (project.foreign_application_id"
-            " and project.foreign_environment_id)"
+            " and project.foreign_environment_id)",
         )
     subject = _subject(experiments, "foreign", assigned=False)
     forbidden = experiments.profile.errors.forbidden_status
@@ -433,7 +435,11 @@ CREATE_REFUSALS: dict[str, list[tuple[str, Mutation]]] = {
 def _other_environment_base(experiments: Experiments) -> Any:
     others = [a for a in experiments.profile.project.environments if a != experiments.environment]
     if not others:
-        raise NotMeasurable("the profile names only one environment")
+        raise NotConfigured(
+            "project.environments",
+            "the profile names only one environment: a base configuration of another "
+            "environment needs a second",
+        )
     home = experiments.environment
     experiments.environment = others[0]
     try:

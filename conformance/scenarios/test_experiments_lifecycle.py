@@ -19,7 +19,6 @@ from conformance.checks.experiments import (
     setup_failed,
 )
 from conformance.client import Reply
-from conformance.errors import NotMeasurable
 
 requirement = pytest.mark.requirement
 
@@ -201,10 +200,14 @@ def test_snapshot_summary_describes_the_experiment(experiments: Experiments) -> 
     body = experiments.body("summary", base["id"], groups, required=required)
     record = experiments.create_ok("summary", base["id"], groups, required=required)
     _, summary, snapshot = experiments.summary(record["id"])
-    if summary is None:
-        raise NotMeasurable(
-            "the running experiment is not in the snapshot (EXP-SNAPSHOT-BY-UNIT-TYPE checks that)"
-        )
+    expect(
+        summary is not None,
+        (),
+        "a running experiment is not in the status snapshot",
+        f"experiment {record['id']} summarised under experiments (EXP-SNAPSHOT-BY-UNIT-TYPE)",
+        f"experiments: {str(snapshot.get('experiments'))[:300]}",
+    )
+    assert summary is not None
     with Soft() as soft:
         found = summary_problems(summary)
         soft.check(
@@ -396,10 +399,15 @@ def test_a_terminated_experiment_stays_terminated(experiments: Experiments) -> N
 def test_a_terminated_experiment_leaves_the_snapshot(experiments: Experiments) -> None:
     ids = ("EXP-TERMINATE-LEAVES-SNAPSHOT",)
     record = _created(experiments, "leaves")
-    if experiments.summary(record["id"])[0] is None:
-        raise NotMeasurable(
-            "the running experiment is not in the snapshot (EXP-SNAPSHOT-BY-UNIT-TYPE)"
-        )
+    where, _, snapshot = experiments.summary(record["id"])
+    expect(
+        where is not None,
+        (),
+        "a running experiment is not in the status snapshot",
+        f"experiment {record['id']} summarised under experiments (EXP-SNAPSHOT-BY-UNIT-TYPE), "
+        "so that its leaving can be seen",
+        f"experiments: {str(snapshot.get('experiments'))[:300]}",
+    )
     reply = experiments.terminate(record["id"])
     if not ok(reply):
         raise setup_failed("terminate the experiment (EXP-TERMINATE checks that)", reply)

@@ -12,7 +12,7 @@ from conformance.checks.management import Configurations
 from conformance.checks.sdk import Snapshots, bracketed, no_snapshot
 from conformance.checks.shapes import expect_shape
 from conformance.client import Reply
-from conformance.errors import NotMeasurable
+from conformance.errors import NotConfigured
 
 requirement = pytest.mark.requirement
 MAX_SAFE = 9007199254740991
@@ -28,7 +28,11 @@ def _hash(snapshots: Snapshots, key: str, environment: str | None) -> object:
 
 
 def _apart(
-    configurations: Configurations, snapshots: Snapshots, key: str, other: str | None
+    configurations: Configurations,
+    snapshots: Snapshots,
+    key: str,
+    other: str | None,
+    ids: tuple[str, ...],
 ) -> tuple[object, object]:
     """(development's hash, the hash read with alias ``other``), once development and production
     are known to differ, so that the comparison tells development from production.
@@ -36,8 +40,10 @@ def _apart(
     Creates a configuration in development (with the run prefix; production, which only the
     serialised ``production`` group writes, stays untouched), then reads development and
     production around the other read. If they still serve the same snapshot, which one the
-    other alias selects cannot be told: not measurable."""
-    configurations.create("alias-apart", {"apart": 1})
+    other alias selects cannot be told, and the target broke its hash rules: the create moves
+    development's hash and leaves production's (a violation of ``ids``, which need the two
+    apart)."""
+    configurations.create_ok("alias-apart", {"apart": 1}, ids=ids)
     production_key = snapshots.key_covering("production").key
 
     def both() -> tuple[object, object]:
@@ -46,12 +52,15 @@ def _apart(
     def read() -> tuple[object, object]:  # shaped like both(): bracketed takes one type
         return _hash(snapshots, key, other), None
 
-    (development, production), (value, _) = bracketed(both, read)
-    if development == production:
-        raise NotMeasurable(
-            "development and production serve the same snapshot even after a create in "
-            f"development (hash {development!r}): cannot tell which one is served"
-        )
+    (development, production), (value, _) = bracketed(snapshots.client.gate, both, read, ids)
+    expect(
+        development != production,
+        ids,
+        "development and production serve the same snapshot after a create in development only",
+        "two different snapshot hashes (a create in development moves its hash and leaves "
+        "production's: SDK-STATUS-HASH-MOVES-ON-WRITE, SDK-STATUS-HASH-ENV-ISOLATED)",
+        f"both {development!r}",
+    )
     return development, value
 
 
@@ -59,7 +68,7 @@ def _apart(
 def test_no_alias_means_development(configurations: Configurations, snapshots: Snapshots) -> None:
     ids = ("SDK-HDR-ENV-DEFAULT-DEVELOPMENT",)
     key = snapshots.key_covering("development", "production").key
-    development, omitted = _apart(configurations, snapshots, key, None)
+    development, omitted = _apart(configurations, snapshots, key, None, ids)
     expect(
         omitted == development,
         ids,
@@ -73,7 +82,7 @@ def test_no_alias_means_development(configurations: Configurations, snapshots: S
 def test_studio_is_development(configurations: Configurations, snapshots: Snapshots) -> None:
     ids = ("SDK-HDR-ENV-STUDIO-SYNONYM",)
     key = snapshots.key_covering("development").key
-    development, studio = _apart(configurations, snapshots, key, "studio")
+    development, studio = _apart(configurations, snapshots, key, "studio", ids)
     expect(
         studio == development,
         ids,
@@ -139,7 +148,10 @@ def test_alias_outside_the_key_scope_is_forbidden(snapshots: Snapshots) -> None:
     forbidden = snapshots.profile.errors.forbidden_status
     cases = [(k, a) for k, a, inside in _scope_cases(snapshots) if not inside]
     if not cases:
-        raise NotMeasurable("every profile key covers every environment: no scope to leave")
+        raise NotConfigured(
+            "credentials.sdk_keys",
+            "every profile key covers every environment: add a key scoped to fewer environments",
+        )
     for key, alias in cases:
         reply = snapshots.client.status(key=key, environment=alias)
         expect(

@@ -11,12 +11,12 @@ from typing import Any
 
 import pytest
 
-from conformance.checks import Soft, expect, expect_status, json_object
+from conformance.checks import Soft, expect, expect_status, json_object, violation
 from conformance.checks.management import Configurations
-from conformance.checks.sdk import RACE_RETRIES, Snapshots, entry_of, etag_value
+from conformance.checks.sdk import Snapshots, entry_of, etag_value, settled
 from conformance.checks.shapes import expect_shape, status_entry_problems
 from conformance.client import Reply
-from conformance.errors import NotMeasurable
+from conformance.errors import NotConfigured
 
 requirement = pytest.mark.requirement
 production_group = pytest.mark.xdist_group("production")
@@ -129,17 +129,31 @@ def test_primary_configuration_is_listed(
 # ------------------------------------------------------------------ conditional requests
 
 
-def _conditional(snapshots: Snapshots, **kwargs: Any) -> tuple[str, Reply]:
+def _conditional(snapshots: Snapshots, ids: tuple[str, ...], **kwargs: Any) -> tuple[str, Reply]:
     """A conditional status request carrying the current hash, retried if the hash moved."""
-    for _ in range(RACE_RETRIES):
-        current = str(snapshots.snapshot().get("hash"))
+    seen: list[tuple[str, Any]] = []
+
+    def attempt() -> tuple[str, Reply] | None:
+        current = str(snapshots.snapshot("development", ids).get("hash"))
         reply = _send(snapshots, current, **kwargs)
         if reply.status != 200:
             return current, reply
-        moved = json_object(reply).get("hash")
+        moved = json_object(reply, ids).get("hash")
+        seen.append((current, moved))
         if moved == current:
             return current, reply  # a 200 for the very hash sent: the caller reports it
-    raise NotMeasurable("the development snapshot kept moving between two reads")
+        return None
+
+    found = settled(snapshots.client.gate, attempt)
+    if found is None:
+        raise violation(
+            ids,
+            "the development snapshot moved between two reads with nothing written",
+            "the hash just read answers 304 (or at least the same snapshot) while no request of "
+            "the suite is in flight",
+            f"hash sent, hash answered: {seen[-1]!r} (the suite's traffic halted)",
+        )
+    return found
 
 
 def _send(snapshots: Snapshots, current: str, *, how: str) -> Reply:
@@ -150,7 +164,7 @@ def _send(snapshots: Snapshots, current: str, *, how: str) -> Reply:
 
 @requirement("SDK-STATUS-304-IF-NONE-MATCH", "SDK-STATUS-304-NO-BODY", "SDK-STATUS-304-ETAG")
 def test_if_none_match_gives_304(snapshots: Snapshots) -> None:
-    current, reply = _conditional(snapshots, how="if-none-match")
+    current, reply = _conditional(snapshots, ("SDK-STATUS-304-IF-NONE-MATCH",), how="if-none-match")
     expect_status(reply, 304, ("SDK-STATUS-304-IF-NONE-MATCH",), "current hash not answered 304")
     with Soft() as soft:
         soft.check(
@@ -173,7 +187,7 @@ def test_if_none_match_gives_304(snapshots: Snapshots) -> None:
 
 @requirement("SDK-STATUS-304-HASH-QUERY", "SDK-STATUS-304-NO-BODY")
 def test_hash_query_gives_304(snapshots: Snapshots) -> None:
-    _, reply = _conditional(snapshots, how="query")
+    _, reply = _conditional(snapshots, ("SDK-STATUS-304-HASH-QUERY",), how="query")
     expect_status(reply, 304, ("SDK-STATUS-304-HASH-QUERY",), "?hash=current not answered 304")
     expect(
         reply.content == b"",
@@ -199,13 +213,21 @@ def test_other_hash_gives_the_full_snapshot(snapshots: Snapshots, how: str) -> N
 def test_if_none_match_forms(snapshots: Snapshots, form: str) -> None:
     ids = ("SDK-STATUS-IF-NONE-MATCH-FORMS",)
     if not snapshots.profile.conditional.require_list_and_weak:
-        raise NotMeasurable("the profile does not require If-None-Match lists, * and weak tags")
-    for _ in range(RACE_RETRIES):
-        current = str(snapshots.snapshot().get("hash"))
+        raise NotConfigured(
+            "conditional.require_list_and_weak",
+            "the profile does not require If-None-Match lists, * and weak tags",
+        )
+    replies: list[Reply] = []
+
+    def attempt() -> Reply | None:
+        current = str(snapshots.snapshot("development", ids).get("hash"))
         value = {"list": f'"other", "{current}"', "star": "*", "weak": f'W/"{current}"'}[form]
-        reply = snapshots.status(headers={"If-None-Match": value})
-        if reply.status != 200 or json_object(reply, ids).get("hash") == current:
-            break
+        replies.append(snapshots.status(headers={"If-None-Match": value}))
+        reply = replies[-1]
+        raced = reply.status == 200 and json_object(reply, ids).get("hash") != current
+        return None if raced else reply
+
+    reply = settled(snapshots.client.gate, attempt) or replies[-1]
     expect_status(reply, 304, ids, f"If-None-Match as a {form} was not answered 304")
 
 
@@ -222,12 +244,20 @@ def test_empty_hash_query_is_refused(snapshots: Snapshots) -> None:
 @requirement("SDK-STATUS-HASH-STABLE")
 def test_hash_holds_without_writes(snapshots: Snapshots) -> None:
     ids = ("SDK-STATUS-HASH-STABLE",)
-    seen = [snapshots.snapshot("development", ids).get("hash")]
-    for _ in range(RACE_RETRIES):
+    seen: list[Any] = []
+
+    def attempt() -> bool | None:
         seen.append(snapshots.snapshot("development", ids).get("hash"))
-        if seen[-1] == seen[-2]:
-            return
-    expect(False, ids, "consecutive polls never agreed on the hash", "equal hashes", repr(seen))
+        seen.append(snapshots.snapshot("development", ids).get("hash"))
+        return True if seen[-1] == seen[-2] else None
+
+    expect(
+        settled(snapshots.client.gate, attempt) is not None,
+        ids,
+        "consecutive polls never agreed on the hash, even with nothing written",
+        "equal hashes from two back-to-back polls while no request of the suite is in flight",
+        f"hashes read in pairs: {seen[-6:]!r} (the last pair with the suite's traffic halted)",
+    )
 
 
 @requirement("SDK-STATUS-HASH-MOVES-ON-WRITE")
@@ -285,8 +315,19 @@ def test_only_the_patched_configuration_hash_moves(
         name: (entry_of(before, r["id"]), entry_of(after, r["id"]))
         for name, r in (("changed", changed), ("untouched", untouched))
     }
-    if any(a is None or b is None for a, b in pairs.values()):
-        raise NotMeasurable("the created configurations are not listed in the snapshot")
+    missing = sorted(
+        f"{name} ({'before' if a is None else 'after'} the patch)"
+        for name, (a, b) in pairs.items()
+        if a is None or b is None
+    )
+    expect(
+        not missing,
+        (),
+        "a created configuration is not listed in the development snapshot",
+        "each configuration created in development listed in its snapshot "
+        "(SDK-STATUS-LISTS-CONFIGURATIONS)",
+        f"not listed: {', '.join(missing)}",
+    )
     with Soft() as soft:
         old, new = pairs["changed"]
         soft.check(
