@@ -1,64 +1,129 @@
 """Scenarios: the status endpoint's per-server rate limit (spec 8), from the profile's budget.
 
-These drain buckets on purpose, each a fresh instance id's or the shared no-id bucket, so they
-run in one xdist group (with the only other scenario that polls without an instance id) and
-every drained shared bucket is waited out. Other traffic cannot touch these buckets, so they do
-not need the run to themselves.
+Buckets are drained open-loop (``conformance.open_loop``): the polls leave at planned times over
+as many connections as the target's latency needs, so the rate the target sees is the suite's,
+however long it takes to answer. Each drain offers twice what the declared bucket (``burst``,
+``refill_per_second``) can serve over its span, and is judged on the actual send and answer
+times: whatever a correct bucket would have served, with every request counted at the latest
+moment the target could have handled it (its answer), and no more. Only the suite's own failure
+to offer that excess (sends late against the plan) leaves a drain not measurable, with the
+figures.
+
+They run in one xdist group (with the only other scenario that polls without an instance id)
+and every drained shared bucket is waited out. Other traffic cannot touch these buckets, so they
+do not need the run to themselves.
 """
 
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from email.utils import parsedate_to_datetime
 
 import pytest
 
-from conformance.checks import Soft, expect
+from conformance.checks import expect, violation
 from conformance.checks.sdk import Snapshots
-from conformance.client import Client, Reply
-from conformance.errors import NotMeasurable
+from conformance.errors import ContractViolation, NotMeasurable
+from conformance.open_loop import Offer, Planned, Record, reply_of, send, uniform
+from conformance.own_traffic import Ledger, Limit
 
 requirement = pytest.mark.requirement
 pytestmark = pytest.mark.xdist_group("rate-limit")
 MAX_WAIT_SECONDS = 10.0
+DRAIN_SECONDS = 1.0  # span of one drain, before the target's own latency stretches it
+EXCESS = 2.0  # a drain offers this many times what the declared bucket serves over it
+PROBE_FROM, PROBE_TO = 0.6, 0.95  # where in a drain another instance's probes go (share of it)
+MARGIN_TOKENS = 1.0  # rounding between the target's clock and ours
+DRAIN, PROBE = "drain", "probe"
 
 
-def drain(snapshots: Snapshots, instance_id: str | None) -> tuple[int, Reply | None, float]:
-    """Poll as fast as possible until the first 429.
-
-    Returns (requests sent, the 429 or None, the monotonic time the 429's request was sent). The
-    bucket was empty no earlier than that moment, so refill counted from it is an upper bound."""
+def drain_rate(snapshots: Snapshots) -> float:
+    """Polls per second that offer ``EXCESS`` times the declared budget over ``DRAIN_SECONDS``."""
     rate = snapshots.profile.rate_limit
-    cap = int(rate.burst * 3 + rate.refill_per_second * 3 + 50)
-    key = snapshots.key("development").key
-    sent_at = time.monotonic()
-    for sent in range(1, cap + 1):
-        sent_at = time.monotonic()
-        reply = snapshots.client.status(
-            key=key,
-            environment="development",
-            instance_id=instance_id,
-            allow_rate_limit=True,
-            pace=False,
+    return EXCESS * (rate.burst / DRAIN_SECONDS + rate.refill_per_second)
+
+
+def answer_time(snapshots: Snapshots) -> float:
+    """The target's answer time now (seconds): one poll in a bucket of its own."""
+    reply = snapshots.status(instance_id=snapshots.client.new_instance_id())
+    return reply.exchange.elapsed_ms / 1000
+
+
+def poll(snapshots: Snapshots, at: float, instance_id: str | None, tag: str = DRAIN) -> Planned:
+    names = snapshots.profile.headers
+    headers = {"authorization": snapshots.key("development").key, names.environment: "development"}
+    if instance_id is not None:
+        headers[names.instance_id] = instance_id
+    return Planned(at, "/sdk/v2/status", headers, tag)
+
+
+def drain_plan(snapshots: Snapshots, instance_id: str | None) -> list[Planned]:
+    count = round(drain_rate(snapshots) * DRAIN_SECONDS)
+    return [poll(snapshots, at, instance_id) for at in uniform(count, DRAIN_SECONDS)]
+
+
+def declared_allows(snapshots: Snapshots, seconds: float) -> float:
+    """The most polls the declared bucket serves over ``seconds`` from full."""
+    rate = snapshots.profile.rate_limit
+    return rate.burst + rate.refill_per_second * max(0.0, seconds) + MARGIN_TOKENS
+
+
+def judge_drain(
+    snapshots: Snapshots, offered: Offer, ids: Sequence[str], what: str
+) -> list[Record]:
+    """The drain's refusals, after judging it: every poll answered 200 or 429, none served
+    beyond what the declared bucket allows, and at least one refused. Not measurable only when
+    the suite's own sends did not exceed the declared budget."""
+    drained = offered.sent(DRAIN)
+    bad = [r for r in drained if r.status not in (200, 429)]
+    if bad:
+        raise ContractViolation(
+            ids,
+            f"{what}: polls were not answered 200 or 429",
+            "HTTP 200, or 429 beyond the budget, for every poll",
+            f"{len(bad)} of {len(drained)}: first {_status(bad[0])}; {offered.describe()}",
+            reply_of(snapshots.client, bad[0]).curl if bad[0].status is not None else None,
         )
-        if reply.status == 429:
-            return sent, reply, sent_at
-    return cap, None, sent_at
+    first = min(r.sent for r in drained if r.sent is not None)
+    sent_span = max(r.sent for r in drained if r.sent is not None) - first
+    if len(drained) <= declared_allows(snapshots, sent_span):
+        raise NotMeasurable(
+            f"the suite offered only {len(drained)} polls in {sent_span:.2f}s, within the "
+            f"declared budget ({offered.offered_rate:.0f}/s of {offered.planned_rate:.0f}/s "
+            f"planned, sends up to {offered.lag * 1000:.0f} ms late): {offered.describe()}",
+            ids,
+        )
+    served = [r for r in drained if r.status == 200]
+    refused = [r for r in drained if r.status == 429]
+    rate = snapshots.profile.rate_limit
+    expect(
+        bool(refused),
+        ids,
+        f"{what}: a burst beyond the declared budget was never limited",
+        f"a 429 within {len(drained)} polls sent in {sent_span:.2f}s (burst {rate.burst}, "
+        f"refill {rate.refill_per_second:g}/s)",
+        f"no 429; {offered.describe()}",
+    )
+    latest = max((r.answered or 0.0) for r in served) if served else first
+    allowed = declared_allows(snapshots, latest - first)
+    expect(
+        len(served) <= allowed,
+        ids,
+        f"{what}: more polls were served than the declared bucket holds",
+        f"at most {allowed:.0f} served: burst {rate.burst} + {rate.refill_per_second:g}/s over "
+        f"{latest - first:.2f}s (first send to the last served answer)",
+        f"{len(served)} served of {len(drained)}; {offered.describe()}",
+        reply_of(snapshots.client, refused[0]),
+    )
+    return refused
 
 
-def burst_probe_size(snapshots: Snapshots) -> int:
-    """How many back-to-back polls a probe sends after a drain: a few, and well inside one burst."""
-    return max(2, min(10, snapshots.profile.rate_limit.burst // 2))
+def _status(record: Record) -> str:
+    return f"no answer ({record.error})" if record.status is None else f"HTTP {record.status}"
 
 
-def refill_since(snapshots: Snapshots, empty_at: float) -> float:
-    """The most tokens a bucket emptied at `empty_at` can have gained by now (plus the one it may
-    have held when it refused)."""
-    return 1.0 + (time.monotonic() - empty_at) * snapshots.profile.rate_limit.refill_per_second
-
-
-def retry_after_seconds(reply: Reply) -> float | None:
-    value = reply.headers.get("retry-after")
+def retry_after_seconds(value: str | None) -> float | None:
     if value is None:
         return None
     value = value.strip()
@@ -71,9 +136,11 @@ def retry_after_seconds(reply: Reply) -> float | None:
     return max(0.0, moment.timestamp() - time.time())
 
 
-def wait_out(snapshots: Snapshots, reply: Reply | None, bucket: tuple[str, str | None]) -> None:
+def wait_out(
+    snapshots: Snapshots, refused: Sequence[Record], bucket: tuple[str, str | None]
+) -> None:
     """Let a drained bucket refill before anyone uses it again."""
-    delay = retry_after_seconds(reply) if reply is not None else None
+    delay = retry_after_seconds(refused[-1].header("retry-after")) if refused else None
     rate = snapshots.profile.rate_limit
     delay = min(MAX_WAIT_SECONDS, delay if delay is not None else 1.0)
     time.sleep(max(delay, 1.0 / rate.refill_per_second))
@@ -84,28 +151,33 @@ def wait_out(snapshots: Snapshots, reply: Reply | None, bucket: tuple[str, str |
 def test_burst_is_limited_and_recovers(snapshots: Snapshots) -> None:
     instance = snapshots.client.new_instance_id()
     key = snapshots.key("development").key
-    sent, limited, _ = drain(snapshots, instance)
+    latency = answer_time(snapshots)
+    offered = send(snapshots.client, drain_plan(snapshots, instance), latency, "one instance")
+    refused = judge_drain(snapshots, offered, ("LIMIT-RATE-ENFORCED",), "one instance id")
+    unusable = [r for r in refused if retry_after_seconds(r.header("retry-after")) is None]
     expect(
-        limited is not None,
-        ("LIMIT-RATE-ENFORCED",),
-        "a burst beyond the declared budget was never limited",
-        f"a 429 within {sent} back-to-back polls (burst {snapshots.profile.rate_limit.burst})",
-        "no 429",
-    )
-    assert limited is not None
-    delay = retry_after_seconds(limited)
-    expect(
-        delay is not None,
+        not unusable,
         ("LIMIT-RATE-429-RETRY-AFTER",),
         "a 429 carries no usable Retry-After",
-        "Retry-After: <delta-seconds> or an HTTP date",
-        f"Retry-After: {limited.headers.get('retry-after')!r}",
-        limited,
+        "Retry-After: <delta-seconds> or an HTTP date on every 429",
+        f"{len(unusable)} of {len(refused)} 429s; Retry-After: "
+        f"{unusable[0].header('retry-after') if unusable else None!r}",
+        reply_of(snapshots.client, unusable[0]) if unusable else None,
     )
-    assert delay is not None
-    if delay > MAX_WAIT_SECONDS:
-        raise NotMeasurable(f"Retry-After {delay:.0f}s is longer than the suite waits")
-    time.sleep(delay + 0.05)
+    last = refused[-1]  # the freshest word on when the bucket has a token again
+    delay = retry_after_seconds(last.header("retry-after"))
+    assert delay is not None and last.answered is not None
+    rate = snapshots.profile.rate_limit
+    expect(
+        delay <= MAX_WAIT_SECONDS,
+        ("LIMIT-RATE-RECOVERS",),
+        "a 429 asks for a wait the declared refill does not need",
+        f"Retry-After within {MAX_WAIT_SECONDS:g}s (the declared refill of "
+        f"{rate.refill_per_second:g}/s brings a token back in {1 / rate.refill_per_second:.2f}s)",
+        f"Retry-After: {last.header('retry-after')!r}",
+        reply_of(snapshots.client, last),
+    )
+    time.sleep(max(0.0, last.answered + delay + 0.05 - time.monotonic()))
     again = snapshots.client.status(
         key=key, environment="development", instance_id=instance, allow_rate_limit=True, pace=False
     )
@@ -121,104 +193,105 @@ def test_burst_is_limited_and_recovers(snapshots: Snapshots) -> None:
 
 @requirement("LIMIT-RATE-PER-INSTANCE")
 def test_each_instance_has_its_own_bucket(snapshots: Snapshots) -> None:
-    """Drain instance A, then poll a fresh instance B back to back a few times.
+    """Drain instance A; while A is being refused, a fresh instance B polls a few times.
 
-    B's own bucket is full, so none of those polls may be refused. Were B sharing A's drained
-    bucket, B could only be served the tokens refilled since A's 429; when the machine was so slow
-    that refill alone covers the probe, the run cannot tell the two apart and says so."""
+    B's own bucket is full, so none of B's polls may be refused. Were B sharing A's bucket, it
+    would be refused like A: A's polls keep arriving many times faster than the bucket refills,
+    so a shared bucket has about one token in ``EXCESS * (burst + refill) / refill`` polls."""
     ids = ("LIMIT-RATE-PER-INSTANCE",)
-    key = snapshots.key("development").key
-    _, limited, empty_at = drain(snapshots, snapshots.client.new_instance_id())
-    if limited is None:
-        raise NotMeasurable("the first instance was never limited (see LIMIT-RATE-ENFORCED)")
+    rate = snapshots.profile.rate_limit
+    latency = answer_time(snapshots)
+    plan = drain_plan(snapshots, snapshots.client.new_instance_id())
     other = snapshots.client.new_instance_id()
-    probe = burst_probe_size(snapshots)
-    reply = limited
-    for _ in range(probe):
-        reply = snapshots.client.status(
-            key=key, environment="development", instance_id=other, allow_rate_limit=True, pace=False
-        )
-        if reply.status == 429:
-            break
-    expect(
-        reply.status != 429,
-        ids,
-        "another instance id was limited with the drained one",
-        f"{probe} back-to-back polls of a fresh instance id served (its own, full bucket)",
-        reply.describe(),
-        reply,
-    )
-    if refill_since(snapshots, empty_at) >= probe:
+    probes = max(1, min(10, rate.burst - 1))
+    step = (PROBE_TO - PROBE_FROM) / probes
+    plan += [
+        poll(snapshots, DRAIN_SECONDS * (PROBE_FROM + step * n), other, PROBE)
+        for n in range(probes)
+    ]
+    plan.sort(key=lambda p: p.at)
+    offered = send(snapshots.client, plan, latency, "one instance drained, another probing")
+    refused = [r for r in offered.sent(DRAIN) if r.status == 429]
+    if not refused:
         raise NotMeasurable(
-            f"{probe} polls took so long that a shared bucket would have refilled for them too"
+            f"the drained instance was never limited (see LIMIT-RATE-ENFORCED): "
+            f"{offered.describe()}"
+        )
+    empty_from = min(r.answered or r.sent or 0.0 for r in refused)
+    probing = [r for r in offered.sent(PROBE) if (r.sent or 0.0) >= empty_from]
+    if not probing:
+        raise NotMeasurable(
+            "the drained instance was limited only after the other instance's probes, later "
+            f"than the declared budget allows (see LIMIT-RATE-ENFORCED): {offered.describe()}"
+        )
+    turned_away = [r for r in probing if r.status != 200]
+    if turned_away:
+        raise violation(
+            ids,
+            "another instance id was limited with the drained one",
+            f"{len(probing)} polls of a fresh instance id served (its own, full bucket) while "
+            "the drained instance was refused",
+            f"{len(turned_away)} of {len(probing)} not served, first {_status(turned_away[0])}; "
+            f"{offered.describe()}",
+            reply_of(snapshots.client, turned_away[0]),
         )
 
 
 @requirement("LIMIT-RATE-SHARED-WITHOUT-ID")
 def test_callers_without_an_id_share_a_bucket(snapshots: Snapshots) -> None:
-    """A drains the shared bucket; B (own connection, no id) then polls back to back.
+    """Polls without an instance id, spread over several connections, drain one bucket.
 
-    With one shared bucket B meets a 429 within half a burst (only refill tokens are left);
-    with a bucket of its own B would be served a whole burst."""
+    One shared bucket serves no more than the declared budget over the drain, whichever
+    connection (server) each poll came from; a bucket per connection serves several budgets."""
     ids = ("LIMIT-RATE-SHARED-WITHOUT-ID",)
     key = snapshots.key("development").key
-    with Client(
-        snapshots.client.base_url,
-        snapshots.profile,
-        run_prefix=snapshots.client.run_prefix,
-        redactor=snapshots.client.redactor,
-        transcript=snapshots.client.transcript,
-    ) as second:
-        second.status(key=key, environment="development", instance_id=None, allow_rate_limit=True)
-        _, limited, empty_at = drain(snapshots, None)
-        if limited is None:
-            raise NotMeasurable("polls without an instance id were never limited")
-        try:
-            tries = max(2, snapshots.profile.rate_limit.burst // 2)
-            statuses = []
-            for _ in range(tries):
-                reply = second.status(
-                    key=key,
-                    environment="development",
-                    instance_id=None,
-                    allow_rate_limit=True,
-                    pace=False,
-                )
-                statuses.append(reply.status)
-                if reply.status == 429:
-                    break
-            if 429 not in statuses and refill_since(snapshots, empty_at) >= tries:
-                raise NotMeasurable(
-                    f"{tries} polls took so long that the shared bucket refilled for them"
-                )
-            expect(
-                429 in statuses,
-                ids,
-                "a second caller without an id has a bucket of its own",
-                f"a 429 within {tries} back-to-back polls (one shared, drained bucket)",
-                f"statuses {statuses}",
-                reply,
-            )
-        finally:
-            wait_out(snapshots, limited, (key, None))
+    latency = answer_time(snapshots)
+    refused: list[Record] = []
+    try:
+        offered = send(snapshots.client, drain_plan(snapshots, None), latency, "no instance id")
+        connections = {r.connection for r in offered.sent(DRAIN)}
+        if len(connections) < 2:
+            raise NotMeasurable(f"the suite sent from {len(connections)} connection only")
+        refused = judge_drain(
+            snapshots, offered, ids, f"callers without an id on {len(connections)} connections"
+        )
+    finally:
+        wait_out(snapshots, refused, (key, None))
 
 
 @requirement("LIMIT-RATE-WITHIN-BUDGET")
 def test_paced_polls_are_never_limited(snapshots: Snapshots) -> None:
+    """Polls offered at half the declared budget: half a burst at once, then half the refill
+    rate. A 429 is a fail unless the suite's own sends (replayed through the declared bucket,
+    with the target's spread of answer times as margin) could have emptied it."""
     ids = ("LIMIT-RATE-WITHIN-BUDGET",)
     rate = snapshots.profile.rate_limit
-    count = int(rate.burst * 0.5 + rate.refill_per_second * 0.5) + 1
+    half_burst = max(1, int(rate.burst * 0.5))
+    steady = int(rate.refill_per_second * 0.5) + 1
     instance = snapshots.client.new_instance_id()
-    with Soft() as soft:
-        for _ in range(count):
-            reply = snapshots.status(instance_id=instance, allow_rate_limit=True)
-            if not soft.check(
-                reply.status != 429,
+    latency = answer_time(snapshots)
+    times = uniform(half_burst, 0.1) + uniform(steady, steady / (rate.refill_per_second * 0.5), 0.1)
+    plan = [poll(snapshots, at, instance) for at in times]
+    offered = send(snapshots.client, plan, latency, "within the budget")
+    answered = offered.latencies()
+    spread = (answered[-1] - answered[0]) if answered else 0.0
+    margin = 1.0 + MARGIN_TOKENS + rate.refill_per_second * spread
+    ledger, limit = Ledger(), Limit(rate.burst, rate.refill_per_second)
+    for record in sorted(offered.sent(), key=lambda r: r.sent or 0.0):
+        replay = ledger.record(instance, limit, at=record.sent)
+        if record.status == 429 and replay.tokens < margin:
+            raise NotMeasurable(
+                f"the suite's own sends came too close together: {replay.describe()} "
+                f"(margin {margin:.1f} for answers spread over {spread:.2f}s); "
+                f"{offered.describe()}",
                 ids,
-                "a poll within the declared budget was limited",
-                f"no 429 for {count} polls paced below burst {rate.burst}, "
-                f"refill {rate.refill_per_second}/s",
-                reply.describe(),
-                reply,
-            ):
-                break
+            )
+        expect(
+            record.status == 200,
+            ids,
+            "a poll within the declared budget was not served",
+            f"HTTP 200 for each of {len(plan)} polls offered at half the budget (burst "
+            f"{rate.burst}, refill {rate.refill_per_second:g}/s)",
+            f"{_status(record)}; {replay.describe()}; {offered.describe()}",
+            reply_of(snapshots.client, record) if record.status is not None else None,
+        )

@@ -1,0 +1,389 @@
+"""Open-loop load: requests sent at planned times, whatever the target's answer time.
+
+A closed loop (send, wait for the answer, send the next) lets the target set the pace: 40 ms of
+latency turns a planned burst of 400 requests in a second into 400 round trips over 4 streams,
+which a rate limit refills faster than it drains. ``offer`` sends each planned request at its own
+time on whichever keep-alive connection is idle, so the arrival rate is the suite's:
+
+- the pool starts as large as the plan needs at the latency the caller measured (the most
+  requests planned inside any span of that length, plus a margin), every connection opened
+  before the first send;
+- a request whose time comes while every connection is busy grows the pool, up to ``cap``;
+- every request is recorded: planned and actual send time, answer time, status, headers, body.
+
+Judgements use what was offered, the actual send times, against the profile's declared figures.
+The one thing the suite itself can get wrong is sending late (its own CPU, or a full pool);
+``Offer.lag`` and ``Offer.offered_rate`` give the figures that prove it.
+"""
+
+from __future__ import annotations
+
+import bisect
+import contextlib
+import http.client
+import math
+import threading
+import time
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import urlsplit
+
+import httpx
+
+from conformance.client import Client, Reply
+from conformance.report.model import Exchange
+
+USER_AGENT = "rces-conformance"
+POOL_MARGIN = 1.5  # connections opened per request expected in flight
+MIN_CONNECTIONS = 4  # never fewer: callers without an instance id must come from several
+GROW_LAG_SECONDS = 0.002  # a request this late for want of an idle connection grows the pool
+DEFAULT_CAP = 256
+READ_CHUNK = 65536
+BODY_KEPT = 2000  # characters of an evidence body
+START_LEAD_SECONDS = 0.02  # between the pool being ready and the first planned send
+
+
+@dataclass(frozen=True)
+class Planned:
+    """One request of a plan: when (seconds after the start), where, and a tag for judging."""
+
+    at: float
+    path: str
+    headers: Mapping[str, str]
+    tag: str = ""
+
+
+@dataclass(frozen=True)
+class Record:
+    """What happened to one planned request. Times are ``time.monotonic()`` seconds."""
+
+    index: int
+    planned: Planned
+    scheduled: float
+    sent: float | None  # None: never sent (no connection could be opened)
+    answered: float | None  # None: no complete answer
+    status: int | None
+    headers: tuple[tuple[str, str], ...]
+    body: bytes
+    connection: int
+    error: str | None = None
+
+    @property
+    def lag(self) -> float:
+        """How late the request left against its plan (0 when on time)."""
+        return 0.0 if self.sent is None else max(0.0, self.sent - self.scheduled)
+
+    @property
+    def latency(self) -> float | None:
+        if self.sent is None or self.answered is None:
+            return None
+        return self.answered - self.sent
+
+    def header(self, name: str) -> str | None:
+        wanted = name.lower()
+        return next((v for k, v in self.headers if k.lower() == wanted), None)
+
+
+@dataclass(frozen=True)
+class Offer:
+    """The outcome of one open-loop run, in plan order."""
+
+    records: tuple[Record, ...]
+    planned_rate: float  # requests per second the plan asked for (over its whole span)
+    connections: int  # the pool's final size
+    cap_reached: bool  # the pool hit ``cap`` while a request was due: the suite sent late
+
+    def sent(self, tag: str | None = None) -> list[Record]:
+        return [
+            r for r in self.records if r.sent is not None and (tag is None or r.planned.tag == tag)
+        ]
+
+    @property
+    def span(self) -> float:
+        """Seconds from the first actual send to the last."""
+        times = [r.sent for r in self.records if r.sent is not None]
+        return max(times) - min(times) if len(times) > 1 else 0.0
+
+    @property
+    def offered_rate(self) -> float:
+        """Requests per second actually sent (over the actual span)."""
+        count = len(self.sent())
+        return count / self.span if self.span > 0 else float(count)
+
+    @property
+    def lag(self) -> float:
+        """The latest any request left against its plan, in seconds."""
+        return max((r.lag for r in self.records), default=0.0)
+
+    def densest(self, window: float) -> int:
+        """The most requests actually sent inside any ``window`` seconds."""
+        times = sorted(r.sent for r in self.records if r.sent is not None)
+        best = 0
+        for start, moment in enumerate(times):
+            best = max(best, bisect.bisect_right(times, moment + window) - start)
+        return best
+
+    def latencies(self) -> list[float]:
+        return sorted(r.latency for r in self.records if r.latency is not None)
+
+    def statuses(self) -> str:
+        counts = Counter("no answer" if r.status is None else str(r.status) for r in self.records)
+        return ", ".join(f"{status} x{n}" for status, n in sorted(counts.items()))
+
+    def describe(self) -> str:
+        """The figures: planned vs offered rate, lag, pool, answer times, statuses."""
+        answered = self.latencies()
+        median = answered[len(answered) // 2] if answered else math.nan
+        worst = answered[-1] if answered else math.nan
+        return (
+            f"offered {len(self.sent())} of {len(self.records)} planned requests at "
+            f"{self.offered_rate:.0f}/s ({self.planned_rate:.0f}/s planned) over "
+            f"{self.span:.2f}s; latest send {self.lag * 1000:.0f} ms behind plan; "
+            f"{self.connections} connections{' (cap reached)' if self.cap_reached else ''}; "
+            f"answers in {median * 1000:.0f} ms median, {worst * 1000:.0f} ms worst; "
+            f"statuses {self.statuses()}"
+        )
+
+    def exchange(self, base_url: str, what: str) -> Exchange:
+        """A transcript line holding the figures (the requests themselves are not recorded)."""
+        answered = self.latencies()
+        return Exchange(
+            method="GET",
+            url=f"{base_url} (open loop: {what})",
+            request_headers={},
+            request_body=None,
+            status=None,
+            response_headers={},
+            response_body=self.describe(),
+            elapsed_ms=(answered[-1] * 1000) if answered else 0.0,
+        )
+
+
+def uniform(count: int, seconds: float, start: float = 0.0) -> list[float]:
+    """``count`` send times spread evenly over ``seconds`` from ``start``."""
+    if count <= 1:
+        return [start] * count
+    step = seconds / count
+    return [start + step * n for n in range(count)]
+
+
+def pool_size(times: Sequence[float], latency: float, cap: int) -> int:
+    """Connections a plan needs if each answer takes ``latency``: the most sends inside any span
+    of that length, with a margin."""
+    ordered = sorted(times)
+    busiest = 1
+    for start, moment in enumerate(ordered):
+        busiest = max(busiest, bisect.bisect_right(ordered, moment + latency) - start)
+    return max(MIN_CONNECTIONS, min(cap, math.ceil(busiest * POOL_MARGIN) + 1))
+
+
+@dataclass
+class _Run:
+    """Shared state of one ``offer``: the plan, the next unclaimed request, the results."""
+
+    plan: Sequence[Planned]
+    start: float
+    cap: int
+    target: Any
+    timeout: float
+    max_bytes: int
+    max_seconds: float
+    results: list[Record | None]
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    next_index: int = 0
+    workers: list[threading.Thread] = field(default_factory=list)
+    cap_reached: bool = False
+    go: threading.Event = field(default_factory=threading.Event)  # set once ``start`` is final
+
+    def claim(self) -> int | None:
+        with self.lock:
+            if self.next_index >= len(self.plan):
+                return None
+            index = self.next_index
+            self.next_index += 1
+            return index
+
+    def grow(self) -> None:
+        """One more connection, unless the pool is at its cap."""
+        with self.lock:
+            if len(self.workers) >= self.cap:
+                self.cap_reached = True
+                return
+            worker = _worker(self, len(self.workers), None)
+            self.workers.append(worker)
+        worker.start()
+
+
+def _connect(run: _Run) -> http.client.HTTPConnection:
+    target = run.target
+    kind = http.client.HTTPSConnection if target.scheme == "https" else http.client.HTTPConnection
+    connection = kind(target.hostname or "", target.port, timeout=run.timeout)
+    connection.connect()
+    return connection
+
+
+def _worker(run: _Run, number: int, ready: threading.Barrier | None) -> threading.Thread:
+    def loop() -> None:
+        connection: http.client.HTTPConnection | None = None
+        try:
+            connection = _connect(run)
+        except OSError:
+            connection = None
+        if ready is not None:
+            # too slow to connect: it sends on a fresh connection when it can
+            with contextlib.suppress(threading.BrokenBarrierError):
+                ready.wait()
+        run.go.wait()
+        try:
+            while (index := run.claim()) is not None:
+                planned = run.plan[index]
+                due = run.start + planned.at
+                wait = due - time.monotonic()
+                if wait > 0:
+                    time.sleep(wait)
+                elif -wait > GROW_LAG_SECONDS:
+                    run.grow()  # every connection was busy when this one came due
+                connection, record = _exchange(run, connection, index, planned, due, number)
+                run.results[index] = record
+        finally:
+            if connection is not None:
+                connection.close()
+
+    return threading.Thread(target=loop, name=f"rces-open-loop-{number}", daemon=True)
+
+
+def _exchange(
+    run: _Run,
+    connection: http.client.HTTPConnection | None,
+    index: int,
+    planned: Planned,
+    due: float,
+    number: int,
+) -> tuple[http.client.HTTPConnection | None, Record]:
+    """Send one request on ``connection`` (reopened if needed) and read its whole answer."""
+    sent = None
+    try:
+        if connection is None:
+            connection = _connect(run)
+        sent = time.monotonic()
+        connection.request(
+            "GET",
+            run.target.path.rstrip("/") + planned.path,
+            headers={"user-agent": USER_AGENT, **planned.headers},
+        )
+        response = connection.getresponse()
+        body = bytearray()
+        while chunk := response.read(READ_CHUNK):
+            body += chunk
+            if len(body) > run.max_bytes or time.monotonic() - sent > run.max_seconds:
+                raise OSError(f"answer over {run.max_bytes} bytes or {run.max_seconds:g}s")
+        answered = time.monotonic()
+        if response.will_close:
+            connection.close()
+            connection = None
+        return connection, Record(
+            index,
+            planned,
+            due,
+            sent,
+            answered,
+            response.status,
+            tuple(response.getheaders()),
+            bytes(body),
+            number,
+        )
+    except Exception as error:  # any failure is the record's, never the run's
+        if connection is not None:
+            connection.close()
+        return None, Record(
+            index, planned, due, sent, None, None, (), b"", number, f"{type(error).__name__}"
+        )
+
+
+def offer(
+    base_url: str,
+    plan: Sequence[Planned],
+    *,
+    latency: float,
+    cap: int = DEFAULT_CAP,
+    timeout: float = 10.0,
+    max_bytes: int = 8 * 1024 * 1024,
+    max_seconds: float = 30.0,
+) -> Offer:
+    """Send ``plan`` open-loop; ``latency``: the answer time measured just before (seconds)."""
+    if not plan:
+        return Offer((), 0.0, 0, False)
+    times = [p.at for p in plan]
+    size = pool_size(times, max(latency, 0.0), cap)
+    ready = threading.Barrier(size + 1)
+    run = _Run(
+        plan=plan,
+        start=0.0,
+        cap=cap,
+        target=urlsplit(base_url),
+        timeout=timeout,
+        max_bytes=max_bytes,
+        max_seconds=max_seconds,
+        results=[None] * len(plan),
+    )
+    run.workers = [_worker(run, n, ready) for n in range(size)]
+    for worker in run.workers:
+        worker.start()
+    with contextlib.suppress(threading.BrokenBarrierError):  # the late ones connect when due
+        ready.wait(timeout=timeout)
+    run.start = time.monotonic() + START_LEAD_SECONDS
+    run.go.set()
+    index = 0
+    while index < len(run.workers):  # the list grows while we wait
+        run.workers[index].join()
+        index += 1
+    span = max(times) - min(times)
+    records = tuple(r for r in run.results if r is not None)
+    return Offer(
+        records=records,
+        planned_rate=len(plan) / span if span > 0 else float(len(plan)),
+        connections=len(run.workers),
+        cap_reached=run.cap_reached,
+    )
+
+
+def send(client: Client, plan: Sequence[Planned], latency: float, what: str) -> Offer:
+    """``offer`` to the client's target under its timeouts and response bounds, with the
+    run's traffic gate held shared; the figures go into the client's transcript."""
+    bounds = client.profile.responses
+    with client.gate.shared():
+        result = offer(
+            client.base_url,
+            plan,
+            latency=latency,
+            timeout=client.timeout.read or 10.0,
+            max_bytes=bounds.max_bytes,
+            max_seconds=bounds.max_seconds,
+        )
+    client.transcript.add(result.exchange(client.base_url, what))
+    return result
+
+
+def reply_of(client: Client, record: Record) -> Reply:
+    """One record as a ``Reply`` (redacted exchange and curl line), to serve as evidence."""
+    redact = client.redactor
+    body = record.body.decode("utf-8", errors="replace")
+    exchange = Exchange(
+        method="GET",
+        url=redact.text(client.base_url + record.planned.path),
+        request_headers=redact.headers(record.planned.headers.items()),
+        request_body=None,
+        status=record.status,
+        response_headers=redact.headers(record.headers),
+        response_body=redact.text(body[:BODY_KEPT]) if body else None,
+        elapsed_ms=(record.latency or 0.0) * 1000,
+    )
+    return Reply(
+        record.status or 0,
+        httpx.Headers(list(record.headers)),
+        record.body,
+        exchange,
+        client.curl(exchange),
+    )
