@@ -21,7 +21,7 @@ from urllib.parse import urlsplit
 
 import httpx
 
-from conformance.errors import ContractViolation, NotMeasurable
+from conformance.errors import ContractViolation, NoAnswer, NotMeasurable, UnboundedAnswer
 from conformance.own_traffic import LEDGER, Ledger, Limit, Replay
 from conformance.pacing import SHARE, Pacer, TrafficGate
 from conformance.profile import Profile, RateLimit
@@ -251,7 +251,7 @@ class Client:
             if cut is not None:
                 status = "no status line" if response is None else f"HTTP {response.status_code}"
                 first = _clip(exchange.response_body or "", 200)
-                raise ContractViolation(
+                raise UnboundedAnswer(
                     (),
                     f"the target's answer to {request.method} {request.url.path} is unbounded",
                     f"a whole answer of at most {limits.max_bytes} bytes within "
@@ -263,7 +263,7 @@ class Client:
             assert response is not None  # a response without a cut came whole
             return Reply(response.status_code, response.headers, content, exchange, curl)
         exchange = self.transcript.exchanges[-1]
-        raise ContractViolation(
+        raise NoAnswer(
             (),
             f"the target did not answer {request.method} {request.url.path}",
             f"an HTTP answer within {self._seconds_to_answer():g}s (one retry)",
@@ -371,6 +371,8 @@ class Client:
         headers: Mapping[str, str] | None = None,
         params: Mapping[str, str] | None = None,
         application_id: int | None = None,
+        allow_rate_limit: bool = False,
+        allow_server_error: bool = False,
     ) -> Reply:
         """A management call under ``/application/{id}/v2``: PAT and environment_id headers."""
         sent: dict[str, str] = {}
@@ -387,7 +389,13 @@ class Client:
         sent.update(headers or {})
         app = self.profile.project.application_id if application_id is None else application_id
         return self.request(
-            method, f"/application/{app}/v2{path}", headers=sent, json_body=json_body, params=params
+            method,
+            f"/application/{app}/v2{path}",
+            headers=sent,
+            json_body=json_body,
+            params=params,
+            allow_rate_limit=allow_rate_limit,
+            allow_server_error=allow_server_error,
         )
 
     def sdk(
@@ -400,6 +408,7 @@ class Client:
         headers: Mapping[str, str] | None = None,
         params: Mapping[str, str] | None = None,
         allow_rate_limit: bool = False,
+        allow_server_error: bool = False,
         pace: bool = True,
     ) -> Reply:
         """A GET under ``/sdk/v2``. ``instance_id``: UNSET uses this client's own, None omits it."""
@@ -420,6 +429,7 @@ class Client:
             headers=sent,
             params=params,
             allow_rate_limit=allow_rate_limit,
+            allow_server_error=allow_server_error,
             pace_bucket=bucket if pace else None,
             rate_bucket=bucket,
         )

@@ -44,6 +44,14 @@ class ContractViolation(ConformanceError, AssertionError):
         return "\n".join(lines)
 
 
+class NoAnswer(ContractViolation):
+    """The target gave no answer, even to one retry: refused, reset or silent past the timeout."""
+
+
+class UnboundedAnswer(ContractViolation):
+    """The target's answer passed the size cap or the total deadline (a drip, an endless body)."""
+
+
 class UsageError(ConformanceError):
     """The suite was run wrongly (bad profile, unreachable target). Says what to do next."""
 

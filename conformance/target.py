@@ -16,7 +16,8 @@ from pathlib import Path
 import httpx
 
 from conformance import profile as profiles
-from conformance.errors import UsageError
+from conformance.client import Client, Reply
+from conformance.errors import NoAnswer, UnboundedAnswer, UsageError
 from conformance.profile import Profile
 
 PREFLIGHT_TIMEOUT = httpx.Timeout(5.0)
@@ -89,28 +90,29 @@ def resolve(base_url: str | None, profile_path: str | Path | None) -> Target:
 
 
 def preflight(target: Target) -> None:
-    """Check the target answers and accepts the profile's SDK key and PAT; else a UsageError."""
+    """Check the target answers and accepts the profile's SDK key and PAT; else a UsageError.
+
+    The requests go through the suite's ``Client``: no answer (after one retry), or an answer
+    over the size cap or the total deadline (``responses`` in the profile), is a usage error
+    that says what happened, instead of a run that hangs or fails everywhere."""
     profile = target.profile
     key = profile.credentials.sdk_keys[0]
     url = target.base_url
     rejected = set(profile.errors.missing_credentials_status) | {401, 403}
-    with httpx.Client(timeout=PREFLIGHT_TIMEOUT) as http:
-        try:
-            response = http.get(
-                f"{url}/sdk/v2/status",
-                headers={
-                    "authorization": key.key,
-                    profile.headers.environment: key.environments[0],
-                    profile.headers.instance_id: "cf-preflight",
-                },
-            )
-        except httpx.TransportError as error:
-            raise UsageError(
-                f"cannot reach the target at {url} ({type(error).__name__})",
-                "start the server, or fix --base-url (scheme, host, port and any path prefix)",
-            ) from None
-        status = response.status_code
-        target.server_header = response.headers.get("server", "")
+    with Client(url, profile, run_prefix="cf-preflight", timeout=PREFLIGHT_TIMEOUT) as client:
+        reply = _ask(
+            url,
+            lambda: client.status(
+                key=key.key,
+                environment=key.environments[0],
+                instance_id="cf-preflight",
+                allow_rate_limit=True,
+                allow_server_error=True,
+                pace=False,
+            ),
+        )
+        status = reply.status
+        target.server_header = reply.headers.get("server", "")
         if status == 404:
             raise UsageError(
                 f"GET {url}/sdk/v2/status answered 404: no RCES interface at this base URL",
@@ -124,16 +126,36 @@ def preflight(target: Target) -> None:
         app = profile.project.application_id
         env = profile.project.environments.get(key.environments[0])
         if profile.capability("experiments") and env is not None:
-            status = http.get(
-                f"{url}/application/{app}/v2/experiments",
-                headers={
-                    "Authorization": f"Bearer {profile.credentials.pat}",
-                    "environment_id": str(env),
-                },
-            ).status_code
+            status = _ask(
+                url,
+                lambda: client.management(
+                    "GET",
+                    "/experiments",
+                    environment=env,
+                    allow_rate_limit=True,
+                    allow_server_error=True,
+                ),
+            ).status
             if status in rejected:
                 raise UsageError(
                     f"the target rejects the profile's PAT for project {app} "
                     f"(GET /application/{app}/v2/experiments: {status})",
                     "check credentials.pat and project.application_id in the profile",
                 )
+
+
+def _ask(url: str, send: Callable[[], Reply]) -> Reply:
+    """One pre-flight exchange; what kept it from ending well, as a usage error."""
+    try:
+        return send()
+    except NoAnswer as error:
+        raise UsageError(
+            f"cannot reach the target at {url}: {error.title} ({error.received})",
+            "start the server, or fix --base-url (scheme, host, port and any path prefix)",
+        ) from None
+    except UnboundedAnswer as error:
+        raise UsageError(
+            f"the target's pre-flight answer never ended properly: {error.title}: {error.received}",
+            "fix the target; if its answers are legitimately larger or slower, raise "
+            "responses.max_bytes / responses.max_seconds in the profile",
+        ) from None

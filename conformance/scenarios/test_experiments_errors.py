@@ -325,14 +325,15 @@ def test_unknown_experiment_answers_404(experiments: Experiments) -> None:
     unknown = UNKNOWN_EXPERIMENT_ID
     while unknown in listed:
         unknown += 1
+    wanted = experiments.profile.errors.not_found_status
     with Soft() as soft:
         for entry in PER_EXPERIMENT:
             reply = _send(experiments, entry, subject, experiment_id=unknown)
             soft.check(
-                reply.status == 404,
+                reply.status == wanted,
                 ids,
                 f"{entry[0]} on an unknown experiment",
-                "HTTP 404",
+                f"HTTP {wanted} (profile errors.not_found_status)",
                 reply.describe(),
                 reply,
             )
