@@ -8,11 +8,17 @@ from the test reports. From an installed wheel without the tests it is a usage e
 
 Mutation score: faults caught with exactly their declared requirement set over shipped faults, and
 requirements with a fault over all server requirements.
+
+``--full`` runs the whole suite against every fault (the harness reads ``RCES_SELFTEST_FULL``):
+every checkable requirement is judged, not only the declared ids and their families, so a failure
+far from the defect counts against the fault's exact set too. ``--only`` and ``--section`` pick
+faults by exact name or by catalogue section (``RCES_SELFTEST_ONLY``, read by the catalogue's test).
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,6 +27,9 @@ from typing import Any
 from conformance.errors import UsageError
 
 FAULT_TEST = "test_fault_is_caught_exactly"
+FULL_ENV = "RCES_SELFTEST_FULL"  # read by tests/faulty/harness.py
+ONLY_ENV = "RCES_SELFTEST_ONLY"  # read by tests/faulty/test_catalogue.py
+SECTIONS = ("escapes", "defects")  # defects: every fault outside the escapes section
 
 
 def checkout_root() -> Path:
@@ -113,6 +122,28 @@ def add_parser(commands: Any) -> None:
     parser.add_argument(
         "-k", "--faults", metavar="EXPR", help="only faults whose name matches (pytest -k)"
     )
+    parser.add_argument(
+        "--only", metavar="NAME,...", help="only the faults of these exact names (comma-separated)"
+    )
+    parser.add_argument(
+        "--section",
+        choices=SECTIONS,
+        help="only one section of the catalogue (escapes: faults that hide behind a "
+        "not-measurable path; defects: all the others)",
+    )
+    parser.add_argument(
+        "--full",
+        action="store_true",
+        help="run the whole suite against each fault (every requirement, not only the declared "
+        "ids and their families); the failed set must still be exactly the declared one",
+    )
+
+
+def selection(options: argparse.Namespace) -> str:
+    """The ``RCES_SELFTEST_ONLY`` value: ``section:NAME`` and/or fault names, comma-separated."""
+    names = [n.strip() for n in (getattr(options, "only", None) or "").split(",") if n.strip()]
+    section = getattr(options, "section", None)
+    return ",".join(([f"section:{section}"] if section else []) + names)
 
 
 def main(options: argparse.Namespace) -> int:
@@ -136,12 +167,25 @@ def main(options: argparse.Namespace) -> int:
         args += ["-n", str(options.workers)]
     if options.faults:
         args += ["-k", options.faults]
+    full = bool(getattr(options, "full", False))
+    chosen = selection(options)
+    saved = {name: os.environ.get(name) for name in (FULL_ENV, ONLY_ENV)}
+    os.environ[FULL_ENV] = "1" if full else ""
+    os.environ[ONLY_ENV] = chosen  # xdist workers inherit the environment
     tally = Tally()
     started = time.monotonic()
-    code = pytest.main(args, plugins=[tally])
+    try:
+        code = pytest.main(args, plugins=[tally])
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
     elapsed = time.monotonic() - started
     score = score_of(tally)
-    print(f"conformance selftest: {score.line()}; in {elapsed:.0f}s", flush=True)
+    mode = " --full (whole suite against each fault)" if full else ""
+    print(f"conformance selftest{mode}: {score.line()}; in {elapsed:.0f}s", flush=True)
     if tally.known:
         print(f"  known mismatches (strict xfail): {', '.join(sorted(tally.known))}")
     if tally.missed:

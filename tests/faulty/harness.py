@@ -7,6 +7,10 @@ narrowed with ``--requirements`` to the fault's *watch set*, and reads ``conform
 The watch set is the broken ids, every requirement of the same family (ids sharing their first
 two segments, e.g. all ``CFG-PATCH-*``), and the fault's own extra ``watch`` ids: wide enough to
 see a check that fails where it should not (imprecise), narrow enough to keep the catalogue fast.
+
+With ``RCES_SELFTEST_FULL=1`` in the environment (``conformance selftest --full``) the watch set
+is every checkable requirement and the suite runs unnarrowed (no ``--requirements``): a failure
+anywhere, however far from the defect, counts against the fault's exact set.
 """
 
 from __future__ import annotations
@@ -33,15 +37,28 @@ RUN_TIMEOUT_SECONDS = 600
 # machine) is not a verdict: the fault is served and run again, up to this many times in all.
 ATTEMPTS = 3
 CAUGHT = frozenset({"fail"})
+FULL_ENV = "RCES_SELFTEST_FULL"
+
+
+def full_mode() -> bool:
+    """True when every fault runs the whole suite (``conformance selftest --full``)."""
+    return os.environ.get(FULL_ENV, "") not in ("", "0")
+
+
+def checkable_ids() -> frozenset[str]:
+    return frozenset(r.id for r in load_catalogue() if r.checkable)
 
 
 def family(requirement_id: str) -> str:
     return "-".join(requirement_id.split("-")[:2])
 
 
-def watch_set(fault: Fault) -> frozenset[str]:
+def watch_set(fault: Fault, full: bool | None = None) -> frozenset[str]:
+    """The ids a fault's run judges: its families (default), or every checkable id (full)."""
+    checkable = checkable_ids()
+    if full_mode() if full is None else full:
+        return checkable
     families = {family(i) for i in fault.breaks}
-    checkable = [r.id for r in load_catalogue() if r.checkable]
     return frozenset(fault.breaks | fault.watch | {i for i in checkable if family(i) in families})
 
 
@@ -80,17 +97,25 @@ class FaultRun:
         return "\n".join(lines)
 
 
-def run_suite(base_url: str, profile: Path, requirements: frozenset[str], report_dir: Path) -> str:
-    """``conformance run`` in a child process (one worker); returns its output."""
-    command = [
+def suite_command(
+    base_url: str, profile: Path, requirements: frozenset[str], report_dir: Path
+) -> list[str]:
+    """The ``conformance run`` line; every checkable id watched means no narrowing at all."""
+    narrowed = requirements != checkable_ids()
+    return [
         sys.executable, "-m", "conformance.cli", "run",
         "--base-url", base_url,
         "--profile", str(profile),
-        "--requirements", ",".join(sorted(requirements)),
+        *(["--requirements", ",".join(sorted(requirements))] if narrowed else []),
         "--report-dir", str(report_dir),
         "--workers", "0",
         "--quiet",
     ]  # fmt: skip
+
+
+def run_suite(base_url: str, profile: Path, requirements: frozenset[str], report_dir: Path) -> str:
+    """``conformance run`` in a child process (one worker); returns its output."""
+    command = suite_command(base_url, profile, requirements, report_dir)
     env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
     done = subprocess.run(
         command,

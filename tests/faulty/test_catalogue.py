@@ -7,16 +7,38 @@ fixed) and explained in the report of the catalogue, never loosened here.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import os
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import pytest
 
 from faulty.catalogue import FAULTS, Fault
+from faulty.escapes import ESCAPE_PREFIX
 from faulty.harness import run_fault
 from faulty.mismatches import KNOWN_MISMATCHES
 
 pytestmark = pytest.mark.slow
+ONLY_ENV = "RCES_SELFTEST_ONLY"  # conformance selftest --only / --section
+
+
+def section_of(fault: Fault) -> str:
+    return "escapes" if fault.name.startswith(ESCAPE_PREFIX) else "defects"
+
+
+def selected(faults: Sequence[Fault], only: str) -> list[Fault]:
+    """The faults ``only`` names: ``section:NAME`` entries and exact fault names (empty: all).
+
+    A name that is no fault is an error, not an empty run."""
+    wanted = [w.strip() for w in only.split(",") if w.strip()]
+    if not wanted:
+        return list(faults)
+    names = {f.name for f in faults}
+    unknown = [w for w in wanted if not w.startswith("section:") and w not in names]
+    if unknown:
+        raise ValueError(f"{ONLY_ENV} names no fault called {', '.join(unknown)}")
+    sections = {w.removeprefix("section:") for w in wanted if w.startswith("section:")}
+    return [f for f in faults if f.name in wanted or section_of(f) in sections]
 
 
 def _param(fault: Fault) -> object:
@@ -25,7 +47,9 @@ def _param(fault: Fault) -> object:
     return pytest.param(fault, id=fault.name, marks=marks)
 
 
-@pytest.mark.parametrize("fault", [_param(f) for f in FAULTS])
+@pytest.mark.parametrize(
+    "fault", [_param(f) for f in selected(FAULTS, os.environ.get(ONLY_ENV, ""))]
+)
 def test_fault_is_caught_exactly(
     fault: Fault, tmp_path: Path, record_property: Callable[[str, object], None]
 ) -> None:
