@@ -2417,4 +2417,6 @@ EDGE_FAULTS: tuple[Fault, ...] = (
     ),
 )
 
-FAULTS = FAULTS + SDK_FAULTS + EXPERIMENT_FAULTS + EDGE_FAULTS
+from faulty.escapes import escapes  # noqa: E402  (the section builds on the names above)
+
+FAULTS = FAULTS + SDK_FAULTS + EXPERIMENT_FAULTS + EDGE_FAULTS + escapes()

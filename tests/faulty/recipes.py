@@ -8,8 +8,11 @@ closures in ``catalogue.py`` over state created per server.
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import re
+import socket
+import struct
 from collections.abc import Callable
 from typing import Any
 
@@ -198,3 +201,74 @@ def summaries(data: Any) -> list[dict[str, Any]]:
     """The experiment summaries of a snapshot body."""
     experiments = data.get("experiments") or {}
     return [s for kind in ("user", "server") for s in experiments.get(kind, [])]
+
+
+# ------------------------------------------------------------------ withholding an answer
+# The escapes section (``faulty.escapes``): a server that owes an answer and does not give one.
+
+# The suite gives up on an answer after min(profile ``responses.max_seconds``, the client's read
+# timeout ``conformance.client.TIMEOUT``, which is not a profile key). A holding fault runs with
+# ``HOLD_PROFILE`` so that a held request (tried twice by the client) costs seconds, not the
+# default 30 s deadline, and holds a little longer than that deadline.
+HOLD_DEADLINE_SECONDS = 3.0
+HOLD_SECONDS = HOLD_DEADLINE_SECONDS + 1.5
+HOLD_PROFILE: dict[str, Any] = {"responses": {"max_seconds": HOLD_DEADLINE_SECONDS}}
+
+
+def _connection_transport() -> asyncio.BaseTransport | None:
+    """The transport of the connection whose request the current task serves (uvicorn's h11
+    server runs each request in a task whose coroutine is ``RequestResponseCycle.run_asgi``)."""
+    task = asyncio.current_task()
+    frame = getattr(task.get_coro(), "cr_frame", None) if task is not None else None
+    cycle = frame.f_locals.get("self") if frame is not None else None
+    transport = getattr(cycle, "transport", None)
+    return transport if isinstance(transport, asyncio.BaseTransport) else None
+
+
+def reset_connection() -> Response:
+    """Abort the current connection with a TCP reset (SO_LINGER 0), as a crashed peer would.
+
+    Returns a response that is never sent: the server drops whatever follows on a lost
+    connection."""
+    transport = _connection_transport()
+    if transport is None:
+        raise RuntimeError("no connection to reset: the fault runs outside uvicorn's h11 server")
+    sock = transport.get_extra_info("socket")
+    if sock is not None:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+    if isinstance(transport, asyncio.WriteTransport):
+        transport.abort()
+    else:
+        transport.close()
+    return Response(500, {}, b"")
+
+
+def hold(where: Route, when: Callable[[Request, Response], bool]) -> Handler:
+    """Answer matching requests only after ``HOLD_SECONDS`` (the client has gone by then, given
+    ``HOLD_PROFILE``) when ``when`` holds for the reference app's answer; the rest pass."""
+
+    async def handler(request: Request, forward: Forward) -> Response:
+        response = await forward(request)
+        if where(request) and when(request, response):
+            await asyncio.sleep(HOLD_SECONDS)
+        return response
+
+    return handler
+
+
+def reset(where: Route, when: Callable[[Request, Response], bool]) -> Handler:
+    """Reset the connection instead of answering matching requests when ``when`` holds for the
+    reference app's answer (the request was still served: a write is not undone)."""
+
+    async def handler(request: Request, forward: Forward) -> Response:
+        response = await forward(request)
+        return reset_connection() if where(request) and when(request, response) else response
+
+    return handler
+
+
+def error_code_of(response: Response) -> str | None:
+    """The reference app's ``errorCode`` (None when the body is no such object)."""
+    data = response.json()
+    code = data.get("errorCode") if isinstance(data, dict) else None
+    return code if isinstance(code, str) else None
