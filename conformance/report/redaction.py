@@ -8,7 +8,7 @@ from collections.abc import Iterable, Mapping
 from enum import Enum
 from typing import Any, TypeVar
 
-from conformance.redaction import spelled
+from conformance.redaction import Redactor, spelled
 
 MASK = "***"
 # Values that are already masks or unresolved ``${ENV}`` references, not secrets themselves.
@@ -26,40 +26,41 @@ def spellings(secrets: Iterable[str]) -> list[str]:
     return [form for form, _ in spelled((secret, MASK) for secret in secrets)]
 
 
+def masker(secrets: Iterable[str]) -> Redactor:
+    """A redactor that masks each secret, in any spelling or cut short at an ellipsis."""
+    return Redactor(dict.fromkeys((secret for secret in secrets if secret), MASK))
+
+
 def redact(text: str, secrets: Iterable[str]) -> str:
     """``text`` with every occurrence of every secret (in any escaped spelling) masked."""
-    for form in spellings(secrets):
-        text = text.replace(form, MASK)
-    return text
+    return masker(secrets).text(text)
 
 
-def _redact_forms(value: Any, forms: list[str]) -> Any:
+def _redact_forms(value: Any, mask: Redactor) -> Any:
     if isinstance(value, Enum):
         return value
     if isinstance(value, str):
-        for form in forms:
-            value = value.replace(form, MASK)
-        return value
+        return mask.text(value)
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         changes = {
-            f.name: _redact_forms(getattr(value, f.name), forms) for f in dataclasses.fields(value)
+            f.name: _redact_forms(getattr(value, f.name), mask) for f in dataclasses.fields(value)
         }
         return dataclasses.replace(value, **changes)
     if isinstance(value, Mapping):
-        return {_redact_forms(k, forms): _redact_forms(v, forms) for k, v in value.items()}
+        return {_redact_forms(k, mask): _redact_forms(v, mask) for k, v in value.items()}
     if isinstance(value, tuple):
-        return tuple(_redact_forms(v, forms) for v in value)
+        return tuple(_redact_forms(v, mask) for v in value)
     if isinstance(value, list):
-        return [_redact_forms(v, forms) for v in value]
+        return [_redact_forms(v, mask) for v in value]
     return value
 
 
 def redact_value(value: T, secrets: Iterable[str]) -> T:
     """A copy of ``value`` (a Report, dataclass, dict, list, str, ...) with secrets masked."""
-    forms = spellings(secrets)
-    if not forms:
+    mask = masker(secrets)
+    if not mask.known:
         return value
-    result: T = _redact_forms(value, forms)
+    result: T = _redact_forms(value, mask)
     return result
 
 
