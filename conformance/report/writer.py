@@ -7,6 +7,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import replace
 from pathlib import Path
 
+from conformance.report import allure_environment
 from conformance.report.model import Report
 from conformance.report.redaction import profile_secrets, redact, redact_profile, redact_value
 
@@ -52,7 +53,8 @@ def write_reports(
 ) -> list[Path]:
     """Write each format's file into ``report_dir`` (created if absent); return the paths written.
 
-    Secrets are removed twice: from the model before rendering, and from each rendered text."""
+    Secrets are removed twice: from the model before rendering, and from each rendered text.
+    When ``report_dir`` holds Allure results, their environment.properties gets the headline."""
     wanted = sorted(dict.fromkeys(formats), key=lambda n: n != "json")  # JSON first
     unknown = [name for name in wanted if name not in FORMATS]
     if unknown:
@@ -69,4 +71,8 @@ def write_reports(
         path = report_dir / file_name
         path.write_text(redact(render(clean), secret_list), encoding="utf-8")
         written.append(path)
+    allure_results = report_dir / allure_environment.RESULTS_DIR
+    if allure_results.is_dir():  # allure-pytest wrote results: give them the run's headline
+        text = redact(allure_environment.render(clean), secret_list)
+        (allure_results / allure_environment.FILE_NAME).write_text(text, encoding="ascii")
     return written

@@ -4,13 +4,18 @@ history id per fuzzed operation; nothing at all without --alluredir."""
 from __future__ import annotations
 
 import json
+import re
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from conformance.report import samples
 from conformance.report.allure_analytics import main, strip_analytics
+from conformance.report.allure_environment import render as render_environment
 from conformance.report.allure_labels import labels_for
+from conformance.report.writer import write_reports
 
 pytest_plugins = ["pytester"]
 
@@ -152,3 +157,48 @@ def test_strip_analytics_removes_only_the_tag(tmp_path: Path) -> None:
     assert "gtag(" not in html
     assert "window.allureReportData = {};" in html
     assert strip_analytics(html) == (html, 0)
+
+
+def read_properties(text: str) -> dict[str, str]:
+    """Java properties as Allure reads them: ``key = value``; \\\\, \\n and \\uXXXX escapes."""
+    found = {}
+    for line in text.splitlines():
+        key, value = line.split(" = ", 1)
+        assert re.fullmatch(r"[A-Za-z0-9.]+", key), key
+        found[key] = _unescape(value)
+    return found
+
+
+def _unescape(text: str) -> str:
+    def one(match: re.Match[str]) -> str:
+        escape = match.group(1)
+        if escape.startswith("u"):
+            return chr(int(escape[1:], 16))
+        return "\n" if escape == "n" else escape
+
+    text = re.sub(r"\\(u[0-9a-f]{4}|.)", one, text)
+    return text.encode("utf-16", "surrogatepass").decode("utf-16")
+
+
+def test_allure_environment_leads_with_the_measured_share_and_the_verdict(tmp_path: Path) -> None:
+    (tmp_path / "allure-results").mkdir()
+    write_reports(samples.incomplete(), tmp_path, formats=["json"])
+    text = (tmp_path / "allure-results" / "environment.properties").read_text(encoding="ascii")
+    properties = read_properties(text)
+    assert list(properties)[:3] == ["Measured", "Verdict", "Decided.by"]
+    assert properties["Measured"] == "measured 6 of 9 requirements"
+    assert properties["Verdict"] == "incomplete"
+    assert "EXP-BUCKETING-UNIFORM" in properties["Decided.by"]
+    assert properties["Target"] == samples.URL
+
+
+def test_any_text_survives_the_properties_escape() -> None:
+    url = "http://ünï.example:8765/a\\u0041\nb 🚧 = c"
+    text = render_environment(replace(samples.conformant(), target_url=url))
+    assert text.isascii()
+    assert read_properties(text)["Target"] == url
+
+
+def test_no_allure_results_means_no_environment_file(tmp_path: Path) -> None:
+    write_reports(samples.incomplete(), tmp_path, formats=["json"])
+    assert not (tmp_path / "allure-results").exists()

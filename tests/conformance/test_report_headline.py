@@ -10,6 +10,7 @@ from collections.abc import Callable
 import pytest
 
 from conformance.report import samples
+from conformance.report.allure_environment import render as render_environment
 from conformance.report.headline import decided_by, measured_share, summary_line
 from conformance.report.html_report import render as render_html
 from conformance.report.json_report import dumps
@@ -44,11 +45,16 @@ def json_headline(report: Report) -> str:
     return f"{data['verdict']} measured {data['measured']['count']} of {data['measured']['of']}"
 
 
+def allure_headline(report: Report) -> str:
+    return " | ".join(render_environment(report).splitlines()[:3])
+
+
 def terminal_headline(report: Report) -> str:
     return summary_line(report, 9.6, "reports")
 
 
 HEADLINES: dict[str, Callable[[Report], str]] = {
+    "allure": allure_headline,
     "markdown": markdown_headline,
     "html": html_headline,
     "junit": junit_headline,
