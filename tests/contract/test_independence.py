@@ -1,7 +1,10 @@
-"""The independence rule: the suite and the reference server never import each other.
+"""The independence rule: the suite, the reference server and the reference client never import
+each other, except lazily from the suite.
 
-``refserver`` imports nothing of ``conformance``. ``conformance`` imports nothing of ``refserver``,
-except ``conformance/embedded.py``, and there only inside a function body (lazily, by name).
+``refserver`` imports nothing of ``conformance`` or ``refclient``. ``conformance`` imports nothing
+of ``refserver``, except ``conformance/embedded.py``, and there only inside a function body
+(lazily, by name); it may import ``refclient`` only inside function bodies. ``refclient`` imports
+nothing of ``conformance`` or ``refserver``.
 Imports are read with ``ast``: ``import x``, ``from x import y``, and ``importlib.import_module``
 or ``__import__`` called with a literal name.
 """
@@ -34,11 +37,16 @@ class Rule:
     package: str
     forbidden: str
     lazy_file: Path | None = None
+    lazy_anywhere: bool = False  # any module of ``package`` may, inside functions
 
 
 RULES = (
     Rule(package="refserver", forbidden="conformance"),
     Rule(package="conformance", forbidden="refserver", lazy_file=LAZY_EXCEPTION),
+    Rule(package="refserver", forbidden="refclient"),
+    Rule(package="conformance", forbidden="refclient", lazy_anywhere=True),
+    Rule(package="refclient", forbidden="conformance"),
+    Rule(package="refclient", forbidden="refserver"),
 )
 
 
@@ -83,7 +91,8 @@ def violations(relative: Path, source: str) -> list[str]:
             top = found.module.split(".")[0]
             if top != rule.forbidden:
                 continue
-            if relative == rule.lazy_file and found.in_function:
+            lazy_allowed = rule.lazy_anywhere or relative == rule.lazy_file
+            if lazy_allowed and found.in_function:
                 continue
             where = "at module level" if not found.in_function else "inside a function"
             problems.append(f"{relative}:{found.line} imports {found.module} {where}")
@@ -97,7 +106,7 @@ def _modules(package: str) -> list[Path]:
 # --- the repository ---------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("package", ["conformance", "refserver"])
+@pytest.mark.parametrize("package", ["conformance", "refserver", "refclient"])
 def test_packages_do_not_import_each_other(package: str) -> None:
     modules = _modules(package)
     assert modules, f"no modules found under {package}/"
@@ -158,6 +167,12 @@ def test_imports_of_sees_every_form() -> None:
         ("conformance/embedded.py", "import importlib\nimportlib.import_module('refserver')\n", 1),
         ("conformance/scenarios/embedded.py", "def f():\n    import refserver\n", 1),
         ("conformance/client.py", "import refserver_extras\n", 0),
+        ("refserver/app.py", "from refclient import Poller\n", 1),
+        ("conformance/stages/client.py", "import refclient\n", 1),
+        ("conformance/stages/client.py", "def f():\n    from refclient import cli\n", 0),
+        ("refclient/core.py", "import refserver.hashing\n", 1),
+        ("refclient/core.py", "def f():\n    import conformance\n", 1),
+        ("refclient/core.py", "import httpx\nfrom refclient import timing\n", 0),
     ],
 )
 def test_checker_on_synthetic_sources(relative: str, source: str, expected: int) -> None:
