@@ -140,7 +140,8 @@ def classify(
         held = set(error.passed_ids) - unset
         record.outcomes = {i: Outcome.PASS if i in held else Outcome.NOT_CONFIGURED for i in ids}
         record.message = error.reason
-        record.note = {i: not_configured_note(error.profile_key) for i in ids if i not in held}
+        note = not_configured_note(error.profile_key, error.reason)
+        record.note = {i: note for i in ids if i not in held}
     elif isinstance(error, NotMeasurable):
         unmeasured = set(error.requirement_ids) & set(ids) or set(ids)
         held = set(error.passed_ids) - unmeasured
@@ -191,9 +192,13 @@ def classify(
     return record
 
 
-def not_configured_note(profile_key: str) -> str:
-    """The note of a requirement the profile left unconfigured: the key that would enable it."""
-    return f"not configured: set {profile_key} in the profile"
+def not_configured_note(profile_key: str, reason: str = "") -> str:
+    """The note of a requirement the profile left unconfigured: the key that would enable it,
+    and the test's own reason when it says more than that the key is not set."""
+    note = f"not configured: set {profile_key} in the profile"
+    if reason and reason != NotConfigured(profile_key).reason:
+        note += f" ({reason})"
+    return note
 
 
 @dataclass(frozen=True)

@@ -189,6 +189,15 @@ def test_not_configured_names_the_profile_key_that_would_enable_it() -> None:
     assert results["B"].note == "t: not configured: set credentials.legacy_sdk_key in the profile"
 
 
+def test_a_not_configured_note_keeps_a_reason_that_says_more() -> None:
+    error = NotConfigured("credentials.sdk_keys", "no SDK key scoped to 'production'")
+    record = classify("t", "s", ["A"], error, failed=False)
+    assert record.note == {
+        "A": "not configured: set credentials.sdk_keys in the profile "
+        "(no SDK key scoped to 'production')"
+    }
+
+
 def test_not_configured_is_not_taken_for_not_measurable() -> None:
     """NotConfigured is a NotMeasurable subclass: the order of the branches matters."""
     record = classify("t", "s", ["A"], NotConfigured("foreign_sdk_key"), failed=False)
