@@ -349,7 +349,9 @@ def offer(
     )
 
 
-def send(client: Client, plan: Sequence[Planned], latency: float, what: str) -> Offer:
+def send(
+    client: Client, plan: Sequence[Planned], latency: float, what: str, cap: int = DEFAULT_CAP
+) -> Offer:
     """``offer`` to the client's target under its timeouts and response bounds, with the
     run's traffic gate held shared; the figures go into the client's transcript."""
     bounds = client.profile.responses
@@ -358,6 +360,7 @@ def send(client: Client, plan: Sequence[Planned], latency: float, what: str) -> 
             client.base_url,
             plan,
             latency=latency,
+            cap=cap,
             timeout=client.timeout.read or 10.0,
             max_bytes=bounds.max_bytes,
             max_seconds=bounds.max_seconds,

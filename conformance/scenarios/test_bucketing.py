@@ -3,8 +3,10 @@
 The weighted split is a chi-square goodness-of-fit test over ``SPLIT_UNITS`` unit ids drawn from
 a fixed seed; it fails only when p < ``ALPHA``. The statistic, degrees of freedom and p-value are
 recorded in the test's ``conformance-stage`` user property (stage ``scenarios``, key
-``bucketing``). Bootstraps go out concurrently and unpaced; a target that rate-limits bootstrap
-gets the refused ones again, after a pause, a few times.
+``bucketing``). Bootstraps go out unpaced, open-loop at ``BOOTSTRAP_RATE`` over as many
+connections as the target's latency needs (``conformance.open_loop``), so a distant target
+costs no more than a near one; a target that rate-limits bootstrap gets the refused ones again,
+after a pause, a few times.
 """
 
 from __future__ import annotations
@@ -18,10 +20,11 @@ from typing import Any
 
 import pytest
 
-from conformance.checks import expect
+from conformance.checks import expect, violation
 from conformance.checks.bucketing import HASH_FUNCTIONS, goodness_of_fit, group_index
 from conformance.checks.experiments import Experiments, group_ids, require_mode
 from conformance.errors import NotMeasurable, Unsupported
+from conformance.open_loop import Planned, reply_of, send, uniform
 
 requirement = pytest.mark.requirement
 
@@ -29,7 +32,8 @@ SEED = 20_26_11_22
 SPLIT_UNITS = 3000
 SHARES = (5, 3, 2)
 ALPHA = 0.001
-CONCURRENCY = 8
+BOOTSTRAP_RATE = 1000.0  # per second: about what a reference server on two cores answers
+POOL_CAP = 128  # connections at most: the rate up to about 100 ms per answer
 RETRY_ROUNDS = 5
 MAX_UNREADABLE = 0.01  # share of units whose metadata may be unreadable before we give up
 STAGE_PROPERTY = "conformance-stage"
@@ -77,7 +81,9 @@ def _quietest_environment(experiments: Experiments) -> str:
     return min(sizes, key=lambda alias: sizes[alias])
 
 
-def _groups_of(experiments: Experiments, experiment_id: int, units: list[str]) -> dict[str, Any]:
+def _groups_of(
+    experiments: Experiments, experiment_id: int, units: list[str], ids: tuple[str, ...]
+) -> dict[str, Any]:
     """unit -> the group its per-unit bootstrap names (None: unreadable), sent concurrently."""
     client = experiments.client
     key = experiments.snapshots.key(experiments.environment).key
@@ -85,8 +91,11 @@ def _groups_of(experiments: Experiments, experiment_id: int, units: list[str]) -
     found: dict[str, Any] = {}
     pending = list(units)
     for _ in range(RETRY_ROUNDS):
-        requests = [
-            (
+        latency = experiments.snapshots.bootstrap(experiments.environment).exchange.elapsed_ms
+        times = uniform(len(pending), len(pending) / BOOTSTRAP_RATE)
+        plan = [
+            Planned(
+                at,
                 "/sdk/v2/bootstrap",
                 {
                     "authorization": key,
@@ -95,16 +104,24 @@ def _groups_of(experiments: Experiments, experiment_id: int, units: list[str]) -
                     **experiments.identity(unit),
                 },
             )
-            for unit in pending
+            for at, unit in zip(times, pending, strict=True)
         ]
-        answers = client.concurrent_get(requests, streams=CONCURRENCY)
+        sent = send(client, plan, latency / 1000, "per-unit bootstraps", cap=POOL_CAP)
         refused = []
-        for unit, (status, body) in zip(pending, answers, strict=True):
+        for unit, record in zip(pending, sent.records, strict=True):
+            status, body = record.status, record.body
             if status == 429:
                 refused.append(unit)
                 continue
             if status != 200:
-                raise NotMeasurable(f"a bootstrap with identity answered {status}")
+                raise violation(
+                    ids,
+                    "a bootstrap with identity was not served",
+                    "HTTP 200 with the unit's content and experiment metadata",
+                    f"{'no answer (' + str(record.error) + ')' if status is None else status}; "
+                    f"{sent.describe()}",
+                    reply_of(client, record) if status is not None else None,
+                )
             found[unit] = _group_in(body, experiment_id, experiments)
         if not refused:
             return found
@@ -153,7 +170,7 @@ def test_weighted_split_follows_the_weights(
         f"{experiments.client.run_prefix}-s-{rng.getrandbits(64):016x}" for _ in range(SPLIT_UNITS)
     ]
     started = time.perf_counter()
-    groups = _readable(_groups_of(experiments, record["id"], units), known)
+    groups = _readable(_groups_of(experiments, record["id"], units, ids), known)
     elapsed = time.perf_counter() - started
     counts = Counter(groups.values())
     weights = experiments.weights(list(SHARES))
@@ -204,7 +221,7 @@ def test_weighted_buckets_match_the_declared_hash(experiments: Experiments) -> N
     )
     known = group_ids(record)
     weights = experiments.weights(list(SHARES))
-    groups = _readable(_groups_of(experiments, record["id"], list(GOLDEN_UNITS)), known)
+    groups = _readable(_groups_of(experiments, record["id"], list(GOLDEN_UNITS), ids), known)
     wrong = []
     for unit, group in groups.items():
         bucket = function.bucket(record["id"], unit)

@@ -1,9 +1,14 @@
 """Scenarios: the polling hint under load shedding (spec 2.4, 4.3, 8), provoked as the profile says.
 
-``load_shedding.provoke``: ``burst`` sends ``burst_requests`` concurrent status polls with
-distinct instance ids (so no rate-limit bucket drains); ``forced`` means the target sheds all the
-time, so only presence is measurable; ``none`` leaves every hint requirement not measurable.
-Runs alone (``exclusive``), since other traffic would blur "the load is gone".
+``load_shedding.provoke``: ``burst`` offers ``burst_requests`` status polls with distinct
+instance ids (so no rate-limit bucket drains) open-loop (``conformance.open_loop``) inside
+``SEND_SHARE`` of ``window_seconds``, over as many connections as the target's latency needs:
+the load the target sees is the suite's, however long it takes to answer. When no hint came,
+the target is judged unless the suite itself did not deliver the profile's load (fewer than
+``burst_requests`` sends inside any ``window_seconds``), which is not measurable with the
+figures. ``forced`` means the target sheds all the time, so only presence is measurable;
+``none`` leaves every hint requirement not measurable. Runs alone (``exclusive``), since other
+traffic would blur "the load is gone".
 """
 
 from __future__ import annotations
@@ -18,10 +23,12 @@ from conformance.checks import Soft, expect
 from conformance.checks.sdk import Snapshots
 from conformance.checks.shapes import problems
 from conformance.errors import NotMeasurable
+from conformance.open_loop import Offer, Planned, send, uniform
 
 requirement = pytest.mark.requirement
 pytestmark = [pytest.mark.xdist_group("exclusive"), pytest.mark.usefixtures("exclusive")]
 BOOTSTRAP_SHARE = 10  # one bootstrap in this many requests of the burst, towards its end
+SEND_SHARE = 0.8  # the burst is planned inside this share of the window: room for our own lag
 
 
 def _polling(content: bytes) -> Any:
@@ -36,32 +43,42 @@ def _provoke(snapshots: Snapshots) -> str:
     return snapshots.profile.load_shedding.provoke
 
 
-def _burst(snapshots: Snapshots) -> list[tuple[str, int | None, bytes]]:
+def _burst(snapshots: Snapshots) -> Offer:
     shed = snapshots.profile.load_shedding
     key = snapshots.key("development").key
     names = snapshots.profile.headers
-    requests = []
-    for index in range(shed.burst_requests):
+    latency = snapshots.status().exchange.elapsed_ms / 1000
+    times = uniform(shed.burst_requests, shed.window_seconds * SEND_SHARE)
+    plan = []
+    for index, at in enumerate(times):
         late = index > shed.burst_requests // 2 and index % BOOTSTRAP_SHARE == 0
         path = (
             "/sdk/v2/bootstrap"
             if late and snapshots.profile.capability("bootstrap")
             else "/sdk/v2/status"
         )
-        requests.append(
-            (
-                path,
-                {
-                    "authorization": key,
-                    names.environment: "development",
-                    names.instance_id: snapshots.client.new_instance_id(),
-                },
-            )
-        )
-    results = snapshots.client.concurrent_get(requests)
-    return [
-        (path, status, body) for (path, _), (status, body) in zip(requests, results, strict=True)
-    ]
+        headers = {
+            "authorization": key,
+            names.environment: "development",
+            names.instance_id: snapshots.client.new_instance_id(),
+        }
+        plan.append(Planned(at, path, headers))
+    return send(snapshots.client, plan, latency, "load-shedding burst")
+
+
+def _undelivered(snapshots: Snapshots, offered: Offer) -> str | None:
+    """Why the suite did not deliver the profile's load, or None when it did (or when the
+    target held every connection the suite may open, which is the target's doing)."""
+    shed = snapshots.profile.load_shedding
+    delivered = offered.densest(shed.window_seconds)
+    if delivered >= shed.burst_requests or offered.cap_reached:
+        return None
+    return (
+        f"the suite delivered at most {delivered} of the profile's {shed.burst_requests} "
+        f"requests inside any {shed.window_seconds:g}s window (offered "
+        f"{offered.offered_rate:.0f}/s of {offered.planned_rate:.0f}/s planned, sends up to "
+        f"{offered.lag * 1000:.0f} ms late on its own CPU): {offered.describe()}"
+    )
 
 
 @requirement(
@@ -78,33 +95,34 @@ def test_hint_under_load_and_after(snapshots: Snapshots) -> None:
     provoke = _provoke(snapshots)
     if provoke == "none" or not snapshots.profile.capability("load_shedding"):
         _absent_only(snapshots)
+    offered: Offer | None = None
     if provoke == "forced":
+        poll = snapshots.status()
         served: list[tuple[str, int | None, bytes]] = [
-            ("/sdk/v2/status", snapshots.status().status, snapshots.status().content),
+            ("/sdk/v2/status", poll.status, poll.content)
         ]
         if snapshots.profile.capability("bootstrap"):
             boot = snapshots.bootstrap()
             served.append(("/sdk/v2/bootstrap", boot.status, boot.content))
     else:
-        served = _burst(snapshots)
+        offered = _burst(snapshots)
+        served = [(r.planned.path, r.status, r.body) for r in offered.records]
     status_hints = [_polling(b) for p, s, b in served if p.endswith("status") and s == 200]
     status_hints = [h for h in status_hints if h is not None]
     boot_hints = [_polling(b) for p, s, b in served if p.endswith("bootstrap") and s == 200]
     unmeasured: dict[str, str] = {}
     with Soft() as soft:
-        took = snapshots.client.last_burst_seconds
-        window = snapshots.profile.load_shedding.window_seconds
-        if not status_hints and provoke == "burst" and took > window:
-            raise NotMeasurable(
-                f"the suite sent the {len(served)}-request burst in {took:.2f}s, slower than "
-                f"the profile's window_seconds {window}: the load was not delivered"
-            )
+        if not status_hints and offered is not None:
+            undelivered = _undelivered(snapshots, offered)
+            if undelivered is not None:
+                raise NotMeasurable(undelivered)
         if not soft.check(
             bool(status_hints),
             ("POLL-HINT-UNDER-LOAD",),
             "no status response carried a polling hint under load",
             "a polling object in 200 status responses while shedding",
-            f"{len(served)} requests, none with polling",
+            f"{len(served)} requests, none with polling"
+            + (f"; {offered.describe()}" if offered is not None else ""),
         ):
             return
         hint = status_hints[-1]
