@@ -1,15 +1,18 @@
-"""The HTTP client: secrets never shown, curl reproductions, transcripts, 429 as not measurable."""
+"""The HTTP client: secrets never shown, curl reproductions, transcripts, and what the target did
+(no answer, a reset, a 5xx, an unprovoked 429) judged, with only the suite's own excess excused."""
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import pytest
 
 from conformance.client import Client
-from conformance.errors import ContractViolation, NotMeasurable, UsageError
-from conformance.profile import load
+from conformance.errors import ContractViolation, NoAnswer, NotMeasurable, UsageError
+from conformance.profile import Profile, load, parse
 from conformance.redaction import Redactor
+from tests.conformance.hostile_servers import PROFILE, Hostile, answer, reset
 
 
 @pytest.fixture
@@ -61,11 +64,92 @@ def test_escaped_spellings_of_a_secret_are_redacted_too(shown: str) -> None:
     assert redactor.text(f"before {shown} after") == "before $RCES_PAT after"
 
 
-def test_an_unplanned_429_is_not_measurable(client: Client) -> None:
+def test_a_429_after_the_suites_own_excess_is_not_measurable_with_the_figure(
+    client: Client,
+) -> None:
+    """Unpaced, the suite drains the bucket itself: only that excuses an unasked-for 429."""
     key = client.profile.credentials.sdk_keys[0].key
-    with pytest.raises(NotMeasurable, match="rate limit"):
+    with pytest.raises(NotMeasurable, match="rate limit") as caught:
         for _ in range(client.profile.rate_limit.burst * 3 + 100):
             client.status(key=key, instance_id="cf-unit-drain", pace=False)
+    assert "the suite sent" in caught.value.reason
+    assert "burst 60, refill 30/s" in caught.value.reason
+
+
+# ------------------------------------------------------------------ what the target did
+
+
+def _key(profile: Profile) -> str:
+    return profile.credentials.sdk_keys[0].key
+
+
+def test_no_answer_after_one_retry_is_a_violation(closed_port_url: str) -> None:
+    profile = parse(PROFILE)
+    with Client(closed_port_url, profile) as dead:
+        with pytest.raises(NoAnswer) as caught:
+            dead.status(key=_key(profile), pace=False)
+        assert len(dead.transcript.exchanges) == 2  # the request and its one retry
+    assert caught.value.requirement_ids == ()  # every id of the test under test
+    assert caught.value.received.count("refused") == 2
+    assert "$RCES_SDK_KEY_1" in (caught.value.curl or "")
+    assert _key(profile) not in str(caught.value)
+
+
+def test_a_reset_is_retried_once_and_then_judged() -> None:
+    profile = parse(PROFILE)
+    with Hostile([reset, answer(200, b'{"hash": "h"}')]).running() as server:
+        with Client(server.base_url, profile) as client:
+            assert client.status(key=_key(profile), pace=False).status == 200
+        assert server.requests == 2
+    with (
+        Hostile([reset]).running() as server,
+        Client(server.base_url, profile) as client,
+        pytest.raises(NoAnswer, match=r"reset|closed"),
+    ):
+        client.status(key=_key(profile), pace=False)
+
+
+def test_a_5xx_is_a_violation_unless_the_test_judges_it_itself() -> None:
+    profile = parse(PROFILE)
+    down = answer(503, b'{"errorCode": "DOWN"}')
+    with Hostile([down]).running() as server, Client(server.base_url, profile) as client:
+        with pytest.raises(ContractViolation, match="server error") as caught:
+            client.management("POST", "/configuration", json_body={"name": "x"})
+        assert "HTTP 503" in caught.value.received
+        assert caught.value.requirement_ids == ()
+        reply = client.status(key=_key(profile), pace=False, allow_server_error=True)
+        assert reply.status == 503
+
+
+def test_an_unprovoked_429_is_a_violation_with_the_figure() -> None:
+    profile = parse(PROFILE)
+    limited = answer(429, b'{"errorCode": "RATE_LIMITED"}', [("Retry-After", "1")])
+    with Hostile([limited]).running() as server, Client(server.base_url, profile) as client:
+        with pytest.raises(ContractViolation, match="429") as caught:
+            client.status(key=_key(profile), instance_id="cf-unit-fresh")
+        assert "the suite sent 1 request(s)" in caught.value.received
+        assert "would have held 60.0 token(s)" in caught.value.received
+        with pytest.raises(ContractViolation, match="management_rate_limit"):
+            client.management("GET", "/experiments")
+
+
+def test_a_provoked_429_is_answered() -> None:
+    profile = parse(PROFILE)
+    limited = answer(429, b"{}", [("Retry-After", "1")])
+    with Hostile([limited]).running() as server, Client(server.base_url, profile) as client:
+        reply = client.status(key=_key(profile), allow_rate_limit=True, pace=False)
+        assert reply.status == 429
+        assert reply.headers["retry-after"] == "1"
+
+
+def test_management_calls_are_paced_under_a_declared_limit() -> None:
+    """burst 2, refill 4/s: the suite allows itself half (1 at once, 2/s), so 4 calls take 1.5 s."""
+    profile = parse(PROFILE + "management_rate_limit: {burst: 2, refill_per_second: 4}\n")
+    with Hostile([answer(200)]).running() as server, Client(server.base_url, profile) as client:
+        started = time.monotonic()
+        for _ in range(4):
+            client.management("GET", "/experiments")
+        assert time.monotonic() - started >= 1.4
 
 
 def test_pacing_keeps_a_bucket_under_the_limit(client: Client) -> None:

@@ -130,3 +130,33 @@ def test_schema_defaults_equal_the_loader_defaults() -> None:
             if isinstance(value, dict):
                 continue
             assert properties[key].get("default") == value, f"{section}.{key}"
+
+
+def test_statuses_limits_and_bounds_have_defaults(tmp_path: Path, env: None) -> None:
+    loaded = profiles.load(write(tmp_path, VALID))
+    assert loaded.errors.validation_status == 400
+    assert loaded.errors.not_found_status == 404
+    assert loaded.management_rate_limit is None  # none declared: management calls unpaced
+    assert loaded.responses.max_bytes == 8 * 1024 * 1024
+    assert loaded.responses.max_seconds == 30.0
+
+
+def test_statuses_limits_and_bounds_are_read(tmp_path: Path, env: None) -> None:
+    text = VALID + (
+        "errors: {validation_status: 422, not_found_status: 410}\n"
+        "management_rate_limit: {burst: 5, refill_per_second: 0.5}\n"
+        "responses: {max_bytes: 100000, max_seconds: 4}\n"
+    )
+    loaded = profiles.load(write(tmp_path, text))
+    assert (loaded.errors.validation_status, loaded.errors.not_found_status) == (422, 410)
+    assert loaded.errors.forbidden_status == 403  # the rest of the section keeps its defaults
+    assert loaded.management_rate_limit == profiles.RateLimit(burst=5, refill_per_second=0.5)
+    assert loaded.responses == profiles.Responses(max_bytes=100000, max_seconds=4.0)
+
+
+def test_a_management_limit_needs_both_figures(tmp_path: Path, env: None) -> None:
+    with pytest.raises(UsageError) as caught:
+        profiles.load(write(tmp_path, VALID + "management_rate_limit: {burst: 5}\n"))
+    assert "management_rate_limit" in str(caught.value)
+    assert "'refill_per_second' is a required property" in str(caught.value)
+    assert "line 14" in str(caught.value)
