@@ -28,6 +28,7 @@ from conformance.catalogue import load_catalogue
 from faulty.asgi import Forward, Handler, Request, Response, error_response, json_response
 from faulty.context import Context
 from faulty.recipes import (
+    CREATE,
     EXP_ASSIGNMENTS,
     EXP_LIST,
     EXP_MEMBERS,
@@ -44,6 +45,7 @@ from faulty.recipes import (
     either,
     error_code_of,
     hold,
+    ok,
     on_status,
     reset,
     sha,
@@ -97,6 +99,18 @@ IDENTITY_BREAKS = " ".join(
     SDK-BOOTSTRAP-ID-MERGE
     """.split()  # noqa: SIM905  (ids read as a block)
     )
+)
+
+
+# A snapshot hash that moves on every read breaks each rule that compares two hashes: stability,
+# a hash moving on a write (no quiet "before"), equal hashes across aliases, keys and endpoints,
+# and the hash left alone by a refused patch.
+RESTLESS_BREAKS = (
+    "SDK-STATUS-HASH-STABLE SDK-STATUS-HASH-MOVES-ON-WRITE SDK-STATUS-HASH-ENV-ISOLATED "
+    "SDK-HDR-ENV-DEFAULT-DEVELOPMENT SDK-HDR-ENV-STUDIO-SYNONYM VER-LEGACY-KEY-SAME-SNAPSHOT "
+    "SDK-BOOTSTRAP-MATCHES-STATUS SDK-BOOTSTRAP-HASH-EQUALS-STATUS CFG-PATCH-409-NOTHING-CHANGES "
+    "EXP-SNAPSHOT-HASH-MOVES-ON-CREATE EXP-SNAPSHOT-HASH-MOVES-ON-CHANGE "
+    "EXP-SNAPSHOT-HASH-MOVES-ON-TERMINATE"
 )
 
 
@@ -313,6 +327,31 @@ def _unavailable(request: Request, response: Response) -> Response:
     return error_response(503, "UNAVAILABLE").with_header("retry-after", "1")
 
 
+def hidden_creations(ctx: Context) -> Handler:
+    """Configurations created through the API never appear in a snapshot without identity (the
+    provisioned ones do): the suite cannot find what it wrote."""
+    created: set[Any] = set()
+    lock = threading.Lock()
+
+    async def handler(request: Request, forward: Forward) -> Response:
+        response = await forward(request)
+        data = response.json()
+        if CREATE(request) and ok(response) and isinstance(data, dict):
+            with lock:
+                created.add(data.get("id"))
+        elif without_identity(request) and response.status == 200 and isinstance(data, dict):
+            entries = data.get("configurations")
+            if isinstance(entries, list):
+                with lock:
+                    data["configurations"] = [
+                        e for e in entries if not isinstance(e, dict) or e.get("id") not in created
+                    ]
+                response = response.with_json(data)
+        return response
+
+    return handler
+
+
 # ------------------------------------------------------------------ the section
 
 
@@ -364,14 +403,15 @@ def escapes() -> tuple[Fault, ...]:
         ),
         fault(
             "escape-conditional-429",
-            "SDK-STATUS-304-IF-NONE-MATCH SDK-STATUS-304-ETAG SDK-STATUS-200-ON-OTHER-HASH",
+            "SDK-STATUS-304-IF-NONE-MATCH SDK-STATUS-304-ETAG SDK-STATUS-200-ON-OTHER-HASH "
+            "SDK-STATUS-304-NO-BODY SDK-STATUS-IF-NONE-MATCH-FORMS ERR-NO-SERVER-ERROR",
             "A status request carrying If-None-Match answers 429 with Retry-After: 1, however "
             "slowly the client polls (far below the declared rate limit).",
             answer(STATUS, _conditional_429),
         ),
         fault(
             "escape-restless-snapshot",
-            "SDK-STATUS-HASH-STABLE",
+            RESTLESS_BREAKS,
             "Every status read shows a new snapshot hash for the same content (a client sending "
             "back any hash shown for the current content still gets 304): the snapshot never "
             "holds still for two reads.",
@@ -450,5 +490,12 @@ def escapes() -> tuple[Fault, ...]:
                 without_identity,
                 lambda r, resp: _unavailable(r, resp) if _running_experiments(r, resp) else resp,
             ),
+        ),
+        fault(
+            "escape-snapshot-hides-new-configurations",
+            "SDK-STATUS-LISTS-CONFIGURATIONS",
+            "Configurations created through the API are left out of every status and bootstrap "
+            "snapshot (the hash still moves); only the provisioned ones are listed.",
+            hidden_creations,
         ),
     )
