@@ -20,6 +20,7 @@ FAILURES_SHOWN = 10  # beyond this, the reader is sent to conformance.html
 TEXT_LIMIT = 300  # characters of expected/received shown per failure
 FOLD_IDS = 8  # longer id lists fold into <details> (GitHub renders it; plain text stays readable)
 MARKDOWN_ESCAPED = frozenset("\\|<>[]")  # table breaks, raw HTML, links
+TEST_PREFIX = re.compile(r"^\S+::\S+: ")  # the test id fold() puts before each test's note
 
 
 def _cell(text: str) -> str:
@@ -126,14 +127,22 @@ def _failures(report: Report) -> list[str]:
     return lines
 
 
+def _reason(note: str) -> str:
+    """A note without the test ids it names ("<test id>: <reason>; ..."), each reason once: one
+    reason shared by several tests (a profile key not set) groups their requirements together."""
+    parts = (TEST_PREFIX.sub("", part) for part in note.split("; "))
+    return "; ".join(dict.fromkeys(parts))
+
+
 def _listing(title: str, requirements: list[RequirementResult]) -> list[str]:
     """Requirements grouped by outcome and reason; long id lists fold into <details>."""
     if not requirements:
         return []
     groups: dict[tuple[str, str], list[str]] = {}
     for r in requirements:
-        key = (OUTCOME_STYLES[r.outcome].label, r.note or "no reason recorded")
-        groups.setdefault(key, []).append(r.id)
+        label = OUTCOME_STYLES[r.outcome].label
+        reason = _reason(r.note).removeprefix(f"{label}: ")  # "not configured: set ..."
+        groups.setdefault((label, reason or "no reason recorded"), []).append(r.id)
     lines = [f"## {title} ({len(requirements)})", ""]
     for (outcome, reason), ids in sorted(groups.items(), key=lambda g: (-len(g[1]), g[0])):
         head = f"- {outcome} ({len(ids)}): {_cell(reason)}"
