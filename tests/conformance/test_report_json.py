@@ -125,3 +125,11 @@ def test_derived_fields_are_recomputed_not_trusted() -> None:
     report: Report = from_json(data)
     assert report.verdict.value == "conformant"
     assert all(r.outcome is Outcome.PASS for r in report.requirements)
+
+
+def test_the_schema_is_a_valid_draft_2020_12_schema() -> None:
+    from jsonschema import Draft202012Validator  # type: ignore[import-untyped]
+
+    from conformance.report.report_schema import report_schema
+
+    Draft202012Validator.check_schema(report_schema())
