@@ -21,7 +21,7 @@ class Outcome(StrEnum):
     FAIL = "fail"
     UNSUPPORTED = "unsupported"  # the profile declared the capability absent
     NOT_CONFIGURED = "not-configured"  # the profile leaves out an optional input the test needs
-    NOT_MEASURABLE = "not-measurable"  # no way to provoke it, or our own rate-limit budget ran out
+    NOT_MEASURABLE = "not-measurable"  # not judged for an undeclared reason: verdict incomplete
     KNOWN_FAILURE = "known-failure"  # failed, and listed in the profile's baseline
     SPEC_DOUBT = "spec-doubt"  # failed only on a not-shown / inferred element of the contract
 
