@@ -6,23 +6,48 @@ environment is incomplete (see ``refclient.environment``). Logs go to stderr.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import os
 import signal
 import sys
+import time
 from collections.abc import Mapping, Sequence
 from types import FrameType
 
+from refclient.config import Config
 from refclient.environment import UsageError, launch_from
 from refclient.errors import PermanentError
-from refclient.sync_poller import Poller
 from refclient.version import SDK_VERSION
 
+LOG = logging.getLogger("refclient")
+SIGNAL_CHECK_SECONDS = 0.05
 USAGE = (
     "usage: python -m refclient  (configured by environment: RCES_BASE_URL, RCES_SDK_KEY, "
     "RCES_INSTANCE_ID; optional RCES_ENVIRONMENT, RCES_SCENARIO, RCES_TIME_SCALE, "
     "RCES_HASH_TRANSPORT, RCES_JITTER_READING)"
 )
+
+
+class _StopSignal:
+    """SIGTERM/SIGINT, installed before the HTTP stack is imported (a signal that lands while it
+    loads is a clean stop too). The handler only sets a flag: taking a lock in a handler can
+    deadlock against the interrupted thread. The poller's wait polls the flag in short slices."""
+
+    def __init__(self) -> None:
+        self.requested = False
+
+    def __call__(self, signum: int, frame: FrameType | None) -> None:
+        self.requested = True
+
+    def wait(self, seconds: float) -> None:
+        """Sleep ``seconds``, or less once a signal came."""
+        deadline = time.monotonic() + seconds
+        while not self.requested:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return
+            time.sleep(min(left, SIGNAL_CHECK_SECONDS))
 
 
 def main(argv: Sequence[str] | None = None, environ: Mapping[str, str] | None = None) -> int:
@@ -36,26 +61,39 @@ def main(argv: Sequence[str] | None = None, environ: Mapping[str, str] | None = 
     except UsageError as error:
         print(f"refclient: {error}\n{USAGE}", file=sys.stderr)
         return 2
+    handler = _StopSignal()
+    previous = {sig: signal.signal(sig, handler) for sig in (signal.SIGTERM, signal.SIGINT)}
+    try:
+        return _run(launch.config, launch.scenario, handler)
+    finally:
+        for sig, old in previous.items():
+            signal.signal(sig, old)
+
+
+def _run(config: Config, scenario: str | None, handler: _StopSignal) -> int:
     logging.basicConfig(
         stream=sys.stderr, level=logging.INFO, format="%(asctime)s refclient %(message)s"
     )
-    logging.getLogger("httpx").setLevel(logging.WARNING)  # one line per poll, ours
-    config = launch.config
-    logging.getLogger("refclient").info(
+    logging.getLogger("httpx").setLevel(logging.WARNING)  # one line per poll: ours
+    LOG.info(
         "start %s base_url=%s instance=%s environment=%s scenario=%s time_scale=%g",
         SDK_VERSION,
         config.base_url,
         config.instance_id,
         config.environment,
-        launch.scenario or "-",
+        scenario or "-",
         config.time_scale,
     )
-    poller = Poller(config)
+    from refclient.sync_poller import Poller  # the slow import, after the handlers
 
-    def on_signal(signum: int, frame: FrameType | None) -> None:
+    def wait(seconds: float) -> None:
+        handler.wait(seconds)
+        if handler.requested:
+            poller.stop()
+
+    poller = Poller(dataclasses.replace(config, sleep=wait))
+    if handler.requested:
         poller.stop()
-
-    previous = {sig: signal.signal(sig, on_signal) for sig in (signal.SIGTERM, signal.SIGINT)}
     try:
         poller.run_forever()
     except PermanentError as error:
@@ -63,7 +101,5 @@ def main(argv: Sequence[str] | None = None, environ: Mapping[str, str] | None = 
         return 1
     finally:
         poller.close()
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
-    logging.getLogger("refclient").info("stopped cleanly")
+    LOG.info("stopped cleanly")
     return 0
