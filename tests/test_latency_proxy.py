@@ -1,0 +1,90 @@
+"""The latency proxy: answers pass unchanged, each exchange ``delay`` later, keep-alive kept.
+
+Real sockets: the reference server on loopback, the proxy in its own process, httpx in front.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from refserver.runner import start_server
+from tests.latency_proxy import LatencyProxy
+
+DELAY_MS = 80
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    running = start_server(Path(tmp_path_factory.mktemp("proxy")) / "ref.db", port=0)
+    try:
+        yield running
+    finally:
+        running.stop()
+
+
+def status_headers(server: Any) -> dict[str, str]:
+    from conformance.profile import load
+
+    key = load(server.profile_path).credentials.sdk_keys[0]
+    return {"authorization": key.key, "environment": key.environments[0], "server-id": "proxy-1"}
+
+
+def timed_gets(base_url: str, headers: dict[str, str], count: int) -> list[tuple[float, Any]]:
+    """``count`` status polls on one keep-alive connection: (seconds, response) each."""
+    out = []
+    with httpx.Client(base_url=base_url, timeout=10) as http:
+        for _ in range(count):
+            started = time.perf_counter()
+            response = http.get("/sdk/v2/status", headers=headers)
+            out.append((time.perf_counter() - started, response))
+    return out
+
+
+def test_a_plain_proxy_changes_nothing_but_the_address(server: Any) -> None:
+    headers = status_headers(server)
+    direct = timed_gets(str(server.base_url), headers, 1)[0][1]
+    with LatencyProxy(str(server.base_url), 0) as proxy:
+        assert proxy.base_url != str(server.base_url).rstrip("/")
+        relayed = timed_gets(proxy.base_url, headers, 1)[0][1]
+        boot = httpx.get(f"{proxy.base_url}/sdk/v2/bootstrap", headers=headers, timeout=10)
+        refused = httpx.get(f"{proxy.base_url}/sdk/v2/status", timeout=10)
+    assert relayed.status_code == direct.status_code == 200
+    assert relayed.json()["hash"] == direct.json()["hash"]
+    assert relayed.headers["etag"] == direct.headers["etag"]
+    same = httpx.get(f"{str(server.base_url).rstrip('/')}/sdk/v2/bootstrap", headers=headers)
+    assert boot.status_code == same.status_code == 200
+    assert boot.content == same.content
+    assert refused.status_code in (401, 403)
+
+
+def test_every_exchange_costs_the_delay_keep_alive_included(server: Any) -> None:
+    headers = status_headers(server)
+    with LatencyProxy(str(server.base_url), DELAY_MS) as proxy:
+        times = timed_gets(proxy.base_url, headers, 4)
+    seconds = [t for t, _ in times]
+    assert all(r.status_code == 200 for _, r in times)
+    assert min(seconds) >= DELAY_MS / 1000, seconds
+    # the first pays the handshake's round trip too; the others reuse the connection
+    assert seconds[0] >= 2 * DELAY_MS / 1000, seconds
+    assert min(seconds[1:]) < 2 * DELAY_MS / 1000, seconds
+
+
+def test_a_dead_upstream_closes_the_client_connection(closed_port: str) -> None:
+    with LatencyProxy(closed_port, 0) as proxy, pytest.raises(httpx.TransportError):
+        httpx.get(f"{proxy.base_url}/sdk/v2/status", timeout=5)
+
+
+@pytest.fixture
+def closed_port() -> str:
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    return f"http://127.0.0.1:{port}"
