@@ -213,7 +213,7 @@ class Client:
         replay = None if bucket is None or limit is None else self.ledger.record(bucket, limit)
         reply = self._send(request, retries=1)
         if reply.status == 429 and not allow_rate_limit:
-            self._judge_rate_limit(reply, replay, shared)
+            self._judge_rate_limit(reply, f"{method} {path}", replay, shared)
         if reply.status >= 500 and not allow_server_error:
             raise ContractViolation(
                 (),
@@ -231,6 +231,7 @@ class Client:
         """One exchange, read to the end under the size cap and the total deadline."""
         limits = self.profile.responses
         failures: list[str] = []
+        unanswered: Exchange | None = None
         for attempt in range(retries + 1):
             started = time.perf_counter()
             deadline = started + limits.max_seconds
@@ -238,7 +239,7 @@ class Client:
                 with self.gate.shared():
                     response, content, cut = self._receive(request, deadline, limits.max_bytes)
             except httpx.TransportError as error:
-                exchange = self._exchange(request, None, b"", started)
+                exchange = unanswered = self._exchange(request, None, b"", started)
                 self.transcript.add(exchange)
                 failures.append(
                     f"attempt {attempt + 1}: {_transport_problem(error)} "
@@ -262,13 +263,13 @@ class Client:
                 )
             assert response is not None  # a response without a cut came whole
             return Reply(response.status_code, response.headers, content, exchange, curl)
-        exchange = self.transcript.exchanges[-1]
+        assert unanswered is not None  # every attempt ended in a transport error
         raise NoAnswer(
             (),
             f"the target did not answer {request.method} {request.url.path}",
             f"an HTTP answer within {self._seconds_to_answer():g}s (one retry)",
             "; ".join(failures),
-            self.curl(exchange),
+            self.curl(unanswered),
         )
 
     def _receive(
@@ -331,19 +332,22 @@ class Client:
             limit = limit.narrowed(1.0 - others)
         return bucket, limit, shared
 
-    def _judge_rate_limit(self, reply: Reply, replay: Replay | None, shared: bool) -> None:
+    def _judge_rate_limit(
+        self, reply: Reply, where: str, replay: Replay | None, shared: bool
+    ) -> None:
         """A 429 the test did not provoke: the suite's excess (not measurable) or a fail."""
-        where = f"{reply.exchange.method} {urlsplit(reply.exchange.url).path}"
         if replay is not None and replay.suite_exceeded:
             raise NotMeasurable(
                 f"the suite's own traffic spent the target's declared rate limit on {where}: "
                 f"{replay.describe()}"
                 + (" (a bucket shared with the run's other workers)" if shared else "")
             )
+        management = where.split(" ", 1)[1].startswith("/application/")
         figure = (
             replay.describe()
             if replay is not None
-            else "the profile declares no rate limit for this endpoint (management_rate_limit)"
+            else "the profile declares no rate limit for this endpoint"
+            + (" (management_rate_limit)" if management else "")
         )
         raise ContractViolation(
             (),

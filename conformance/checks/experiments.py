@@ -226,7 +226,7 @@ class Experiments:
         ids: Sequence[str] | None = None,
         **fields: Any,
     ) -> dict[str, Any]:
-        """Create and return the record. Failure: a violation of ``ids``, else not measurable."""
+        """Create and return the record. Failure: a violation of ``ids`` (none: of the test)."""
         reply = self.create(self.body(label, base_configuration_id, groups, **fields))
         wanted = self.profile.statuses.create_experiment
         good = reply.status == wanted and isinstance(body_of(reply), dict)
@@ -430,7 +430,7 @@ class Experiments:
         return self.snapshots.bootstrap(self.environment, headers=headers)
 
     def unit_view(self, unit_id: str, ids: Sequence[str] = (), **kw: Any) -> UnitView:
-        """A 200 bootstrap for the unit; anything else is not measurable unless ``ids``."""
+        """A 200 bootstrap for the unit; anything else violates ``ids`` (none: the test's)."""
         reply = self.bootstrap(unit_id, **kw)
         body = body_of(reply)
         if reply.status != 200 or not isinstance(body, dict):
