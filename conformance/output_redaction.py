@@ -9,7 +9,7 @@ and each xdist worker), with one table of spellings (``conformance.redaction.SPE
 
 - each test and collection report, as soon as pytest builds it and again just before any reporter
   reads it: its traceback (kept structured, so the terminal still colours it), the captured output
-  sections, the user properties;
+  sections, the user properties; and each warning's message;
 - Allure's result and container objects, just before they are written;
 - pytest's log handlers (``--log-file``, live logs, captured logs);
 - once the run has ended (controller or single process), every file the run wrote: the Allure
@@ -22,6 +22,7 @@ import dataclasses
 import logging
 import os
 import tempfile
+import warnings
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
@@ -179,6 +180,14 @@ class OutputRedaction:
         if self.redactor.known:
             redact_report(report, self.text)
         return (yield)
+
+    # -- warnings (the terminal's summary prints each message)
+
+    @pytest.hookimpl(tryfirst=True)  # a historic hook: no wrapper, but before the terminal's
+    def pytest_warning_recorded(self, warning_message: warnings.WarningMessage) -> None:
+        text = str(warning_message.message)
+        if self.redactor.known and self.text(text) != text:
+            warning_message.message = Warning(self.text(text))
 
     # -- logs and Allure objects
 

@@ -16,6 +16,7 @@ from collections.abc import Iterator
 
 import pytest
 
+from conformance.cli import STAGE_PLUGINS
 from conformance.plugin import REDACTION_NAME
 from conformance.redaction import spelled
 from tests.conformance.holding_server import holding_server, write_profile
@@ -30,8 +31,35 @@ SDK_KEY = f"svc_pk_Zq8/+rT \"<&>'x9{secrets.token_hex(8)}"
 # this many characters of a secret's random part may show anywhere either.
 FRAGMENT = 8
 
+# As the fuzz stage does, a hook adds a record to the user properties after pytest built the report;
+# a reporter (as third-party ones do) writes every report's user properties to a file.
+LATE_RECORD = """
+from pathlib import Path
+
+import pytest
+
+from conformance import profile as profiles
+
+
+@pytest.hookimpl(wrapper=True, tryfirst=True)
+def pytest_runtest_makereport(item, call):
+    report = yield
+    if report.when == "call":
+        loaded = profiles.load(item.config.getoption("target_profile"))
+        key = loaded.credentials.sdk_keys[0].key
+        report.user_properties.append(("late-record", {"curl": f"curl -H 'authorization: {key}'"}))
+    return report
+
+
+def pytest_runtest_logreport(report):
+    Path("reporter").mkdir(exist_ok=True)
+    with open("reporter/user-properties.txt", "a", encoding="utf-8") as out:
+        out.write(f"{report.nodeid} {report.when} {report.user_properties!r}\\n")
+"""
+
 HOSTILE = """
 import logging
+import warnings
 
 import httpx
 import pytest
@@ -92,6 +120,7 @@ def test_body_httpx(target, profile, record_property):
     print("sending", headers)
     log.warning("sending %s", headers)
     record_property("sent", headers)
+    warnings.warn(f"sending {headers}")
     httpx.get(target.base_url + "/sdk/v2/status", params={"key": headers["authorization-sdk"]})
     httpx.get(target.base_url + "/slow/body", headers=headers, timeout=TIMEOUT)
 
@@ -127,12 +156,16 @@ def target_url() -> Iterator[str]:
 
 
 def hostile_run(
-    pytester: pytest.Pytester, target_url: str, *extra: str
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, target_url: str, *extra: str
 ) -> tuple[pytest.RunResult, dict[str, str]]:
-    """Run the hostile module with every output on; the outputs' texts by name."""
+    """Run the hostile module with every output on; the outputs' texts by name. Only the plugins
+    ``conformance run`` loads (xdist workers then start in seconds)."""
     profile = write_profile(pytester.path / "profile.yaml", PAT, SDK_KEY)
     pytester.makepyfile(test_hostile=HOSTILE)
+    pytester.makeconftest(LATE_RECORD)
+    monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
     result = pytester.runpytest_subprocess(
+        *(arg for name in STAGE_PLUGINS["scenarios"] for arg in ("-p", name)),
         "-p",
         "no:cacheprovider",
         "--base-url",
@@ -153,7 +186,7 @@ def hostile_run(
         *extra,
     )
     outputs = {"terminal stdout": result.stdout.str(), "terminal stderr": result.stderr.str()}
-    for folder in ("logs", "junit", "allure-results", "reports"):
+    for folder in ("logs", "junit", "allure-results", "reports", "reporter"):
         for path in sorted((pytester.path / folder).rglob("*")):
             if path.is_file():
                 relative = path.relative_to(pytester.path).as_posix()
@@ -188,15 +221,20 @@ def assert_every_output_was_written(result: pytest.RunResult, outputs: dict[str,
     assert any(n.startswith("allure-results/") and n.endswith("-result.json") for n in names)
     assert any(n.endswith("-container.json") for n in names)
     assert any(n.endswith("-attachment.txt") for n in names)
+    assert "late-record" in outputs["reporter/user-properties.txt"]  # added after makereport
+    assert "UserWarning: sending {" in outputs["terminal stdout"]  # the warnings summary
     # setup: 2 errors; body: 3 failures; teardown: 2 passes with 2 errors
     result.assert_outcomes(passed=2, failed=3, errors=4)
 
 
 @pytest.mark.parametrize("workers", [(), ("-n", "2")], ids=["one process", "xdist"])
 def test_no_secret_in_any_output(
-    pytester: pytest.Pytester, target_url: str, workers: tuple[str, ...]
+    pytester: pytest.Pytester,
+    monkeypatch: pytest.MonkeyPatch,
+    target_url: str,
+    workers: tuple[str, ...],
 ) -> None:
-    result, outputs = hostile_run(pytester, target_url, *workers)
+    result, outputs = hostile_run(pytester, monkeypatch, target_url, *workers)
     assert_every_output_was_written(result, outputs)
     assert leaks(outputs) == []
     terminal = outputs["terminal stdout"]
@@ -209,13 +247,14 @@ def test_no_secret_in_any_output(
 
 
 def test_the_same_run_leaks_without_output_redaction(
-    pytester: pytest.Pytester, target_url: str
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, target_url: str
 ) -> None:
     """The control: with output redaction off, the secrets show where the issue saw them."""
-    result, outputs = hostile_run(pytester, target_url, "-p", f"no:{REDACTION_NAME}")
+    result, outputs = hostile_run(pytester, monkeypatch, target_url, "-p", f"no:{REDACTION_NAME}")
     assert_every_output_was_written(result, outputs)
     found = leaks(outputs)
     assert any(line.startswith("terminal stdout: PAT") for line in found)
     assert any(line.startswith("allure-results/") and "-result.json: PAT" in line for line in found)
     assert any(line.startswith("junit/junit.xml: SDK key") for line in found)
     assert any(line.startswith("logs/run.log: SDK key") for line in found)
+    assert any(line.startswith("reporter/user-properties.txt: SDK key") for line in found)
