@@ -1,0 +1,61 @@
+"""Race retries: a snapshot that moves only while others write is waited out; one that moves with
+the suite's traffic halted is the target's own doing, and fails the requirement under test."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import socket
+import threading
+from pathlib import Path
+
+import pytest
+
+from conformance.checks.sdk import RACE_RETRIES, Snapshots, settled
+from conformance.client import Client
+from conformance.errors import ContractViolation
+from conformance.pacing import TrafficGate
+from conformance.profile import parse
+from tests.conformance.hostile_servers import PROFILE, Behaviour, Hostile, answer
+
+
+def test_a_race_that_ends_is_waited_out(tmp_path: Path) -> None:
+    results = iter([None, None, "quiet"])
+    assert settled(TrafficGate(tmp_path / "gate"), lambda: next(results)) == "quiet"
+
+
+def test_the_last_attempt_runs_with_the_gate_held_alone(tmp_path: Path) -> None:
+    gate = TrafficGate(tmp_path / "gate")
+    held: list[int] = []
+
+    def attempt() -> None:
+        held.append(gate._exclusive_depth)
+        return None
+
+    assert settled(gate, attempt) is None
+    assert held == [0] * RACE_RETRIES + [1]
+
+
+def _moving_hashes() -> Behaviour:
+    numbers = itertools.count()
+    lock = threading.Lock()
+
+    def send(conn: socket.socket, stop: threading.Event) -> None:
+        with lock:
+            body = {"hash": f"h{next(numbers)}", "configurations": []}
+        answer(200, json.dumps(body).encode())(conn, stop)
+
+    return send
+
+
+def test_a_snapshot_that_never_holds_still_fails_the_requirement(tmp_path: Path) -> None:
+    profile = parse(PROFILE)
+    with (
+        Hostile([_moving_hashes()]).running() as server,
+        Client(server.base_url, profile, gate=TrafficGate(tmp_path / "gate")) as client,
+        pytest.raises(ContractViolation) as caught,
+    ):
+        Snapshots(client).stable_hash("development", ("SDK-STATUS-HASH-STABLE",))
+    assert caught.value.requirement_ids == ("SDK-STATUS-HASH-STABLE",)
+    assert "moved with nothing written" in caught.value.title
+    assert "halted" in caught.value.received
