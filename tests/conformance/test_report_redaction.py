@@ -1,4 +1,5 @@
-"""No secret from the profile, or passed to the writer, survives into any file the writer writes."""
+"""No secret from the profile, or passed to the writer, survives into any file the writer writes;
+the spelling table, and the pieces ``conformance.output_redaction`` is built from."""
 
 from __future__ import annotations
 
@@ -10,6 +11,8 @@ from urllib.parse import quote
 
 import pytest
 
+from conformance.output_redaction import redact_files, scrub
+from conformance.redaction import Redactor, spelled
 from conformance.report import samples
 from conformance.report.model import Evidence, Exchange, Report, StageSummary
 from conformance.report.redaction import profile_secrets, redact, redact_profile
@@ -127,7 +130,63 @@ def test_profile_secrets_and_masking() -> None:
         ("a abc abcd", ["abcd", "abc"], "a *** ***"),  # longest first: no "***d"
         ("x=%2Fk%2B", ["/k+"], "x=***"),
         ("nothing here", ["", "zz"], "nothing here"),
+        # Python repr, as a traceback's local variables show it (both quote styles)
+        ("""headers = {'a': 'Bearer k"\\'x'}""", ["k\"'x"], "headers = {'a': 'Bearer ***'}"),
+        ("""v = "it's\\x7f\"""", ["it's\x7f"], 'v = "***"'),  # repr's own escape, not JSON's
+        # XML attribute (pytest's JUnit XML): &quot; but a raw apostrophe
+        ('<property value="k&quot;\'x"/>', ["k\"'x"], '<property value="***"/>'),
+        # numeric entities (markupsafe), path-style URL quoting (a raw slash), form quoting
+        ("k&#34;&#39;x k/%2B k%20", ["k\"'x", "k/+", "k "], "*** *** ***"),
+        # two escapes deep: a repr inside a JSON string
+        ('"trace": "pat = \'k\\\\\\\\x\'"', ["k\\x"], '"trace": "pat = \'***\'"'),
+        # cut short by a truncating repr, at either end of an ellipsis
+        (
+            "Target(pat='svc_pat_0123456789...ial')",
+            ["svc_pat_0123456789abcdef"],
+            "Target(pat='***...ial')",
+        ),
+        ("x=...89abcdef'", ["svc_pat_0123456789abcdef"], "x=...***'"),
+        (
+            "see svc_\u2026 and abcde...",
+            ["svc_pat_0123456789abcdef", "abcdefgh"],
+            "see svc_\u2026 and abcde...",
+        ),
     ],
 )
 def test_redact_text(text: str, secrets: list[str], expected: str) -> None:
     assert redact(text, secrets) == expected
+
+
+def test_every_spelling_of_the_table_is_redacted() -> None:
+    secret = PAT + " /x"
+    for form, _ in spelled([(secret, "")]):
+        assert redact(f"<{form}>", [secret]) == "<***>", form
+
+
+def test_scrub_changes_a_traceback_in_place_and_keeps_its_shape() -> None:
+    from _pytest._code.code import ReprEntry, ReprFileLocation, ReprLocals, ReprTraceback
+
+    entry = ReprEntry(
+        [f"E   refused {PAT}"],
+        None,
+        ReprLocals([f"headers = {{'a': {PAT!r}}}"]),
+        ReprFileLocation("t.py", 3, f"Error: {PAT}"),
+        "long",
+    )
+    traceback = ReprTraceback([entry], None, "long")
+    assert scrub(traceback, Redactor({PAT: "$RCES_PAT"}).text) is traceback
+    assert entry.lines == ["E   refused $RCES_PAT"]
+    assert entry.reprlocals is not None and PAT not in entry.reprlocals.lines[0]
+    assert entry.reprfileloc is not None and entry.reprfileloc.message == "Error: $RCES_PAT"
+
+
+def test_redact_files_rewrites_only_files_holding_a_secret(tmp_path: Path) -> None:
+    clean = tmp_path / "clean.txt"
+    clean.write_text("nothing", encoding="utf-8")
+    leaky = tmp_path / "deep" / "result.json"
+    leaky.parent.mkdir()
+    leaky.write_bytes(b"\xff\x00" + json.dumps({"trace": repr(PAT)}).encode())
+    changed = redact_files([tmp_path], Redactor({PAT: "***"}))
+    assert changed == [leaky]
+    assert leaky.read_bytes() == b"\xff\x00" + json.dumps({"trace": "'***'"}).encode()
+    assert clean.read_text(encoding="utf-8") == "nothing"
