@@ -74,9 +74,17 @@ class _Fragments:
                 self.prefixes.setdefault(form[:n], name)
                 self.suffixes.setdefault(form[-n:], name)
         self.longest = max((len(piece) for piece in self.prefixes), default=0)
+        # Every MIN_FRAGMENT-long piece of every spelling: a quick test before the search.
+        self.pieces = frozenset(
+            form[i : i + MIN_FRAGMENT]
+            for form, _ in forms
+            for i in range(len(form) - MIN_FRAGMENT + 1)
+        )
 
     def before(self, value: str, at: int) -> tuple[int, str] | None:
         """(start, name) of the longest prefix of a spelling that ends at ``at``."""
+        if value[max(0, at - MIN_FRAGMENT) : at] not in self.pieces:
+            return None
         for n in range(min(self.longest, at), MIN_FRAGMENT - 1, -1):
             name = self.prefixes.get(value[at - n : at])
             if name is not None:
@@ -85,6 +93,8 @@ class _Fragments:
 
     def after(self, value: str, at: int) -> tuple[int, str] | None:
         """(stop, name) of the longest suffix of a spelling that starts at ``at``."""
+        if value[at : at + MIN_FRAGMENT] not in self.pieces:
+            return None
         for n in range(min(self.longest, len(value) - at), MIN_FRAGMENT - 1, -1):
             name = self.suffixes.get(value[at : at + n])
             if name is not None:
