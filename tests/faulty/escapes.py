@@ -93,12 +93,13 @@ HOLD_WITHOUT_APPLICATION = frozenset(
 
 # Requirements judged through a bootstrap with identity (per-unit content, assignment,
 # bucketing): a server that never serves one fails them all (measured with the whole suite).
-IDENTITY_BREAKS = " ".join(
-    sorted(
-        """
-    SDK-BOOTSTRAP-ID-MERGE
-    """.split()  # noqa: SIM905  (ids read as a block)
-    )
+IDENTITY_BREAKS = (
+    "EXP-ASSIGNMENT-DETERMINISTIC EXP-ASSIGNMENT-PERSISTENT EXP-CONTEXT-PROPERTIES-RECORDED "
+    "EXP-MANUAL-ASSIGNMENT-CONTENT EXP-REQUIRED-PROPERTIES-GATE EXP-ROLLOUT-LIMITS-ENROLMENT "
+    "EXP-ROUND-ROBIN-BALANCED EXP-UNENROLL-BASE-CONTENT EXP-WEIGHTED-HASH-GOLDEN "
+    "EXP-WEIGHTED-SPLIT SDK-BOOTSTRAP-ID-ETAG-EQUALS-HASH SDK-BOOTSTRAP-ID-MERGE "
+    "SDK-BOOTSTRAP-ID-METADATA SDK-BOOTSTRAP-ID-ONLY-ACTIVE SDK-BOOTSTRAP-ID-UNIT-TYPE "
+    "SDK-BOOTSTRAP-ID-UNTOUCHED-CONFIGS"
 )
 
 
@@ -111,6 +112,42 @@ RESTLESS_BREAKS = (
     "SDK-BOOTSTRAP-MATCHES-STATUS SDK-BOOTSTRAP-HASH-EQUALS-STATUS CFG-PATCH-409-NOTHING-CHANGES "
     "EXP-SNAPSHOT-HASH-MOVES-ON-CREATE EXP-SNAPSHOT-HASH-MOVES-ON-CHANGE "
     "EXP-SNAPSHOT-HASH-MOVES-ON-TERMINATE"
+)
+
+
+# Requirements whose scenarios read a paged experiment list (the list itself, or to prove that a
+# refused write or an assignment changed what it should): a list the suite cannot read fails
+# them all (measured with the whole suite).
+LIST_READERS = (
+    "EXP-LIST EXP-MEMBERS EXP-ASSIGNMENTS-LIST EXP-ASSIGNMENT-COUNTS EXP-ASSIGNMENT-PERSISTENT "
+    "EXP-COUNTS-AGREE-MEMBERS EXP-COUNTS-AGREE-TOTALS EXP-GROUP-COUNTS EXP-MANUAL-ASSIGNMENT "
+    "EXP-MANUAL-ASSIGNMENT-UNKNOWN-GROUP EXP-REACTIVATE EXP-UNENROLL EXP-TERMINATE-FINAL "
+    "EXP-UNKNOWN-404 EXP-CREATE-400-BASE-CONFIG EXP-CREATE-400-FIELDS EXP-CREATE-400-GROUP-COUNT "
+    "EXP-CREATE-400-WEIGHTS AUTH-EXP-INVALID AUTH-EXP-MISSING AUTH-EXP-SDK-KEY-REFUSED"
+)
+
+
+# Requirements whose scenarios read a snapshot listing a running experiment (its summary, the
+# hash moving with it, the base content beside it): measured with the whole suite.
+EXPERIMENT_SNAPSHOT_BREAKS = (
+    "EXP-ROLLOUT-CHANGE EXP-SNAPSHOT-BY-UNIT-TYPE EXP-SNAPSHOT-GROUP-FIELDS "
+    "EXP-SNAPSHOT-HASH-MOVES-ON-CHANGE EXP-SNAPSHOT-HASH-MOVES-ON-CREATE "
+    "EXP-SNAPSHOT-HASH-MOVES-ON-TERMINATE EXP-SNAPSHOT-MATCHES-EXPERIMENT "
+    "EXP-SNAPSHOT-REQUIRED-PROPERTIES-UNION EXP-SNAPSHOT-SUMMARY-FIELDS "
+    "EXP-TERMINATE-LEAVES-SNAPSHOT EXP-WEIGHTED-HASH-GOLDEN EXP-WEIGHTED-SPLIT "
+    "SDK-BOOTSTRAP-ID-ETAG-EQUALS-HASH SDK-BOOTSTRAP-NO-IDENTITY-BASE"
+)
+
+# Requirements whose scenarios find a configuration they wrote in a snapshot (its entry, its
+# hash, its document, or proof that a refused write left it alone): measured with the whole suite.
+HIDDEN_BREAKS = (
+    "AUTH-PAT-INVALID AUTH-PAT-MISSING AUTH-SDK-KEY-NO-MANAGEMENT AUTH-SDK-PROJECT-SCOPED "
+    "CFG-ENV-ID-REQUIRED CFG-ENV-ID-UNKNOWN CFG-PATCH-409-NOTHING-CHANGES CFG-PATCH-ATOMIC "
+    "CFG-PATCH-CONCURRENT-ONE-WINS CFG-PATCH-MALFORMED-REFUSED CFG-PATCH-PERSISTS "
+    "CFG-PATCH-SIDECAR-INAPPLICABLE-409 ERR-MALFORMED-JSON SDK-BOOTSTRAP-DOCUMENTS-CURRENT "
+    "SDK-BOOTSTRAP-NO-IDENTITY-BASE SDK-HDR-ENV-PRODUCTION SDK-STATUS-CONFIG-HASH-MOVES "
+    "SDK-STATUS-CONFIG-HASH-OTHERS-STABLE SDK-STATUS-ENV-ISOLATION "
+    "SDK-STATUS-LISTS-CONFIGURATIONS SDK-STATUS-PRIMARY-CONFIG"
 )
 
 
@@ -440,28 +477,29 @@ def escapes() -> tuple[Fault, ...]:
         ),
         fault(
             "escape-slow-burst-unlimited",
-            "LIMIT-RATE-ENFORCED",
-            "No rate limit (a limited poll is served from a fresh bucket), and a caller's polls "
+            "LIMIT-RATE-ENFORCED LIMIT-RATE-SHARED-WITHOUT-ID",
+            "No rate limit (a limited poll is served from a fresh bucket, so callers without an id "
+            "share none either), and a caller's polls "
             f"beyond {BURST_POLLS} a second are answered {SLOW_POLL_SECONDS} s late: a burst "
             "offered one poll at a time never exceeds the declared budget.",
             slow_unlimited,
         ),
         fault(
             "escape-lists-not-json",
-            "EXP-LIST EXP-MEMBERS EXP-ASSIGNMENTS-LIST EXP-RESPONSE-CONTENT-TYPE-JSON",
+            LIST_READERS + " EXP-RESPONSE-CONTENT-TYPE-JSON",
             "The experiment list, member list and assignment list answer 200 text/plain with a "
             "body that is not JSON.",
             edit_response(LISTS, _list_not_json),
         ),
         fault(
             "escape-endless-pages",
-            "EXP-LIST EXP-MEMBERS EXP-ASSIGNMENTS-LIST",
+            LIST_READERS,
             "Paged experiment lists never end: the last page's cursor leads back to the first.",
             looping_pages,
         ),
         fault(
             "escape-soft-violation-then-held",
-            "ERR-BODY-SHAPE ERR-UNKNOWN-CONFIGURATION-404 ERR-BODY-JSON",
+            "ERR-BODY-SHAPE ERR-UNKNOWN-CONFIGURATION-404 ERR-BODY-JSON ERR-NO-SERVER-ERROR",
             "Error bodies name their code `code` (not the declared field), and a patch of an "
             "unknown configuration is answered 404 only after the client's timeout: a recorded "
             "violation followed by a call that never returns, in one Soft block.",
@@ -483,7 +521,7 @@ def escapes() -> tuple[Fault, ...]:
         ),
         fault(
             "escape-experiment-snapshot-503",
-            "EXP-SNAPSHOT-BY-UNIT-TYPE",
+            EXPERIMENT_SNAPSHOT_BREAKS,
             "A status or bootstrap without identity answers 503 whenever its snapshot would "
             "list a running experiment.",
             edit_response(
@@ -493,7 +531,7 @@ def escapes() -> tuple[Fault, ...]:
         ),
         fault(
             "escape-snapshot-hides-new-configurations",
-            "SDK-STATUS-LISTS-CONFIGURATIONS",
+            HIDDEN_BREAKS,
             "Configurations created through the API are left out of every status and bootstrap "
             "snapshot (the hash still moves); only the provisioned ones are listed.",
             hidden_creations,
