@@ -28,7 +28,7 @@ The rules kept (spec 4.3, 8 and the observed conventions):
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from types import MappingProxyType
 
 from refclient import timing
@@ -93,7 +93,6 @@ class Outcome:
     hint: Hint | None = None
     failures: int = 0
     detail: str = ""
-    sent_hash: str | None = field(default=None, repr=False)
 
     def describe(self) -> str:
         """One log line; never carries the key."""
@@ -125,7 +124,6 @@ class _Pending:
     changed: tuple[Summary, ...]
     removed: tuple[Configuration, ...]
     requests: tuple[Request, ...]
-    sent_hash: str | None
 
 
 class PollCore:
@@ -137,7 +135,6 @@ class PollCore:
         self._hint: Hint | None = None
         self._failures = 0
         self._pending: _Pending | None = None
-        self._sent_hash: str | None = None
 
     @property
     def snapshot(self) -> Snapshot:
@@ -180,7 +177,6 @@ class PollCore:
                 params["hash"] = kept
             else:
                 headers[self.config.headers.if_none_match] = f'"{kept}"'
-        self._sent_hash = kept
         return Request(STATUS_PATH, MappingProxyType(headers), MappingProxyType(params), "status")
 
     def _refetch_requests(self, changed: Sequence[Summary]) -> tuple[Request, ...]:
@@ -221,7 +217,7 @@ class PollCore:
         if not changed:
             return self._adopt(body, {}, removed, ())
         requests = self._refetch_requests(changed)
-        self._pending = _Pending(body, changed, removed, requests, self._sent_hash)
+        self._pending = _Pending(body, changed, removed, requests)
         return Refetch(requests)
 
     def on_refetch_replies(self, replies: Sequence[Reply]) -> Outcome:
@@ -327,7 +323,6 @@ class PollCore:
             refetched,
             self._hint,
             0,
-            sent_hash=self._sent_hash,
         )
 
     def _failed_reply(self, reply: Reply, label: str, refetched: tuple[str, ...] = ()) -> Outcome:
@@ -355,7 +350,6 @@ class PollCore:
             self._hint,
             self._failures,
             redact(detail, self.config.sdk_key),
-            sent_hash=self._sent_hash,
         )
 
     def _refusal(self, reply: Reply, label: str) -> str:

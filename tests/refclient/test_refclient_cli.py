@@ -7,8 +7,8 @@ import os
 import signal
 import subprocess
 import sys
-import time
-from collections.abc import Iterator
+import threading
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -34,17 +34,53 @@ def environment(**variables: str) -> dict[str, str]:
     return env
 
 
-def start(env: dict[str, str]) -> subprocess.Popen[str]:
-    return subprocess.Popen(
-        [sys.executable, "-m", "refclient"],
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+Start = Callable[[dict[str, str]], "subprocess.Popen[str]"]
 
 
-def test_polls_until_sigterm_and_exits_zero(served: Api) -> None:
+@pytest.fixture
+def start() -> Iterator[Start]:
+    """Start ``python -m refclient`` with an environment; any still running at teardown is
+    killed (a failed assertion must not leave a poller behind)."""
+    started: list[subprocess.Popen[str]] = []
+
+    def launch(env: dict[str, str]) -> subprocess.Popen[str]:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "refclient"],
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        started.append(process)
+        return process
+
+    yield launch
+    for process in started:
+        if process.poll() is None:
+            process.kill()
+            process.communicate(timeout=10)
+
+
+def read_until_polls(process: subprocess.Popen[str], polls: int, timeout: float = 30.0) -> str:
+    """Stderr read line by line until ``polls`` poll lines came (or the deadline passed)."""
+    assert process.stderr is not None
+    lines: list[str] = []
+    seen = threading.Event()
+
+    def pump() -> None:
+        assert process.stderr is not None
+        for line in process.stderr:
+            lines.append(line)
+            if sum(" poll status=" in x for x in lines) >= polls:
+                seen.set()
+                return
+
+    threading.Thread(target=pump, daemon=True).start()
+    assert seen.wait(timeout), "".join(lines)
+    return "".join(lines)
+
+
+def test_polls_until_sigterm_and_exits_zero(served: Api, start: Start) -> None:
     served.created({"coins": 1}, name="economy")
     key = served.keys["development"]
     process = start(
@@ -56,9 +92,10 @@ def test_polls_until_sigterm_and_exits_zero(served: Api) -> None:
             RCES_TIME_SCALE="0.01",
         )
     )
-    time.sleep(2.0)  # cadence 0.3-0.36 s: several polls
+    head = read_until_polls(process, 4)  # cadence 0.3-0.36 s
     process.send_signal(signal.SIGTERM)
-    stdout, stderr = process.communicate(timeout=20)
+    stdout, tail = process.communicate(timeout=20)
+    stderr = head + tail
     assert process.returncode == 0, stderr
     polls = [line for line in stderr.splitlines() if " poll status=" in line]
     assert len(polls) >= 3, stderr
@@ -69,7 +106,7 @@ def test_polls_until_sigterm_and_exits_zero(served: Api) -> None:
     assert key not in stderr and key not in stdout
 
 
-def test_sigint_stops_cleanly_too(served: Api) -> None:
+def test_sigint_stops_cleanly_too(served: Api, start: Start) -> None:
     process = start(
         environment(
             RCES_BASE_URL=served.server.base_url,
@@ -78,14 +115,33 @@ def test_sigint_stops_cleanly_too(served: Api) -> None:
             RCES_TIME_SCALE="0.01",
         )
     )
-    time.sleep(1.0)
+    head = read_until_polls(process, 1)
+    assert " poll status=200" in head
     process.send_signal(signal.SIGINT)
-    _, stderr = process.communicate(timeout=20)
-    assert process.returncode == 0, stderr
-    assert " poll status=200" in stderr
+    _, tail = process.communicate(timeout=20)
+    assert process.returncode == 0, head + tail
+    assert "stopped cleanly" in tail
 
 
-def test_missing_variables_exit_2_naming_them() -> None:
+def test_sigterm_while_still_starting_is_a_clean_stop(served: Api, start: Start) -> None:
+    process = start(
+        environment(
+            RCES_BASE_URL=served.server.base_url,
+            RCES_SDK_KEY=served.keys["development"],
+            RCES_INSTANCE_ID="cli-early",
+        )
+    )
+    assert process.stderr is not None
+    first = process.stderr.readline()  # logged before the HTTP stack is imported
+    assert "refclient start" in first
+    process.send_signal(signal.SIGTERM)
+    _, rest = process.communicate(timeout=20)
+    assert process.returncode == 0, first + rest
+    assert "stopped cleanly" in rest
+    assert rest.count(" poll status=") <= 1  # at most the poll already under way
+
+
+def test_missing_variables_exit_2_naming_them(start: Start) -> None:
     process = start(environment(RCES_SDK_KEY=KEY))
     _, stderr = process.communicate(timeout=20)
     assert process.returncode == 2
@@ -93,7 +149,7 @@ def test_missing_variables_exit_2_naming_them() -> None:
     assert KEY not in stderr
 
 
-def test_refused_key_exits_1_without_the_key(served: Api) -> None:
+def test_refused_key_exits_1_without_the_key(served: Api, start: Start) -> None:
     bogus = "svc_pk_nosuchkey42"
     process = start(
         environment(

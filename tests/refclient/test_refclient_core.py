@@ -123,6 +123,26 @@ def test_200_with_the_kept_hash_is_read_as_not_modified() -> None:
     assert outcome.result == "unchanged" and outcome.refetched == ()
 
 
+def test_a_bootstrap_newer_than_the_status_is_kept_and_not_refetched_again() -> None:
+    core = core_of()
+    primed(core)
+    core.poll_request()
+    step = core.on_poll_reply(ok(status("s2", A1, entry(2, "b2"))))
+    assert isinstance(step, Refetch)
+    newer = entry(2, "b3")  # changed again between the status and the bootstrap
+    core.on_refetch_replies([ok(bootstrap("s3", (A1, DOCS[1]), (newer, "third")))])
+    assert core.snapshot.hash == "s2"  # the hash of the poll, so the next one asks again
+    assert core.snapshot.configurations[2].hash == "b3"
+    core.poll_request()
+    repeated = core.on_poll_reply(ok(status("s2", A1, entry(2, "b2"))))
+    assert isinstance(repeated, Outcome) and repeated.result == "unchanged"
+    assert core.snapshot.configurations[2].document == "third"  # never rolled back
+    core.poll_request()
+    caught_up = core.on_poll_reply(ok(status("s3", A1, newer)))
+    assert isinstance(caught_up, Outcome) and caught_up.refetched == ()
+    assert core.snapshot.hash == "s3"
+
+
 def test_only_the_changed_configuration_is_taken_from_the_refetch() -> None:
     core = core_of()
     primed(core)
