@@ -132,7 +132,8 @@ def _parser() -> argparse.ArgumentParser:
         "--workers",
         metavar="N",
         default="auto",
-        help="parallel pytest-xdist workers; 'auto' is 2, 0 runs in one process (default: auto)",
+        help="parallel pytest-xdist workers; 'auto' is 2 on loopback and more the farther the "
+        "target (one per 7 ms of round trip, at most 10); 0 runs in one process (default: auto)",
     )
     run.add_argument(
         "--quiet", action="store_true", help="no per-test progress, only the summary lines"
@@ -259,6 +260,10 @@ def run(options: argparse.Namespace) -> int:
     target = resolve(options.base_url, options.profile)
     try:
         preflight(target)
+        if options.workers == "auto":  # from the measured round trip (conformance/workers.py)
+            from conformance.workers import auto
+
+            workers = auto(target.base_url, target.profile)
         if not options.quiet:
             kind = "embedded reference server" if target.embedded else "target"
             print(f"conformance: certifying {kind} at {target.base_url}", flush=True)
