@@ -88,7 +88,11 @@ class Poller:
             self._sleep(outcome.delay)
 
     def stop(self) -> None:
-        """Ask ``run_forever`` to return: at once if waiting, else after the poll in flight."""
+        """Ask ``run_forever`` to return: at once if waiting, else after the poll in flight.
+
+        Safe from any thread. From a signal handler only while ``run_forever`` runs in another
+        thread (setting the event takes a lock the interrupted thread may hold).
+        """
         self._stopped.set()
 
     @property
