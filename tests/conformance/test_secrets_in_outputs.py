@@ -61,6 +61,7 @@ HOSTILE = """
 import logging
 import warnings
 
+import allure
 import httpx
 import pytest
 
@@ -121,6 +122,7 @@ def test_body_httpx(target, profile, record_property):
     log.warning("sending %s", headers)
     record_property("sent", headers)
     warnings.warn(f"sending {headers}")
+    allure.attach(repr(headers), name="sent headers")  # written as it is: the last pass's work
     httpx.get(target.base_url + "/sdk/v2/status", params={"key": headers["authorization-sdk"]})
     httpx.get(target.base_url + "/slow/body", headers=headers, timeout=TIMEOUT)
 
