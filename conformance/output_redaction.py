@@ -9,7 +9,7 @@ and each xdist worker), with one table of spellings (``conformance.redaction.SPE
 
 - each test and collection report, as soon as pytest builds it and again just before any reporter
   reads it: its traceback (kept structured, so the terminal still colours it), the captured output
-  sections, the user properties; and each warning's message;
+  sections, the user properties; each warning's message and an internal error's traceback;
 - Allure's result and container objects, just before they are written;
 - pytest's log handlers (``--log-file``, live logs, captured logs);
 - once the run has ended (controller or single process), every file the run wrote: the Allure
@@ -188,6 +188,11 @@ class OutputRedaction:
         text = str(warning_message.message)
         if self.redactor.known and self.text(text) != text:
             warning_message.message = Warning(self.text(text))
+
+    @pytest.hookimpl(tryfirst=True)  # before the terminal prints it (or the stderr fallback)
+    def pytest_internalerror(self, excrepr: Any) -> None:
+        if self.redactor.known:
+            scrub(excrepr, self.text)
 
     # -- logs and Allure objects
 

@@ -260,3 +260,28 @@ def test_the_same_run_leaks_without_output_redaction(
     assert any(line.startswith("junit/junit.xml: SDK key") for line in found)
     assert any(line.startswith("logs/run.log: SDK key") for line in found)
     assert any(line.startswith("reporter/user-properties.txt: SDK key") for line in found)
+
+
+BROKEN_HOOK = """
+from conformance import profile as profiles
+
+
+def pytest_collection_finish(session):
+    loaded = profiles.load(session.config.getoption("target_profile"))
+    headers = {"Authorization": f"Bearer {loaded.credentials.pat}"}
+    raise RuntimeError(f"cannot send {headers}")
+"""
+
+
+def test_no_secret_in_an_internal_error(pytester: pytest.Pytester, target_url: str) -> None:
+    """A hook that breaks the run itself: pytest prints INTERNALERROR lines, locals included."""
+    profile = write_profile(pytester.path / "profile.yaml", PAT, SDK_KEY)
+    pytester.makeconftest(BROKEN_HOOK)
+    pytester.makepyfile(test_nothing="def test_nothing():\n    pass\n")
+    arguments = ["--base-url", target_url, "--target-profile", str(profile), "-l", "--fulltrace"]
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", *arguments)
+    assert result.ret == pytest.ExitCode.INTERNAL_ERROR
+    outputs = {"terminal stdout": result.stdout.str(), "terminal stderr": result.stderr.str()}
+    assert "INTERNALERROR" in outputs["terminal stdout"] + outputs["terminal stderr"]
+    assert "cannot send {'Authorization': 'Bearer $RCES_PAT'}" in outputs["terminal stdout"]
+    assert leaks(outputs) == []
