@@ -57,6 +57,14 @@ def pytest_runtest_logreport(report):
         out.write(f"{report.nodeid} {report.when} {report.user_properties!r}\\n")
 """
 
+# A module that cannot be collected: its import error names the credentials.
+BROKEN_IMPORT = """
+from conformance import profile as profiles
+
+credentials = profiles.load("profile.yaml").credentials
+raise ImportError(f"cannot import without {credentials.pat} and {credentials.sdk_keys[0].key}")
+"""
+
 HOSTILE = """
 import logging
 import warnings
@@ -163,7 +171,7 @@ def hostile_run(
     """Run the hostile module with every output on; the outputs' texts by name. Only the plugins
     ``conformance run`` loads (xdist workers then start in seconds)."""
     profile = write_profile(pytester.path / "profile.yaml", PAT, SDK_KEY)
-    pytester.makepyfile(test_hostile=HOSTILE)
+    pytester.makepyfile(test_hostile=HOSTILE, test_broken_import=BROKEN_IMPORT)
     pytester.makeconftest(LATE_RECORD)
     monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
     result = pytester.runpytest_subprocess(
@@ -185,6 +193,7 @@ def hostile_run(
         "junit_family=xunit1",  # keeps recorded properties
         "--alluredir=allure-results",
         "--report-dir=reports",
+        "--continue-on-collection-errors",
         *extra,
     )
     outputs = {"terminal stdout": result.stdout.str(), "terminal stderr": result.stderr.str()}
@@ -225,8 +234,8 @@ def assert_every_output_was_written(result: pytest.RunResult, outputs: dict[str,
     assert any(n.endswith("-attachment.txt") for n in names)
     assert "late-record" in outputs["reporter/user-properties.txt"]  # added after makereport
     assert "UserWarning: sending {" in outputs["terminal stdout"]  # the warnings summary
-    # setup: 2 errors; body: 3 failures; teardown: 2 passes with 2 errors
-    result.assert_outcomes(passed=2, failed=3, errors=4)
+    # collection: 1 error; setup: 2 errors; body: 3 failures; teardown: 2 passes with 2 errors
+    result.assert_outcomes(passed=2, failed=3, errors=5)
 
 
 @pytest.mark.parametrize("workers", [(), ("-n", "2")], ids=["one process", "xdist"])
@@ -244,6 +253,7 @@ def test_no_secret_in_any_output(
     assert "headers = {'Authorization': 'Bearer $RCES_PAT'" in terminal
     assert "ERROR at teardown of test_teardown_httpx" in terminal
     assert "ERROR at setup of test_setup_httpx" in terminal
+    assert "cannot import without $RCES_PAT and $RCES_SDK_KEY_1" in terminal  # collection error
     allure = "".join(text for name, text in outputs.items() if name.endswith("-result.json"))
     assert "$RCES_PAT" in allure and "$RCES_SDK_KEY_1" in allure
 
