@@ -196,6 +196,11 @@ class _Run:
     workers: list[threading.Thread] = field(default_factory=list)
     cap_reached: bool = False
     go: threading.Event = field(default_factory=threading.Event)  # set once ``start`` is final
+    in_flight: int = 0  # connections not free: opening, or a request sent and not answered
+
+    def busy(self, change: int) -> None:
+        with self.lock:
+            self.in_flight += change
 
     def claim(self) -> int | None:
         with self.lock:
@@ -206,13 +211,18 @@ class _Run:
             return index
 
     def grow(self) -> None:
-        """One more connection, unless the pool is at its cap."""
+        """One more connection when every other one has a request in flight (a late send with
+        an idle connection is the suite's own CPU, which more threads would not help), unless
+        the pool is at its cap."""
         with self.lock:
+            if self.in_flight < len(self.workers) - 1:
+                return
             if len(self.workers) >= self.cap:
                 self.cap_reached = True
                 return
             worker = _worker(self, len(self.workers), None)
             self.workers.append(worker)
+            self.in_flight += 1  # until its connection is open
         worker.start()
 
 
@@ -231,6 +241,7 @@ def _worker(run: _Run, number: int, ready: threading.Barrier | None) -> threadin
             connection = _connect(run)
         except OSError:
             connection = None
+        run.busy(-1)  # open (or failed: the first request tries again)
         if ready is not None:
             # too slow to connect: it sends on a fresh connection when it can
             with contextlib.suppress(threading.BrokenBarrierError):
@@ -244,8 +255,12 @@ def _worker(run: _Run, number: int, ready: threading.Barrier | None) -> threadin
                 if wait > 0:
                     time.sleep(wait)
                 elif -wait > GROW_LAG_SECONDS:
-                    run.grow()  # every connection was busy when this one came due
-                connection, record = _exchange(run, connection, index, planned, due, number)
+                    run.grow()  # perhaps every connection was busy when this one came due
+                run.busy(+1)
+                try:
+                    connection, record = _exchange(run, connection, index, planned, due, number)
+                finally:
+                    run.busy(-1)
                 run.results[index] = record
         finally:
             if connection is not None:
@@ -327,6 +342,7 @@ def offer(
         max_bytes=max_bytes,
         max_seconds=max_seconds,
         results=[None] * len(plan),
+        in_flight=size,
     )
     run.workers = [_worker(run, n, ready) for n in range(size)]
     for worker in run.workers:

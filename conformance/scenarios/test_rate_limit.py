@@ -24,7 +24,7 @@ import pytest
 
 from conformance.checks import expect, violation
 from conformance.checks.sdk import Snapshots
-from conformance.errors import ContractViolation, NotMeasurable
+from conformance.errors import NotMeasurable
 from conformance.open_loop import Offer, Planned, Record, reply_of, send, uniform
 from conformance.own_traffic import Ledger, Limit
 
@@ -75,16 +75,17 @@ def judge_drain(
     """The drain's refusals, after judging it: every poll answered 200 or 429, none served
     beyond what the declared bucket allows, and at least one refused. Not measurable only when
     the suite's own sends did not exceed the declared budget."""
-    drained = offered.sent(DRAIN)
-    bad = [r for r in drained if r.status not in (200, 429)]
+    planned = [r for r in offered.records if r.planned.tag == DRAIN]
+    bad = [r for r in planned if r.status not in (200, 429)]
     if bad:
-        raise ContractViolation(
+        raise violation(
             ids,
             f"{what}: polls were not answered 200 or 429",
             "HTTP 200, or 429 beyond the budget, for every poll",
-            f"{len(bad)} of {len(drained)}: first {_status(bad[0])}; {offered.describe()}",
-            reply_of(snapshots.client, bad[0]).curl if bad[0].status is not None else None,
+            f"{len(bad)} of {len(planned)}: first {_status(bad[0])}; {offered.describe()}",
+            reply_of(snapshots.client, bad[0]) if bad[0].status is not None else None,
         )
+    drained = offered.sent(DRAIN)  # every one was sent: each has an answer
     first = min(r.sent for r in drained if r.sent is not None)
     sent_span = max(r.sent for r in drained if r.sent is not None) - first
     if len(drained) <= declared_allows(snapshots, sent_span):

@@ -1,0 +1,168 @@
+"""The scenario stage against the reference server behind 0, 40 and 100 ms of added latency.
+
+For each delay: a fresh reference server (own SQLite file) behind the latency proxy
+(``tests/latency_proxy.py``, its own process; 0 ms is a plain reverse proxy), first the open-loop
+generator alone (the load-shedding burst and a rate-limit drain as the suite plans them: planned
+rate, offered rate, lag, connections), then ``conformance run`` with the default ``--workers
+auto`` in a child process. Prints every run's wall time, CPU seconds, verdict line and its ratio
+to the 0 ms run, side by side; the goal is at most 2x at 40 ms. A script, not a timed test: the
+load average is printed with each run, since other work on the machine moves the figures.
+
+    python benchmarks/bench_latency.py [--delays 0,40,100] [--workers auto] [-- extra run args]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tests"))  # the proxy lives with the tests, never in the package
+
+from latency_proxy import LatencyProxy  # noqa: E402
+
+from conformance.open_loop import Planned, offer, uniform  # noqa: E402
+from conformance.profile import Profile, load  # noqa: E402
+from conformance.workers import for_round_trip, round_trip  # noqa: E402
+from refserver.runner import start_server  # noqa: E402
+
+GOAL_AT_40 = 2.0
+
+
+@dataclass
+class Row:
+    delay_ms: int
+    round_trip: float
+    workers: str
+    wall: float
+    cpu: float
+    load: float
+    summary: str
+    offers: list[str]
+
+
+def polls(profile: Profile, count: int, seconds: float, instance: str | None) -> list[Planned]:
+    key = profile.credentials.sdk_keys[0]
+    names = profile.headers
+    plans = []
+    for n, at in enumerate(uniform(count, seconds)):
+        headers = {"authorization": key.key, names.environment: key.environments[0]}
+        headers[names.instance_id] = instance or f"bench-burst-{time.time_ns()}-{n}"
+        plans.append(Planned(at, "/sdk/v2/status", headers))
+    return plans
+
+
+def offers(base_url: str, profile: Profile, latency: float) -> list[str]:
+    """The two open-loop shapes the suite sends, offered once each: their figures (run in a
+    child process, ``--offer``, so the server's interpreter is not the sender's)."""
+    shed = profile.load_shedding
+    rate = profile.rate_limit
+    drain = round(2 * (rate.burst + rate.refill_per_second))  # as test_rate_limit plans it
+    shapes = {
+        "burst": polls(profile, shed.burst_requests, shed.window_seconds * 0.8, None),
+        "drain": polls(profile, drain, 1.0, f"bench-drain-{time.time_ns()}"),
+    }
+    lines = []
+    for name, plan in shapes.items():
+        result = offer(base_url, plan, latency=latency)
+        lines.append(f"{name}: {result.describe()}")
+        time.sleep(shed.settle_seconds)  # let the shedding window and the bucket settle
+    return lines
+
+
+def one_run(delay_ms: int, workers: str, extra: list[str]) -> Row:
+    with tempfile.TemporaryDirectory(prefix="bench-latency-") as folder:
+        work = Path(folder)
+        server = start_server(work / "refserver.db", profile_path=work / "profile.yaml")
+        try:
+            with LatencyProxy(str(server.base_url), delay_ms) as proxy:
+                profile = load(work / "profile.yaml")
+                measured = round_trip(proxy.base_url, profile)
+                figures = subprocess.run(
+                    [
+                        sys.executable,
+                        __file__,
+                        "--offer",
+                        proxy.base_url,
+                        str(work / "profile.yaml"),
+                    ],
+                    capture_output=True,
+                    text=True,
+                    check=False,
+                ).stdout.splitlines()
+                load_average = os.getloadavg()[0]
+                before = resource.getrusage(resource.RUSAGE_CHILDREN)
+                started = time.perf_counter()
+                done = subprocess.run(
+                    [
+                        sys.executable, "-m", "conformance.cli", "run",
+                        "--base-url", proxy.base_url,
+                        "--profile", str(work / "profile.yaml"),
+                        "--report-dir", str(work / "report"),
+                        "--workers", workers,
+                        "--quiet",
+                        *extra,
+                    ],
+                    capture_output=True,
+                    text=True,
+                    check=False,
+                )  # fmt: skip
+                wall = time.perf_counter() - started
+                after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        finally:
+            server.stop()
+    lines = [line for line in done.stdout.splitlines() if line.startswith("conformance: ")]
+    chosen = str(for_round_trip(measured)) if workers == "auto" else workers
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    summary = lines[-1] if lines else done.stderr.strip()[-300:]
+    return Row(delay_ms, measured, chosen, wall, cpu, load_average, summary, figures)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--delays", default="0,40,100", help="added round trips in ms")
+    parser.add_argument("--workers", default="auto")
+    parser.add_argument("--offer", nargs=2, metavar=("URL", "PROFILE"), help=argparse.SUPPRESS)
+    parser.add_argument("extra", nargs="*", help="arguments passed on to conformance run")
+    options = parser.parse_args()
+    if options.offer:  # the child process of one_run
+        url, profile_path = options.offer
+        profile = load(Path(profile_path))
+        print("\n".join(offers(url, profile, round_trip(url, profile))))
+        return 0
+    rows = []
+    for delay in (int(d) for d in options.delays.split(",")):
+        row = one_run(delay, options.workers, options.extra)
+        rows.append(row)
+        print(
+            f"{delay:4d} ms: round trip {row.round_trip * 1000:5.1f} ms, {row.workers} workers, "
+            f"{row.wall:5.1f} s wall, {row.cpu:5.1f} CPU-s, load average {row.load:.2f}",
+            flush=True,
+        )
+        for line in row.offers:
+            print(f"         {line}", flush=True)
+        print(f"         {row.summary}", flush=True)
+    base = rows[0].wall
+    print("\ndelay  workers   wall s  ratio  CPU-s")
+    for row in rows:
+        print(
+            f"{row.delay_ms:4d} ms {row.workers:>8} {row.wall:8.1f} {row.wall / base:6.2f} "
+            f"{row.cpu:6.1f}"
+        )
+    at_40 = next((r for r in rows if r.delay_ms == 40), None)
+    if at_40 is not None and rows[0].delay_ms == 0:
+        ratio = at_40.wall / base
+        verdict = "met" if ratio <= GOAL_AT_40 else "NOT met"
+        print(f"goal: 40 ms within {GOAL_AT_40:g}x of 0 ms: {ratio:.2f}x ({verdict})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
