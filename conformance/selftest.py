@@ -58,10 +58,14 @@ class Tally:
     missed: list[str] = field(default_factory=list)  # an undocumented mismatch (or an XPASS)
     errors: list[str] = field(default_factory=list)
     properties: dict[str, Any] = field(default_factory=dict)
+    seconds: dict[str, float] = field(default_factory=dict)  # each fault's own serve-and-run
 
     def pytest_runtest_logreport(self, report: Any) -> None:
         self.properties.update(dict(report.user_properties))
         name = report.nodeid.rsplit("[", 1)[-1].rstrip("]") if "[" in report.nodeid else ""
+        took = dict(report.user_properties).get("fault_seconds")
+        if name and isinstance(took, (int, float)):
+            self.seconds[name] = float(took)
         if FAULT_TEST not in report.nodeid:
             if report.failed:
                 self.errors.append(report.nodeid)
@@ -151,8 +155,12 @@ def main(options: argparse.Namespace) -> int:
 
     where = faulty_dir()
     root = checkout_root()
+    chosen = selection(options)
+    # A chosen subset runs only the catalogue's test (and the reach figures), not the other
+    # self-tests of tests/faulty (slow targets and the like).
+    paths = [where / "test_catalogue.py", where / "test_coverage.py"] if chosen else [where]
     args = [
-        str(where),
+        *(str(path) for path in paths),
         "--rootdir",
         str(root),
         "-c",
@@ -168,7 +176,6 @@ def main(options: argparse.Namespace) -> int:
     if options.faults:
         args += ["-k", options.faults]
     full = bool(getattr(options, "full", False))
-    chosen = selection(options)
     saved = {name: os.environ.get(name) for name in (FULL_ENV, ONLY_ENV)}
     os.environ[FULL_ENV] = "1" if full else ""
     os.environ[ONLY_ENV] = chosen  # xdist workers inherit the environment
@@ -186,6 +193,13 @@ def main(options: argparse.Namespace) -> int:
     score = score_of(tally)
     mode = " --full (whole suite against each fault)" if full else ""
     print(f"conformance selftest{mode}: {score.line()}; in {elapsed:.0f}s", flush=True)
+    if tally.seconds:
+        runs = sorted(tally.seconds.values())
+        slowest = max(tally.seconds, key=lambda n: tally.seconds[n])
+        print(
+            f"  fault runs: {len(runs)}, {sum(runs):.0f}s in all, "
+            f"median {runs[len(runs) // 2]:.0f}s, longest {runs[-1]:.0f}s ({slowest})"
+        )
     if tally.known:
         print(f"  known mismatches (strict xfail): {', '.join(sorted(tally.known))}")
     if tally.missed:
