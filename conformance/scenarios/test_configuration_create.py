@@ -159,7 +159,10 @@ def _order(value: Any) -> Any:
 
 
 @requirement("CFG-RECORD-IDS-MATCH-REQUEST")
-@pytest.mark.parametrize("environment", ["development", "production"])
+@pytest.mark.parametrize(
+    "environment",  # only the serialised "production" group writes production
+    ["development", pytest.param("production", marks=pytest.mark.xdist_group("production"))],
+)
 def test_record_names_project_and_environment(
     configurations: Configurations, environment: str
 ) -> None:
