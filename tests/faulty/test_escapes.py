@@ -17,8 +17,16 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+import httpx
+import pytest
+
+from conformance.client import TIMEOUT
+from faulty import recipes
+from faulty.asgi import FaultyApp, Handler
 from faulty.catalogue import FAULTS
 from faulty.escapes import ESCAPE_PREFIX
+from faulty.recipes import hold, reset
+from refserver.runner import RunningServer, start_server
 
 ROOT = Path(__file__).resolve().parents[2]
 DOC = ROOT / "docs" / "faulty-servers.md"
@@ -219,3 +227,38 @@ def test_the_site_finder_sees_raises_factories_and_skips() -> None:
     assert raises("C.m") and raises("outer.inner")
     assert not raises("plain") and not raises("outer") and not raises("factory")
     assert _skips(functions["s"]) and not _skips(functions["plain"])
+
+
+# ------------------------------------------------------------------ the withholding recipes
+
+
+def _served(handler: Handler, tmp_path: Path) -> RunningServer:
+    return start_server(tmp_path / "db.sqlite", wrap=lambda app: FaultyApp(app, handler))
+
+
+def test_reset_sends_a_tcp_reset_over_a_real_socket(tmp_path: Path) -> None:
+    server = _served(reset(lambda r: r.path == "/reset", lambda r, resp: True), tmp_path)
+    try:
+        with pytest.raises(httpx.TransportError):
+            httpx.get(server.base_url + "/reset", timeout=5)
+        assert httpx.get(server.base_url + "/sdk/v2/status", timeout=5).status_code == 401
+    finally:
+        server.stop()
+
+
+def test_hold_answers_only_after_the_client_gave_up(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(recipes, "HOLD_SECONDS", 1.0)
+    server = _served(hold(lambda r: r.path == "/held", lambda r, resp: True), tmp_path)
+    try:
+        with pytest.raises(httpx.ReadTimeout):
+            httpx.get(server.base_url + "/held", timeout=0.3)
+    finally:
+        server.stop()
+
+
+def test_a_hold_outlasts_the_deadline_its_profile_sets() -> None:
+    deadline = recipes.HOLD_PROFILE["responses"]["max_seconds"]
+    assert deadline == recipes.HOLD_DEADLINE_SECONDS < recipes.HOLD_SECONDS
+    assert TIMEOUT.read is not None and TIMEOUT.read > recipes.HOLD_SECONDS
