@@ -154,8 +154,18 @@ def test_hint_under_load_and_after(snapshots: Snapshots) -> None:
                 repr(hint),
                 repr(boot_hints[:3]),
             )
+        elif any(p.endswith("bootstrap") for p, _, _ in served):  # sent, never served: judged
+            soft.check(
+                False,
+                ("POLL-HINT-ON-BOOTSTRAP",),
+                "bootstrap under load was not served",
+                "HTTP 200 with the status polling hint",
+                "statuses "
+                + ", ".join(str(s) for p, s, _ in served if p.endswith("bootstrap"))
+                + (f"; {offered.describe()}" if offered is not None else ""),
+            )
         else:
-            unmeasured["POLL-HINT-ON-BOOTSTRAP"] = "no bootstrap was served during the load"
+            unmeasured["POLL-HINT-ON-BOOTSTRAP"] = "the profile declares no bootstrap capability"
         if provoke == "forced":
             unmeasured["POLL-HINT-GONE-AFTER-LOAD"] = "shedding is forced: it never goes away"
             unmeasured["POLL-HINT-ABSENT-NORMALLY"] = "shedding is forced: never without it"
