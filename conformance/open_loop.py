@@ -191,6 +191,7 @@ class _Run:
     max_bytes: int
     max_seconds: float
     results: list[Record | None]
+    order: list[int]  # plan indexes by planned time
     lock: threading.Lock = field(default_factory=threading.Lock)
     next_index: int = 0
     workers: list[threading.Thread] = field(default_factory=list)
@@ -203,10 +204,11 @@ class _Run:
             self.in_flight += change
 
     def claim(self) -> int | None:
+        """The plan index of the next request due (in time order), or None when all are taken."""
         with self.lock:
-            if self.next_index >= len(self.plan):
+            if self.next_index >= len(self.order):
                 return None
-            index = self.next_index
+            index = self.order[self.next_index]
             self.next_index += 1
             return index
 
@@ -342,6 +344,7 @@ def offer(
         max_bytes=max_bytes,
         max_seconds=max_seconds,
         results=[None] * len(plan),
+        order=sorted(range(len(plan)), key=lambda n: plan[n].at),
         in_flight=size,
     )
     run.workers = [_worker(run, n, ready) for n in range(size)]

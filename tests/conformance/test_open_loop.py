@@ -127,3 +127,15 @@ def test_evidence_and_transcript_keep_secrets_out(reference_server: Any, profile
     for secret in profile.secrets():
         assert secret not in shown
     assert "$RCES_SDK_KEY_1" in reply.curl
+
+
+def test_requests_leave_in_time_order_and_come_back_in_plan_order(
+    reference_server: Any, profile: Profile
+) -> None:
+    plan = polls(profile, 3, 0.3, "order")
+    shuffled = [plan[2], plan[0], plan[1]]  # planned at 0.2, 0.0, 0.1
+    result = offer(str(reference_server.base_url), shuffled, latency=0.0)
+    assert [r.planned for r in result.records] == shuffled
+    sent = [r.sent or 0.0 for r in result.records]
+    assert sent[1] < sent[2] < sent[0]
+    assert sent[0] - sent[1] >= 0.19
