@@ -60,12 +60,21 @@ class Pacer:
 
 class TrafficGate:
     """A lock file shared by every worker of one run. Ordinary requests hold it shared, one at a
-    time; an exclusive scenario (rate-limit exhaustion, load burst) holds it alone, so no other
-    traffic overlaps it. Without ``fcntl`` (not POSIX) the gate is open."""
+    time; an exclusive scenario (rate-limit exhaustion, load burst, a quiet snapshot read) holds
+    it alone, so no other traffic overlaps it. Without ``fcntl`` (not POSIX) the gate is open.
+
+    Exclusive holders go first: ``flock`` grants a new shared lock while an exclusive one waits,
+    so with many workers whose requests take a round trip each there is nearly always a shared
+    holder, and an exclusive scenario waited 9 to 15 s (10 workers, 45 ms per request). A second
+    file, the *intent*, fixes the order: the exclusive side takes it first and keeps it, every
+    shared taker passes through it (taken shared and let go at once) before the gate, so once
+    an exclusive scenario has announced itself, only the requests already in flight finish
+    before it."""
 
     def __init__(self, path: Path | None) -> None:
         self.path = path
         self._fd: int | None = None
+        self._intent_fd: int | None = None
         self._exclusive_depth = 0
         self._lock = threading.Lock()
 
@@ -81,13 +90,22 @@ class TrafficGate:
             self._fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
         return self._fd
 
+    def _intent(self) -> int:
+        if self._intent_fd is None:
+            assert self.path is not None
+            intent = self.path.with_name(self.path.name + ".intent")
+            self._intent_fd = os.open(intent, os.O_RDWR | os.O_CREAT, 0o600)
+        return self._intent_fd
+
     @contextmanager
     def shared(self) -> Iterator[None]:
-        """Around one ordinary request; waits while an exclusive scenario runs elsewhere."""
+        """Around one ordinary request; waits while an exclusive scenario runs or waits."""
         if self.path is None or fcntl is None or self._exclusive_depth:
             yield
             return
         with self._lock:
+            fcntl.flock(self._intent(), fcntl.LOCK_SH)  # blocks while one is announced
+            fcntl.flock(self._intent(), fcntl.LOCK_UN)
             fcntl.flock(self._file(), fcntl.LOCK_SH)
         try:
             yield
@@ -97,14 +115,19 @@ class TrafficGate:
 
     @contextmanager
     def exclusive(self) -> Iterator[None]:
-        """Around a whole scenario that must run alone."""
+        """Around a whole scenario that must run alone (re-entrant within one process)."""
         if self.path is None or fcntl is None:
             yield
             return
-        fcntl.flock(self._file(), fcntl.LOCK_EX)
+        outermost = self._exclusive_depth == 0
+        if outermost:
+            fcntl.flock(self._intent(), fcntl.LOCK_EX)  # no new shared holder from here on
+            fcntl.flock(self._file(), fcntl.LOCK_EX)  # those in flight finish
         self._exclusive_depth += 1
         try:
             yield
         finally:
             self._exclusive_depth -= 1
-            fcntl.flock(self._file(), fcntl.LOCK_UN)
+            if outermost:
+                fcntl.flock(self._file(), fcntl.LOCK_UN)
+                fcntl.flock(self._intent(), fcntl.LOCK_UN)
