@@ -130,22 +130,34 @@ def no_snapshot(reply: Reply) -> bool:
 
 
 def bracketed(
-    gate: TrafficGate, reference: Callable[[], T], other: Callable[[], T], ids: Sequence[str]
+    gate: TrafficGate,
+    reference: Callable[[], T],
+    other: Callable[[], T],
+    ids: Sequence[str],
+    agree: Callable[[T, T], bool] | None = None,
 ) -> tuple[T, T]:
     """Read ``other`` between two equal reads of ``reference`` (retrying while others write).
 
     Returns (reference value, other value) from a quiet moment; compare them to decide. A
-    reference that moves even with the suite's traffic halted breaks ``ids``."""
+    reference that moves even with the suite's traffic halted breaks ``ids``. ``agree``: the
+    outcome the caller expects; a disagreement is read again, the last time with the suite's
+    traffic halted, since another worker's write and its undoing (an experiment created and
+    terminated) can fall between two equal reference reads."""
     seen: list[Any] = []
 
-    def attempt() -> tuple[T, T] | None:
+    def attempt(judge: Callable[[T, T], bool] | None) -> tuple[T, T] | None:
         before = reference()
         value = other()
         after = reference()
         seen.append((before, after))
-        return (before, value) if after == before else None
+        if after != before or (judge is not None and not judge(before, value)):
+            return None
+        return (before, value)
 
-    found = settled(gate, attempt)
+    found = settled(gate, lambda: attempt(agree))
+    if found is None and agree is not None:
+        with gate.exclusive():  # the suite halted: what disagrees now is the target's answer
+            found = attempt(None)
     if found is None:
         raise violation(
             ids,

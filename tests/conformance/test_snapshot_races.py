@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from conformance.checks.sdk import RACE_RETRIES, Snapshots, settled
+from conformance.checks.sdk import RACE_RETRIES, Snapshots, bracketed, settled
 from conformance.client import Client
 from conformance.errors import ContractViolation
 from conformance.pacing import TrafficGate
@@ -59,3 +59,18 @@ def test_a_snapshot_that_never_holds_still_fails_the_requirement(tmp_path: Path)
     assert caught.value.requirement_ids == ("SDK-STATUS-HASH-STABLE",)
     assert "moved with nothing written" in caught.value.title
     assert "halted" in caught.value.received
+
+
+def test_a_disagreement_is_read_again_and_judged_with_the_suite_halted(tmp_path: Path) -> None:
+    """Another worker's write and its undoing can fall between two equal reference reads."""
+    gate = TrafficGate(tmp_path / "gate")
+    passing = iter(["B", "B", "A"])  # an experiment created, then terminated, then quiet
+    assert bracketed(gate, lambda: "A", lambda: next(passing), (), agree=str.__eq__) == ("A", "A")
+    held: list[int] = []
+
+    def differs() -> str:
+        held.append(gate._exclusive_depth)
+        return "B"
+
+    assert bracketed(gate, lambda: "A", differs, (), agree=str.__eq__) == ("A", "B")
+    assert held[-1] == 1  # the answer judged was read with the gate held alone
