@@ -50,16 +50,22 @@ SUMMARY_FIELDS = (
 )
 
 
-def setup_failed(what: str, reply: Reply | None = None) -> ContractViolation:
+def setup_failed(
+    what: str, reply: Reply | None = None, seen: str | None = None
+) -> ContractViolation:
     """A step the scenario needs (not the one it checks) did not work: the target refused or
     garbled a valid request the interface serves, so the test fails (every id of it), with the
-    exchange as evidence. The step's own requirement judges it too, in its own test."""
+    exchange as evidence. The step's own requirement judges it too, in its own test.
+    ``seen``: what showed the step had no effect, when its answer looked fine."""
+    received = [reply.describe()] if reply is not None else []
+    if seen is not None:
+        received.append(seen)
     return violation(
         (),
         f"the target did not let the suite {what}",
         "the step to succeed: a valid request the interface serves (its own requirement "
         "judges it too)",
-        reply.describe() if reply is not None else "an answer without what the step needs",
+        "; then ".join(received) or "an answer without what the step needs",
         reply,
     )
 

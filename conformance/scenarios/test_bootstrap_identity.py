@@ -201,8 +201,9 @@ def test_terminated_experiment_no_longer_applies(experiments: Experiments) -> No
         repr(before.document(base["id"])),
         before.reply,
     )
-    if not ok(experiments.terminate(record["id"])):
-        raise setup_failed("terminate the experiment (EXP-TERMINATE checks that)")
+    ended = experiments.terminate(record["id"])
+    if not ok(ended):
+        raise setup_failed("terminate the experiment (EXP-TERMINATE checks that)", ended)
     with Soft() as soft:
         for who in (unit, experiments.unit("late")):
             view = experiments.unit_view(who, ids)
@@ -353,8 +354,9 @@ def test_unenrolled_unit_gets_the_base(experiments: Experiments) -> None:
         repr(before.document(base["id"])),
         before.reply,
     )
-    if not ok(experiments.unenroll(record["id"], unit)):
-        raise setup_failed("unenroll the unit (EXP-UNENROLL checks that)")
+    dropped = experiments.unenroll(record["id"], unit)
+    if not ok(dropped):
+        raise setup_failed("unenroll the unit (EXP-UNENROLL checks that)", dropped)
     view = experiments.unit_view(unit, ids)
     expect(
         untouched(view.document(base["id"])),
@@ -373,7 +375,11 @@ def test_zero_rollout_enrols_nobody(experiments: Experiments) -> None:
     changed = experiments.change_rollout(record["id"], percentage=0)
     shown = body_of(experiments.rollout(record["id"]))
     if not ok(changed) or not isinstance(shown, dict) or shown.get(experiments.p.percentage) != 0:
-        raise setup_failed("turn the rollout down to 0 (EXP-ROLLOUT-CHANGE checks that)", changed)
+        raise setup_failed(
+            "turn the rollout down to 0 (EXP-ROLLOUT-CHANGE checks that)",
+            changed,
+            f"the rollout reads back {str(shown)[:200]}",
+        )
     enrolled = []
     for n in range(8):
         unit = experiments.unit(f"z{n}")

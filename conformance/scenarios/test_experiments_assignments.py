@@ -175,8 +175,9 @@ def test_reactivate_restores_the_member(experiments: Experiments) -> None:
     experiment_id, _, units = _assigned(experiments, "react", [1])
     unit, group = next(iter(units.items()))
     _require_listed_active(experiments, experiment_id, unit)
-    if not ok(experiments.unenroll(experiment_id, unit)):
-        raise setup_failed("unenroll the unit (EXP-UNENROLL checks that)")
+    dropped = experiments.unenroll(experiment_id, unit)
+    if not ok(dropped):
+        raise setup_failed("unenroll the unit (EXP-UNENROLL checks that)", dropped)
     reply = experiments.reactivate(experiment_id, unit)
     expect(ok(reply), ids, "reactivate was refused", "HTTP 2xx", reply.describe(), reply)
     member = experiments.by_unit(experiments.members(experiment_id, ids)).get(unit)
@@ -201,8 +202,9 @@ def test_counts_add_up(experiments: Experiments) -> None:
     p = experiments.p
     experiment_id, groups, units = _assigned(experiments, "counts", [0, 0, 0, 1])
     dropped = next(u for u, g in units.items() if g == groups[0])
-    if not ok(experiments.unenroll(experiment_id, dropped)):
-        raise setup_failed("unenroll a unit (EXP-UNENROLL checks that)")
+    unenrolled = experiments.unenroll(experiment_id, dropped)
+    if not ok(unenrolled):
+        raise setup_failed("unenroll a unit (EXP-UNENROLL checks that)", unenrolled)
     active = {g: sum(1 for u, h in units.items() if h == g and u != dropped) for g in groups}
     per = experiments.group_counts(experiment_id)
     overall = experiments.counts()

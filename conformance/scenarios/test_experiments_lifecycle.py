@@ -344,8 +344,13 @@ def test_a_terminated_experiment_stays_terminated(experiments: Experiments) -> N
     rollout_before = body_of(experiments.rollout(experiment_id))
     member_before = experiments.by_unit(experiments.members(experiment_id, ())).get(unit, {})
     reply = experiments.terminate(experiment_id)
-    if not ok(reply) or experiments.status_of(experiment_id) != experiments.p.terminated:
-        raise setup_failed("terminate the experiment (EXP-TERMINATE checks that)", reply)
+    status = experiments.status_of(experiment_id) if ok(reply) else None
+    if status != experiments.p.terminated:
+        raise setup_failed(
+            "terminate the experiment (EXP-TERMINATE checks that)",
+            reply,
+            None if status is None else f"the experiment's status reads {status!r}",
+        )
     new = experiments.weights([3, 1])
     attempts: dict[str, Callable[[], Reply]] = {
         "rollout change": lambda: experiments.change_rollout(

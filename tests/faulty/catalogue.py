@@ -852,7 +852,7 @@ FAULTS: tuple[Fault, ...] = (
     ),
     fault(
         "record-timestamps-not-iso",
-        "CFG-RECORD-TIMESTAMPS",
+        "CFG-RECORD-TIMESTAMPS CFG-RECORD-UPDATED-AT-ADVANCES",
         "Record timestamps are written DD/MM/YYYY hh:mm:ss.",
         edit_json(
             either(CREATE, PATCH),
@@ -952,7 +952,7 @@ FAULTS: tuple[Fault, ...] = (
     fault(
         "patch-ignores-remove",
         "CFG-PATCH-OPS-ADD-REMOVE-REPLACE CFG-PATCH-409-INAPPLICABLE CFG-PATCH-409-NOTHING-CHANGES "
-        "CFG-PATCH-KEY-ORDER-KEPT CFG-PATCH-OPS-ARRAYS",
+        "CFG-PATCH-KEY-ORDER-KEPT CFG-PATCH-OPS-ARRAYS CFG-PATCH-ATOMIC",
         "RFC 6902 `remove` operations are skipped.",
         edit_ops(lambda ops: [op for op in ops if op.get("op") != "remove"]),
     ),
@@ -1049,7 +1049,7 @@ FAULTS: tuple[Fault, ...] = (
     ),
     fault(
         "inapplicable-answers-200",
-        "CFG-PATCH-409-INAPPLICABLE",
+        "CFG-PATCH-409-INAPPLICABLE CFG-PATCH-ATOMIC",
         "An inapplicable patch answers 200 with the unchanged record.",
         on_status(PATCH, 409, conflict_as_ok),
     ),
@@ -1304,7 +1304,7 @@ SDK_FAULTS: tuple[Fault, ...] = (
     ),
     fault(
         "status-hash-unstable",
-        "SDK-STATUS-HASH-STABLE",
+        "SDK-STATUS-HASH-STABLE SDK-STATUS-HASH-MOVES-ON-WRITE SDK-STATUS-HASH-ENV-ISOLATED",
         "Every other status read shows another hash for the same content.",
         unstable_hash,
     ),
@@ -1673,7 +1673,7 @@ EXPERIMENT_FAULTS: tuple[Fault, ...] = (
     ),
     fault(
         "changeset-not-merged",
-        "SDK-BOOTSTRAP-ID-MERGE EXP-MANUAL-ASSIGNMENT-CONTENT",
+        "SDK-BOOTSTRAP-ID-MERGE EXP-MANUAL-ASSIGNMENT-CONTENT SDK-BOOTSTRAP-ID-ONLY-ACTIVE",
         "With identity, the unit's changesets are not merged: documents are the base ones.",
         base_content_for_units,
     ),
@@ -1854,7 +1854,7 @@ EXPERIMENT_FAULTS: tuple[Fault, ...] = (
     ),
     fault(
         "rollout-not-kept",
-        "EXP-ROLLOUT-CHANGE",
+        "EXP-ROLLOUT-CHANGE EXP-ROLLOUT-LIMITS-ENROLMENT",
         "A percentage change is acknowledged but not stored.",
         rollout_not_kept,
     ),
@@ -1872,7 +1872,7 @@ EXPERIMENT_FAULTS: tuple[Fault, ...] = (
     ),
     fault(
         "terminate-ignored",
-        "EXP-TERMINATE EXP-TERMINATE-LEAVES-SNAPSHOT "
+        "EXP-TERMINATE EXP-TERMINATE-LEAVES-SNAPSHOT EXP-TERMINATE-FINAL "
         "EXP-SNAPSHOT-HASH-MOVES-ON-TERMINATE SDK-BOOTSTRAP-ID-ONLY-ACTIVE",
         "Terminate is acknowledged but the experiment keeps running.",
         answer(EXP_TERMINATE, lambda r: json_response(200, {"status": "terminated"})),
@@ -1947,7 +1947,7 @@ EXPERIMENT_FAULTS: tuple[Fault, ...] = (
     ),
     fault(
         "non-deterministic-assignment",
-        "EXP-ASSIGNMENT-DETERMINISTIC",
+        "EXP-ASSIGNMENT-DETERMINISTIC EXP-ASSIGNMENT-COUNTS",
         "Each evaluation buckets the unit afresh (a random salt).",
         salted_units(lambda u: f"{u}~{random.random()}"),
     ),
