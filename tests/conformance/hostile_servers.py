@@ -61,6 +61,18 @@ def drip(every: float = 0.2, size: int = 1024, give_up: float = 20.0) -> Behavio
     return send
 
 
+def header_drip(every: float = 0.2, give_up: float = 20.0) -> Behaviour:
+    """A status line, then one more header line every ``every`` seconds, never the blank line."""
+
+    def send(conn: socket.socket, stop: threading.Event) -> None:
+        conn.sendall(b"HTTP/1.1 200 OK\r\n")
+        ends = time.monotonic() + give_up
+        while not stop.wait(every) and time.monotonic() < ends:
+            conn.sendall(b"X-Drip: 1\r\n")
+
+    return send
+
+
 def huge(total: int = 64 * 1024 * 1024) -> Behaviour:
     """A 200 announcing and sending a body far over any sensible cap, as fast as it can."""
 

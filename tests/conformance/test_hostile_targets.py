@@ -27,6 +27,7 @@ from tests.conformance.hostile_servers import (
     Hostile,
     answer,
     drip,
+    header_drip,
     huge,
     silent,
 )
@@ -80,6 +81,19 @@ def test_a_status_poll_that_drips_forever_fails_at_the_deadline(
     record = classify("t", "scenarios", ["SDK-A", "SDK-B"], caught.value, failed=True)
     assert set(record.outcomes.values()) == {Outcome.FAIL}  # no ids named: the whole test
     assert record.evidence is not None and "unbounded" in record.evidence.title
+
+
+def test_headers_that_never_end_fail_at_the_deadline(serve: Serve, profile: Profile) -> None:
+    """Each header line resets a per-read timeout; only a total deadline ends this."""
+    server = serve(header_drip(every=0.2))
+    with Client(server.base_url, profile) as client:
+        started = time.monotonic()
+        with pytest.raises(UnboundedAnswer) as caught:
+            _status(client)
+        elapsed = time.monotonic() - started
+    assert DEADLINE <= elapsed < DEADLINE + SLACK
+    assert "no status line" in caught.value.received
+    assert "headers had not arrived" in caught.value.received
 
 
 def test_a_huge_body_fails_at_the_size_cap(serve: Serve, profile: Profile) -> None:
