@@ -133,7 +133,7 @@ def _parser() -> argparse.ArgumentParser:
         metavar="N",
         default="auto",
         help="parallel pytest-xdist workers; 'auto' is 2 on loopback and more the farther the "
-        "target (one per 7 ms of round trip, at most 10); 0 runs in one process (default: auto)",
+        "target (one per 10 ms of round trip, at most 8); 0 runs in one process (default: auto)",
     )
     run.add_argument(
         "--quiet", action="store_true", help="no per-test progress, only the summary lines"

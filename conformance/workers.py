@@ -25,18 +25,18 @@ from conformance.profile import Profile
 
 NEAR_WORKERS = 2  # loopback: two CPU-bound workers were the fastest on two cores
 NEAR_SECONDS = 0.005  # a round trip below this is "near"
-SECONDS_PER_WORKER = 0.007  # one worker per this much round trip, from NEAR_WORKERS up
-MAX_WORKERS = 10  # each costs about 2.5 CPU-seconds to start (imports, collection, fixtures)
+SECONDS_PER_WORKER = 0.010  # one worker per this much round trip, from NEAR_WORKERS up
+MAX_WORKERS = 8  # each costs about 2.5 to 3 CPU-seconds (imports, collection, fixtures)
 PROBES = 5
 PROBE_INSTANCE = "cf-preflight"
 
 
 def for_round_trip(seconds: float) -> int:
-    """Workers for a target this far away: 2 when near, one per 7 ms of round trip, at most 10.
+    """Workers for a target this far away: 2 when near, one per 10 ms of round trip, at most 8.
 
-    Against a target 40 ms away the scenario stage holds about 70 s of waiting for answers and
-    costs about 11 CPU-seconds plus 2.5 per worker: on two cores 6 or 7 workers balance the two,
-    at 100 ms the cap."""
+    Against a target 40 ms away the stage costs about 11 CPU-seconds plus 2.5 to 3 per worker.
+    On two shared cores (load average 4 to 7) 4 workers took 36 to 41 s and 16 to 19 CPU-s, 7
+    workers 36 to 53 s and 26 to 30 CPU-s: past 4 or 5, a worker costs more than it overlaps."""
     if seconds < NEAR_SECONDS:
         return NEAR_WORKERS
     return max(NEAR_WORKERS, min(MAX_WORKERS, math.ceil(seconds / SECONDS_PER_WORKER)))
