@@ -8,7 +8,6 @@ Every exchange is recorded redacted; anything shown names secrets by placeholder
 from __future__ import annotations
 
 import contextlib
-import http.client
 import itertools
 import json
 import socket
@@ -17,7 +16,6 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import urlsplit
 
 import httpx
 
@@ -144,7 +142,6 @@ class Client:
         self._owns_http = http is None
         self._http = http or new_http_client(timeout)
         self.instance_id = self.new_instance_id()
-        self.last_burst_seconds = 0.0
 
     def close(self) -> None:
         if self._owns_http:
@@ -443,64 +440,6 @@ class Client:
 
     def bootstrap(self, **kwargs: Any) -> Reply:
         return self.sdk("/bootstrap", **kwargs)
-
-    def concurrent_get(
-        self, requests: Sequence[tuple[str, Mapping[str, str]]], streams: int = 4
-    ) -> list[tuple[int | None, bytes]]:
-        """Send many GETs at once (load provocation): (status, body) each, in request order.
-
-        ``streams`` keep-alive connections send in parallel. Not paced, and not recorded one
-        by one: the transcript gets one summary line."""
-        results: list[tuple[int | None, bytes]] = [(None, b"")] * len(requests)
-        target = urlsplit(self.base_url)
-        connection_class = (
-            http.client.HTTPSConnection if target.scheme == "https" else http.client.HTTPConnection
-        )
-        seconds = self.timeout.read or 10.0
-
-        def stream(offset: int) -> None:
-            # Plain http.client: this is the one path where the client's own CPU bounds the
-            # rate (thousands of requests on two cores); it sends about twice what httpx does.
-            connection = connection_class(target.hostname or "", target.port, timeout=seconds)
-            try:
-                for index in range(offset, len(requests), streams):
-                    path, headers = requests[index]
-                    try:
-                        connection.request(
-                            "GET", target.path + path, headers={"user-agent": USER_AGENT, **headers}
-                        )
-                        response = connection.getresponse()
-                        results[index] = (response.status, response.read())
-                    except (OSError, http.client.HTTPException):
-                        connection.close()  # the next request opens a fresh connection
-            finally:
-                connection.close()
-
-        started = time.perf_counter()
-        with self.gate.shared():
-            threads = [threading.Thread(target=stream, args=(n,)) for n in range(streams)]
-            for thread in threads:
-                thread.start()
-            for thread in threads:
-                thread.join()
-        self.last_burst_seconds = time.perf_counter() - started
-        statuses = [status for status, _ in results]
-        summary = ", ".join(
-            f"{status} x{statuses.count(status)}" for status in sorted(set(statuses), key=str)
-        )
-        self.transcript.add(
-            Exchange(
-                method="GET",
-                url=f"{self.base_url} ({len(requests)} parallel requests)",
-                request_headers={},
-                request_body=None,
-                status=None,
-                response_headers={},
-                response_body=f"statuses: {summary} in {self.last_burst_seconds:.2f}s",
-                elapsed_ms=self.last_burst_seconds * 1000,
-            )
-        )
-        return results
 
     # ------------------------------------------------------------ recording
 

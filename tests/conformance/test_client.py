@@ -186,25 +186,3 @@ def test_a_non_json_body_in_a_violation_is_redacted() -> None:
         reply.json(("ERR-BODY-JSON",))
     assert secret not in str(caught.value)
     assert "$RCES_PAT" in str(caught.value)
-
-
-def test_concurrent_gets_answer_in_request_order(client: Client) -> None:
-    key = client.profile.credentials.sdk_keys[0].key
-    good = ("/sdk/v2/status", {"authorization": key, "x-unused": "1"})
-    bad = ("/sdk/v2/status", {"authorization": "svc_pk_not_a_key"})
-    answers = client.concurrent_get([good, bad, good, bad, good], streams=2)
-    assert [status for status, _ in answers] == [200, 401, 200, 401, 200]
-    assert b'"hash"' in answers[0][1]
-    assert "5 parallel requests" in client.transcript.render()
-    assert key not in client.transcript.render()
-
-
-def test_concurrent_gets_to_a_closed_port_answer_none(reference_server: Any) -> None:
-    import socket
-
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    profile = load(reference_server.profile_path)
-    with Client(f"http://127.0.0.1:{port}", profile) as dead:
-        assert dead.concurrent_get([("/sdk/v2/status", {})] * 3, streams=2) == [(None, b"")] * 3

@@ -33,8 +33,9 @@ from faulty.context import Context
 from refserver.runner import start_server
 
 RUN_TIMEOUT_SECONDS = 600
-# A declared id the suite could not measure (e.g. a load burst slower than its window on a busy
-# machine) is not a verdict: the fault is served and run again, up to this many times in all.
+# A declared id the suite could not measure (only the suite's own doing can leave one: e.g. its
+# sends fell short of a planned burst on a busy machine, with the figure in the note) is not a
+# verdict: the fault is served and run again, up to this many times in all.
 ATTEMPTS = 3
 CAUGHT = frozenset({"fail"})
 FULL_ENV = "RCES_SELFTEST_FULL"
