@@ -9,6 +9,7 @@ operation's tally into the ``TestRecord`` the plugin reports; ``details`` is the
 
 from __future__ import annotations
 
+import os
 import time
 from collections import Counter
 from dataclasses import dataclass, field
@@ -30,6 +31,7 @@ from conformance.fuzz.checks import (
 from conformance.fuzz.doubt import doubt_of_failure
 from conformance.fuzz.target import FuzzTarget
 from conformance.outcomes import TestRecord
+from conformance.own_traffic import Ledger, Limit, Replay
 from conformance.redaction import Redactor
 from conformance.report.model import Evidence, Outcome
 from conformance.reproduction import curl_command
@@ -39,7 +41,8 @@ if TYPE_CHECKING:
 
 REQUEST_TIMEOUT_S = 10.0
 RATE_LIMITED = 429
-# Checks still run on a 429 the fuzzer's own pace caused (everything else is not measurable).
+# Checks still run on a 429 the fuzzer's own pace caused (replayed through the declared bucket:
+# the only excuse for a 429); a 429 the fuzzer did not cause fails the operation's answer rule.
 RATE_LIMIT_CHECKS = ("rate_limited_has_retry_after", "error_body_shape")
 # Built-ins left out: positive_data_acceptance judges semantics the contract cannot express (a
 # schema-valid experiment whose weights do not add up to 10000 is rightly refused);
@@ -68,8 +71,9 @@ class SeenFailure:
 class OperationTally:
     cases: int = 0
     statuses: Counter[int] = field(default_factory=Counter)
-    rate_limited: int = 0
+    rate_limited: int = 0  # 429s the fuzzer's own traffic caused (the declared bucket replayed)
     unsent: int = 0  # examples not sent because the time budget was spent
+    own_pace: str = ""  # the replay of the last 429 the fuzzer caused: the figure behind it
 
 
 class CredentialsNotRejected(RuleFailure):
@@ -92,6 +96,7 @@ class FuzzRun:
         self._by_name = {check.__name__: check for check in self.checks}
         self.budget_exhausted = False
         self.stateful_stopped_early = False
+        self.ledger = Ledger()
 
     # ------------------------------------------------------------------ one example
 
@@ -122,12 +127,14 @@ class FuzzRun:
             counts.unsent += 1
             return None
         self.target.prepare(case, mode, aim_ids=aim_ids)
+        sent_at = time.monotonic()
         response = case.call(
             base_url=self.target.base_url, session=self.session, timeout=REQUEST_TIMEOUT_S
         )
         counts.cases += 1
         counts.statuses[response.status_code] += 1
-        found = self._check(case, response, mode, counts)
+        replay = self._replay(case, response, mode, sent_at)
+        found = self._check(case, response, mode, counts, replay)
         real = [f for f in found if self._note(operation_id, kind, case, response, f) is None]
         if real and raise_failures:
             raise FailureGroup(
@@ -135,16 +142,55 @@ class FuzzRun:
             )
         return response
 
+    def _replay(
+        self, case: Case[Any], response: Response, mode: AuthMode, sent_at: float
+    ) -> Replay | None:
+        """The declared SDK bucket as the fuzzer's own requests left it (None: not an SDK call
+        with valid credentials). Callers without an instance id share a bucket with the run's
+        other workers: their share is taken out, as if each had spent it."""
+        if mode is not AuthMode.VALID or not is_sdk_path(case.operation.path):
+            return None
+        headers = {k.lower(): v for k, v in response.request.headers.items()}
+        names = self.target.profile.headers
+        instance = headers.get(names.instance_id.lower())
+        declared = self.target.profile.rate_limit
+        limit = Limit(declared.burst, declared.refill_per_second)
+        if instance is None:
+            limit = limit.narrowed(1 / max(1, int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", 1))))
+        bucket = (headers.get("authorization", ""), instance)
+        return self.ledger.record(bucket, limit, at=sent_at)
+
     def _check(
-        self, case: Case[Any], response: Response, mode: AuthMode, tally: OperationTally
+        self,
+        case: Case[Any],
+        response: Response,
+        mode: AuthMode,
+        tally: OperationTally,
+        replay: Replay | None = None,
     ) -> list[Failure]:
         if mode is not AuthMode.VALID:
             return self._run(
                 case, response, [*self._credential_checks(mode), self._by_name["error_body_shape"]]
             )
-        if response.status_code == RATE_LIMITED and is_sdk_path(case.operation.path):
-            tally.rate_limited += 1
-            return self._run(case, response, [self._by_name[n] for n in RATE_LIMIT_CHECKS])
+        if response.status_code == RATE_LIMITED and replay is not None:
+            found = self._run(case, response, [self._by_name[n] for n in RATE_LIMIT_CHECKS])
+            if replay.suite_exceeded:
+                tally.rate_limited += 1
+                tally.own_pace = replay.describe()
+                return found
+            operation_id = _operation_id(case)
+            return [
+                *found,
+                RuleFailure(
+                    check="unprovoked_rate_limit",
+                    requirement_ids=requirements_for("status_code_conformance", operation_id),
+                    operation=case.operation.label,
+                    title="a valid request was refused with 429 the fuzzer did not provoke",
+                    message="Expected: an answer; the fuzzer's own traffic stayed within the "
+                    "rate limit the profile declares (rate_limit)\n"
+                    f"Received: 429; {replay.describe()}",
+                ),
+            ]
         return self._run(case, response, None)
 
     def _run(
@@ -309,8 +355,12 @@ class FuzzRun:
     def _unmeasured_reason(self, tallies: list[OperationTally]) -> str:
         if any(t.unsent for t in tallies):
             return f"the {self.tier.name} tier's time budget ran out before this operation"
-        if any(t.rate_limited for t in tallies):
-            return "every request hit the target's rate limit (the fuzzer's own pace)"
+        paced = [t.own_pace for t in tallies if t.rate_limited]
+        if paced:
+            return (
+                "every request was refused 429 after the fuzzer's own traffic spent the declared "
+                f"bucket (the suite's doing): {paced[-1]}"
+            )
         return "no example was generated for this operation"
 
     def details(self) -> dict[str, Any]:

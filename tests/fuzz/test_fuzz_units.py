@@ -472,3 +472,29 @@ def test_curl_line_masks_a_credential_the_profile_does_not_know(profile: Any) ->
     line = curl_line(request, Redactor(profile.secret_names()))
     assert stranger not in line
     assert "authorization: <redacted>" in line
+
+
+# ------------------------------------------------------------------ a 429 is judged
+
+
+def test_a_429_the_fuzzer_did_not_cause_fails_and_its_own_excess_is_excused(
+    profile: Any, schema: Any
+) -> None:
+    """The declared bucket (burst 60, refill 30/s) replayed: one request cannot spend it (a
+    fail, with the figure), a burst over it can (not measurable, with the figure)."""
+    run = FuzzRun(tier("smoke"), 5, FuzzTarget("http://127.0.0.1:1", profile, "cf-unit"))
+    case = status_case(schema)
+    limited = response(429, b'{"errorCode": "RATE_LIMITED", "message": "m"}', {"Retry-After": "1"})
+    first = run._replay(case, limited, AuthMode.VALID, sent_at=100.0)
+    assert first is not None and not first.suite_exceeded
+    tally = OperationTally()
+    found = run._check(case, limited, AuthMode.VALID, tally, first)
+    assert [check_name_of(f) for f in found] == ["unprovoked_rate_limit"]
+    assert "sent 1 request(s)" in found[0].message
+    assert tally.rate_limited == 0
+    for _ in range(70):  # the fuzzer's own burst, all at once, to the same bucket
+        last = run._replay(case, limited, AuthMode.VALID, sent_at=100.0)
+    assert last is not None and last.suite_exceeded
+    assert run._check(case, limited, AuthMode.VALID, tally, last) == []
+    assert tally.rate_limited == 1 and "sent 71 request(s)" in tally.own_pace
+    assert run._replay(case, limited, AuthMode.MISSING, sent_at=100.0) is None
