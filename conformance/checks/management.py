@@ -15,6 +15,9 @@ class Configurations:
     def __init__(self, client: Client) -> None:
         self.client = client
         self.profile = client.profile
+        # Where the suite created each configuration: what it sent, not what the record says
+        # (a record naming the wrong environment breaks its own rule, not every later read).
+        self._sent_environment: dict[Any, int] = {}
 
     def create_body(
         self,
@@ -70,7 +73,19 @@ class Configurations:
             reply.describe(),
             reply,
         )
-        return json_object(reply, ids, "a configuration record")
+        record = json_object(reply, ids, "a configuration record")
+        if "id" in record:
+            self._sent_environment[record["id"]] = (
+                environment
+                if isinstance(environment, int)
+                else self.profile.environment_id(environment)
+            )
+        return record
+
+    def environment_of(self, record: Mapping[str, Any]) -> Any:
+        """The environment id a configuration lives in: the one the suite created it in, else
+        the record's own ``environmentId``."""
+        return self._sent_environment.get(record.get("id"), record.get("environmentId"))
 
     def patch_body(
         self,
@@ -127,4 +142,6 @@ class Configurations:
 
     def current(self, record: Mapping[str, Any], ids: Sequence[str] = ()) -> dict[str, Any]:
         """The stored record, read back through an empty patch (the interface has no GET)."""
-        return self.patch_ok(record["id"], body={}, ids=ids, environment=record["environmentId"])
+        return self.patch_ok(
+            record["id"], body={}, ids=ids, environment=self.environment_of(record)
+        )

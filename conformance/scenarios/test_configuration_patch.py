@@ -139,8 +139,13 @@ def expect_refused(
     expect(ok, ids, title, f"HTTP {wanted}", reply.describe(), reply)
 
 
-def stored(snapshots: Snapshots, record: dict[str, Any], ids: tuple[str, ...]) -> Any:
-    environment = _alias(snapshots, record["environmentId"], ids)
+def stored(
+    configurations: Configurations,
+    snapshots: Snapshots,
+    record: dict[str, Any],
+    ids: tuple[str, ...],
+) -> Any:
+    environment = _alias(snapshots, configurations.environment_of(record), ids)
     documents = snapshots.documents(environment, ids)
     expect(
         record["id"] in documents,
@@ -388,7 +393,7 @@ def test_patch_result_is_stored(configurations: Configurations, snapshots: Snaps
     second = configurations.patch(record["id"], following)
     expect_2xx(second, ids, "a patch on top of the previous result was refused")
     expected = oracle(first["configuration"], following)
-    served = stored(snapshots, record, ids)
+    served = stored(configurations, snapshots, record, ids)
     expect(
         served == expected,
         ids,
@@ -467,7 +472,7 @@ def test_inapplicable_sidecar_conflicts(
         key_order={pointer: ["x"]},
     )
     expect_refused(reply, ids, "an inapplicable sidecar was not a conflict", (409,))
-    served = stored(snapshots, record, ids)
+    served = stored(configurations, snapshots, record, ids)
     expect(
         served == SIDECAR_DOCUMENT and order(served) == order(SIDECAR_DOCUMENT),
         ids,
@@ -556,7 +561,7 @@ def test_nothing_changes_after_a_conflict(
         f"{stale.describe()} | {inapplicable.describe()}",
         stale,
     )
-    served = stored(snapshots, record, ids)
+    served = stored(configurations, snapshots, record, ids)
     hash_after = snapshots.snapshot("production", ids).get("hash")
     with Soft() as soft:
         expected = current.get("configuration")
@@ -593,7 +598,7 @@ def test_patch_is_atomic(configurations: Configurations, snapshots: Snapshots) -
         reply.describe(),
         reply,
     )
-    served = stored(snapshots, record, ids)
+    served = stored(configurations, snapshots, record, ids)
     expect(
         served == BASE,
         ids,
@@ -633,7 +638,7 @@ def test_concurrent_writers_one_wins(configurations: Configurations, snapshots: 
         f"one 2xx and {writers - 1} times 409",
         f"statuses {statuses}",
     )
-    served = stored(snapshots, record, ids)
+    served = stored(configurations, snapshots, record, ids)
     expect(
         served == {"winner": winners[0]},
         ids,
@@ -652,7 +657,7 @@ def test_malformed_patch_is_refused(
     record = configurations.create_ok("malformed", BASE, ids=ids)
     reply = configurations.patch(record["id"], operations)
     expect_refused(reply, ids, "a malformed patch was not refused")
-    served = stored(snapshots, record, ids)
+    served = stored(configurations, snapshots, record, ids)
     expect(served == BASE, ids, "a malformed patch changed content", repr(BASE), repr(served))
 
 

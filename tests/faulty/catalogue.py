@@ -778,7 +778,7 @@ FAULTS: tuple[Fault, ...] = (
     ),
     fault(
         "create-name-optional",
-        "CFG-CREATE-NAME-REQUIRED",
+        "CFG-CREATE-NAME-REQUIRED ERR-VALIDATION-400",
         "A create body without a string `name` gets a made-up name and is created.",
         edit_request_json(
             CREATE,
@@ -791,7 +791,7 @@ FAULTS: tuple[Fault, ...] = (
     ),
     fault(
         "create-content-mangled",
-        "CFG-CREATE-CONTENT-ROUNDTRIP",
+        "CFG-CREATE-CONTENT-ROUNDTRIP SDK-BOOTSTRAP-DOCUMENTS-CURRENT",
         "Create answers the content with arrays reversed and null replaced by {}.",
         edit_json(
             CREATE,
@@ -852,7 +852,8 @@ FAULTS: tuple[Fault, ...] = (
     ),
     fault(
         "record-timestamps-not-iso",
-        "CFG-RECORD-TIMESTAMPS CFG-RECORD-UPDATED-AT-ADVANCES",
+        "CFG-RECORD-TIMESTAMPS CFG-RECORD-UPDATED-AT-ADVANCES CFG-CREATE-RECORD-SHAPE "
+        "CFG-PATCH-RECORD-SHAPE",
         "Record timestamps are written DD/MM/YYYY hh:mm:ss.",
         edit_json(
             either(CREATE, PATCH),
@@ -911,7 +912,7 @@ FAULTS: tuple[Fault, ...] = (
     ),
     fault(
         "environment-id-optional",
-        "CFG-ENV-ID-REQUIRED",
+        "CFG-ENV-ID-REQUIRED ERR-VALIDATION-400",
         "A missing or non-numeric environment_id means environment 1.",
         edit_request(
             MANAGEMENT,
@@ -1067,7 +1068,7 @@ FAULTS: tuple[Fault, ...] = (
     ),
     fault(
         "malformed-patch-accepted",
-        "CFG-PATCH-MALFORMED-REFUSED",
+        "CFG-PATCH-MALFORMED-REFUSED ERR-VALIDATION-400",
         "A malformed patch body is taken as an empty patch (200).",
         on_status(PATCH, 400, malformed_as_noop),
     ),
@@ -1217,13 +1218,14 @@ SDK_FAULTS: tuple[Fault, ...] = (
     # ------------------------------------------------------------ status snapshot
     fault(
         "status-lacks-required-properties",
-        "SDK-STATUS-200-SNAPSHOT SDK-STATUS-200-ON-OTHER-HASH SDK-STATUS-MINIMAL-REQUEST",
+        "SDK-STATUS-200-SNAPSHOT SDK-STATUS-200-ON-OTHER-HASH SDK-STATUS-MINIMAL-REQUEST "
+        "AUTH-SDK-ENV-IN-SCOPE EXP-SNAPSHOT-REQUIRED-PROPERTIES-UNION SDK-BOOTSTRAP-MATCHES-STATUS",
         "Status snapshots lack `requiredProperties`.",
         edit_json(STATUS, drop("requiredProperties")),
     ),
     fault(
         "status-needs-instance-id",
-        "SDK-STATUS-MINIMAL-REQUEST",
+        "SDK-STATUS-MINIMAL-REQUEST LIMIT-RATE-SHARED-WITHOUT-ID",
         "A status poll without an instance id is refused with 400.",
         answer(
             STATUS,
@@ -1246,13 +1248,13 @@ SDK_FAULTS: tuple[Fault, ...] = (
     ),
     fault(
         "status-lists-twice",
-        "SDK-STATUS-LISTS-CONFIGURATIONS",
+        "SDK-STATUS-LISTS-CONFIGURATIONS SDK-BOOTSTRAP-MATCHES-STATUS",
         "Status lists the newest configuration twice.",
         edit_json(STATUS, _duplicate_first),
     ),
     fault(
         "status-primary-unknown",
-        "SDK-STATUS-PRIMARY-CONFIG",
+        "SDK-STATUS-PRIMARY-CONFIG SDK-BOOTSTRAP-MATCHES-STATUS",
         "primaryConfigurationId names no listed configuration.",
         edit_json(STATUS, _primary_unknown),
     ),
@@ -1298,7 +1300,7 @@ SDK_FAULTS: tuple[Fault, ...] = (
     ),
     fault(
         "status-empty-hash-accepted",
-        "SDK-STATUS-HASH-QUERY-EMPTY",
+        "SDK-STATUS-HASH-QUERY-EMPTY ERR-VALIDATION-400",
         "An empty ?hash= is ignored instead of refused.",
         edit_request(STATUS, lambda r: r.without_param("hash") if r.param("hash") == "" else r),
     ),
