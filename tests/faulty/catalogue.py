@@ -1675,7 +1675,8 @@ EXPERIMENT_FAULTS: tuple[Fault, ...] = (
     ),
     fault(
         "changeset-not-merged",
-        "SDK-BOOTSTRAP-ID-MERGE EXP-MANUAL-ASSIGNMENT-CONTENT SDK-BOOTSTRAP-ID-ONLY-ACTIVE",
+        "SDK-BOOTSTRAP-ID-MERGE EXP-MANUAL-ASSIGNMENT-CONTENT SDK-BOOTSTRAP-ID-ONLY-ACTIVE "
+        "EXP-UNENROLL-BASE-CONTENT",
         "With identity, the unit's changesets are not merged: documents are the base ones.",
         base_content_for_units,
     ),
