@@ -362,13 +362,34 @@ def catalogue_sha256() -> str:
     return load_catalogue().sha256
 
 
-def selected_requirements(wanted: set[str] | None, seen: Iterable[str]) -> list[RequirementInfo]:
-    """The requirements a run reports on: ``wanted`` if given, else every server requirement."""
+def stage_scope(stages: Iterable[str]) -> frozenset[str] | None:
+    """The requirements the stages that ran answer for; None: every server requirement.
+
+    The scenarios stage answers for every server requirement, so do an unknown stage and a run
+    in which no test ran (nothing is left out of scope by accident). A run of the fuzz stage
+    alone answers for what the fuzz stage can judge."""
+    ran = set(stages)
+    if not ran or ran - {"fuzz"}:
+        return None
+    from conformance.fuzz.plugin import stage_requirements
+
+    return stage_requirements()
+
+
+def selected_requirements(
+    wanted: set[str] | None, seen: Iterable[str], scope: frozenset[str] | None = None
+) -> list[RequirementInfo]:
+    """The requirements a run reports on: ``wanted`` if given, else every server requirement
+    (only those in ``scope`` when the stages that ran answer for fewer)."""
     index = catalogue_index()
     if wanted is not None:
         ids = sorted(wanted)
     else:
-        ids = [r.id for r in index.values() if getattr(r, "subject", "server") == "server"]
+        ids = [
+            r.id
+            for r in index.values()
+            if getattr(r, "subject", "server") == "server" and (scope is None or r.id in scope)
+        ]
         ids += [i for i in dict.fromkeys(seen) if i not in index]
     infos = []
     for rid in ids:
@@ -402,7 +423,7 @@ def report_for_run(
         records = [record for record in records if wanted.intersection(record.requirement_ids)]
     return build_report(
         records,
-        selected_requirements(wanted, seen),
+        selected_requirements(wanted, seen, stage_scope(r.stage for r in records)),
         baseline=dict(target_info.get("baseline", {})),
         suite_version=__version__,
         contract_sha256=contract_sha256(),

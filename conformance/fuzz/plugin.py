@@ -93,6 +93,19 @@ class FuzzItem:
     requirement_ids: tuple[str, ...]
 
 
+def stage_requirements() -> frozenset[str]:
+    """Every requirement the fuzz stage speaks for: the scope of a run of this stage alone."""
+    from conformance.contract import operations
+    from conformance.fuzz.auth import auth_requirements
+    from conformance.fuzz.checks import operation_requirements
+
+    ids = set(STATEFUL_REQUIREMENTS)
+    for operation in operations():
+        ids |= set(auth_requirements(operation.path))
+        ids |= set(operation_requirements(operation.operation_id))
+    return frozenset(ids)
+
+
 def fuzz_item(item: pytest.Item) -> FuzzItem | None:
     """Classify a collected item of the fuzz module (None for anything else)."""
     from conformance.contract import operations
