@@ -2344,7 +2344,7 @@ EDGE_FAULTS: tuple[Fault, ...] = (
     # ------------------------------------------------------------ rate limit
     fault(
         "rate-limit-off",
-        "LIMIT-RATE-ENFORCED",
+        "LIMIT-RATE-ENFORCED LIMIT-RATE-SHARED-WITHOUT-ID",
         "No rate limit: a limited request is retried in a fresh bucket.",
         on_status(STATUS, 429, no_rate_limit),
     ),
