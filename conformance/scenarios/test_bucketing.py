@@ -34,6 +34,7 @@ quietest_group = pytest.mark.xdist_group("production")
 
 SEED = 20_26_11_22
 SPLIT_UNITS = 3000
+SPLIT_SAMPLES = 2  # a second fresh sample decides when the first falls below ALPHA
 SHARES = (5, 3, 2)
 ALPHA = 0.001
 BOOTSTRAP_RATE = 1000.0  # per second: about what a reference server on two cores answers
@@ -182,15 +183,25 @@ def test_weighted_split_follows_the_weights(
     )
     known = group_ids(record)
     rng = random.Random(SEED)
-    units = [
-        f"{experiments.client.run_prefix}-s-{rng.getrandbits(64):016x}" for _ in range(SPLIT_UNITS)
-    ]
-    started = time.perf_counter()
-    groups = _readable(_groups_of(experiments, record["id"], units, ids), known)
-    elapsed = time.perf_counter() - started
-    counts = Counter(groups.values())
     weights = experiments.weights(list(SHARES))
-    fit = goodness_of_fit([counts.get(g, 0) for g in known], weights)
+    started = time.perf_counter()
+    first_p: float | None = None
+    for _ in range(SPLIT_SAMPLES):
+        # Units carry the run prefix, so each run (and each sample) is a fresh random sample: a
+        # correct server lands below ALPHA with probability ALPHA per sample. A second, fresh
+        # sample decides then (a correct server fails both with ALPHA squared; a biased split
+        # fails both). Seen: [1528, 801, 671] from a correct server, p = 5e-5.
+        units = [
+            f"{experiments.client.run_prefix}-s-{rng.getrandbits(64):016x}"
+            for _ in range(SPLIT_UNITS)
+        ]
+        groups = _readable(_groups_of(experiments, record["id"], units, ids), known)
+        counts = Counter(groups.values())
+        fit = goodness_of_fit([counts.get(g, 0) for g in known], weights)
+        if fit.p_value >= ALPHA:
+            break
+        first_p = fit.p_value if first_p is None else first_p
+    elapsed = time.perf_counter() - started
     details = {
         "requirement": "EXP-WEIGHTED-SPLIT",
         "units": len(groups),
@@ -204,6 +215,8 @@ def test_weighted_split_follows_the_weights(
         "alpha": ALPHA,
         "seconds": round(elapsed, 2),
     }
+    if first_p is not None:
+        details["first_sample_p_value"] = first_p  # the sample this one re-tested
     record_property(STAGE_PROPERTY, {"name": "scenarios", "details": {"bucketing": details}})
     expect(
         fit.p_value >= ALPHA,
@@ -211,7 +224,8 @@ def test_weighted_split_follows_the_weights(
         "the group split does not follow the weights",
         f"counts near {details['expected']} (chi-square p >= {ALPHA})",
         f"counts {details['observed']}: chi-square {details['chi_square']} with "
-        f"{fit.degrees_of_freedom} df, p = {fit.p_value:.3g}",
+        f"{fit.degrees_of_freedom} df, p = {fit.p_value:.3g}"
+        + ("" if first_p is None else f" (a first fresh sample: p = {first_p:.3g})"),
     )
 
 
