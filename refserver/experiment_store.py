@@ -15,8 +15,8 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from refserver.experiment_input import ExperimentInput
+from refserver.experiment_summaries import ExperimentSummaries
 from refserver.lifecycle import INITIAL
-from refserver.snapshot import ExperimentSummaries
 
 DDL = """
 CREATE TABLE IF NOT EXISTS experiments (

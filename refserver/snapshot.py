@@ -5,8 +5,8 @@ and stores the status body, the bootstrap body (status plus documents and privac
 the snapshot hash. ``SnapshotCache`` serves them from memory, reloading after any committed
 write (``Store.generation``) and rebuilding once when the experiments' ``expires_at`` passes.
 Request handlers call ``cached`` on the event loop and ``get`` (SQLite) only on a worker thread.
-Experiment code supplies its part through ``experiment_store.active_summaries`` which returns
-``ExperimentSummaries``.
+Experiment code supplies its part through ``experiment_store.active_summaries`` (called through
+the module, so tests can replace it), which returns ``experiment_summaries.ExperimentSummaries``.
 """
 
 from __future__ import annotations
@@ -15,24 +15,13 @@ import json
 import sqlite3
 import threading
 import time
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import Any
 
-from refserver import pointer
+from refserver import experiment_store, pointer
 from refserver.hashing import snapshot_hash
 from refserver.store import Store
 from refserver.timestamps import now_iso, parse_ts
-
-
-@dataclass
-class ExperimentSummaries:
-    """The experiment part of a snapshot: spec 2.5 summaries split by unit type."""
-
-    user: list[dict[str, Any]] = field(default_factory=list)
-    server: list[dict[str, Any]] = field(default_factory=list)
-    # When the snapshot must be rebuilt (an experiment starts or ends), ISO 8601 UTC as
-    # timestamps.format_ts writes it; None: never.
-    expires_at: str | None = None
 
 
 @dataclass(frozen=True)
@@ -53,17 +42,6 @@ def privacy_paths(private_keys: list[str]) -> list[list[str]]:
     return [pointer.parse(p) for p in private_keys]
 
 
-def _experiment_summaries(
-    conn: sqlite3.Connection, application_id: int, environment_id: int, now: str
-) -> ExperimentSummaries:
-    from refserver import experiment_store  # lazy: experiment_store imports this module
-
-    summaries: ExperimentSummaries = experiment_store.active_summaries(
-        conn, application_id, environment_id, now
-    )
-    return summaries
-
-
 def build(conn: sqlite3.Connection, application_id: int, environment_id: int) -> dict[str, Any]:
     """The bootstrap payload of an environment (with ``hash``); status drops the documents."""
     rows = conn.execute(
@@ -71,7 +49,7 @@ def build(conn: sqlite3.Connection, application_id: int, environment_id: int) ->
         " WHERE application_id = ? AND environment_id = ? AND deleted_at IS NULL ORDER BY id",
         (application_id, environment_id),
     ).fetchall()
-    experiments = _experiment_summaries(conn, application_id, environment_id, now_iso())
+    experiments = experiment_store.active_summaries(conn, application_id, environment_id, now_iso())
     required = sorted(
         {
             str(prop)

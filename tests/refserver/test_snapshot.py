@@ -10,8 +10,9 @@ import pytest
 
 from refserver import experiment_store, schema
 from refserver.configurations import NewConfiguration, insert_configuration
+from refserver.experiment_summaries import ExperimentSummaries
 from refserver.provisioning import provision
-from refserver.snapshot import ExperimentSummaries, SnapshotCache
+from refserver.snapshot import SnapshotCache
 from refserver.store import Store
 
 

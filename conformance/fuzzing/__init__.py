@@ -1,1 +1,0 @@
-"""The fuzz stage's test modules, collected by ``conformance run --stage fuzz``."""
