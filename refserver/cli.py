@@ -6,7 +6,8 @@
 
 ``--port 0`` picks a free port. It provisions a fresh database, writes the target profile
 (mode 0600) next to the database or to ``--profile``, prints the profile path and the URL, and
-shuts down gracefully on SIGINT/SIGTERM.
+shuts down gracefully on SIGINT/SIGTERM. It serves with httptools and uvloop when they are
+installed (``pip install 'rces-conformance[fast]'``), else with h11 and asyncio, and says which.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ import uvicorn
 
 from refserver import target_profile
 from refserver.app import create_app
+from refserver.http_stack import choose
 from refserver.runner import bind_socket, make_settings, url_of, uvicorn_config
 from refserver.settings import Settings
 
@@ -75,8 +77,12 @@ def serve(args: argparse.Namespace) -> int:
         print(f"refserver: cannot listen on {args.host}:{args.port}: {exc}", file=sys.stderr)
         return 2
     print(f"refserver: profile written to {profile.resolve()}", flush=True)
-    print(f"refserver: serving {url_of(sock)} (database {settings.db_path.resolve()})", flush=True)
-    server = uvicorn.Server(uvicorn_config(app, args.log_level))
+    stack = choose()
+    print(
+        f"refserver: serving {url_of(sock)} (database {settings.db_path.resolve()}; {stack})",
+        flush=True,
+    )
+    server = uvicorn.Server(uvicorn_config(app, args.log_level, stack))
     # uvicorn shuts down gracefully, then re-raises the signal it caught: exit 0 quietly then.
     for signum in (signal.SIGINT, signal.SIGTERM):
         signal.signal(signum, _exit_quietly)

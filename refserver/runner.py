@@ -6,6 +6,7 @@
     server.base_url                                        # "http://127.0.0.1:54321"
     server.profile_path                                    # the target profile it wrote (0600)
     server.app                                             # the Starlette app (unwrapped)
+    server.stack                                           # httptools + uvloop, if installed
     server.stop()                                          # graceful shutdown; joins the thread
 
     # a faulty server: wrap the ASGI app before it is served
@@ -13,7 +14,10 @@
 
 Keyword settings are the fields of ``refserver.settings.Settings`` (``rate_burst``,
 ``rate_refill``, ``shed_threshold``, ``force_shedding``, ...). ``start_server`` also works as
-a context manager. ``bind_socket`` and ``serve_forever`` are what ``refserver serve`` uses.
+a context manager. ``bind_socket``, ``url_of`` and ``uvicorn_config`` are what ``refserver
+serve`` uses too. The HTTP parser and event loop come from ``refserver.http_stack.choose()``
+(httptools and uvloop when installed, else h11 and asyncio; ``stack=`` forces one); the loop is
+the server thread's own, so the rest of the process keeps asyncio's.
 """
 
 from __future__ import annotations
@@ -33,6 +37,7 @@ from starlette.types import ASGIApp
 
 from refserver import target_profile
 from refserver.app import create_app
+from refserver.http_stack import HttpStack, choose
 from refserver.settings import Settings
 from refserver.state import AppState
 
@@ -61,10 +66,15 @@ def url_of(sock: socket.socket) -> str:
     return f"http://{shown}:{port}"
 
 
-def uvicorn_config(app: ASGIApp, log_level: str = "warning") -> uvicorn.Config:
-    """The uvicorn configuration both the CLI and the runner use."""
+def uvicorn_config(
+    app: ASGIApp, log_level: str = "warning", stack: HttpStack | None = None
+) -> uvicorn.Config:
+    """The uvicorn configuration both the CLI and the runner use (``stack``: ``choose()``)."""
+    chosen = stack or choose()
     return uvicorn.Config(
         app,
+        http=chosen.http,
+        loop=chosen.loop,
         log_level=log_level,
         access_log=False,  # refserver.access_log logs requests without headers
         timeout_graceful_shutdown=5,
@@ -91,12 +101,14 @@ class RunningServer:
         sock: socket.socket,
         profile_path: Path,
         log_level: str,
+        stack: HttpStack,
     ) -> None:
         self.app = app
         self.base_url = url_of(sock)
         self.profile_path = profile_path
+        self.stack = stack
         self._sock = sock
-        self._server = uvicorn.Server(uvicorn_config(served, log_level))
+        self._server = uvicorn.Server(uvicorn_config(served, log_level, stack))
         self._thread = threading.Thread(
             target=self._server.run, kwargs={"sockets": [sock]}, name="refserver", daemon=True
         )
@@ -145,15 +157,18 @@ def start_server(
     profile_path: str | Path | None = None,
     wrap: Callable[[ASGIApp], ASGIApp] | None = None,
     log_level: str = "warning",
+    stack: HttpStack | None = None,
     **settings: Any,
 ) -> RunningServer:
-    """Start a server on ``host:port`` (0: free port); returns once it accepts requests."""
+    """Start a server on ``host:port`` (0: free port); returns once it accepts requests.
+
+    ``stack``: the HTTP parser and event loop (default: ``http_stack.choose()``)."""
     resolved = make_settings(db_path, **settings)
     app = create_app(resolved)
     path = Path(profile_path) if profile_path else target_profile.default_path(resolved.db_path)
     target_profile.write(app.state.rces.store, resolved, path)
     sock = bind_socket(host, port)
     served: ASGIApp = wrap(app) if wrap else app
-    server = RunningServer(app, served, sock, path, log_level)
+    server = RunningServer(app, served, sock, path, log_level, stack or choose())
     server._start()
     return server
