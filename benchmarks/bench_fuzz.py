@@ -28,7 +28,7 @@ from pathlib import Path
 
 import yaml
 
-from conformance.fuzz import plugin_args
+from conformance.stages.fuzz import TEST_MODULE, plugin_args
 
 ROOT = Path(__file__).resolve().parents[1]
 CONTRACT = ROOT / "openapi" / "openapi.yaml"
@@ -61,7 +61,7 @@ def stage(base_url: str, profile: Path, examples: int, seed: int, work: Path) ->
     command = [
         sys.executable, "-m", "pytest",
         *plugin_args("pr", seed), "--fuzz-max-examples", str(examples),
-        "--pyargs", "conformance.fuzzing", "-k", "test_fuzz and not credentials and not Stateful",
+        "--pyargs", TEST_MODULE, "-k", "test_fuzz and not credentials and not Stateful",
         "--base-url", base_url, "--target-profile", str(profile),
         "--report-dir", str(work / "stage-report"), "-q", "-p", "no:cacheprovider",
     ]  # fmt: skip

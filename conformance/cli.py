@@ -24,27 +24,12 @@ from conformance.errors import UsageError
 from conformance.report.headline import summary_line
 from conformance.report.model import Verdict
 from conformance.run_deadline import seconds_option
+from conformance.stages import REGISTRY, Stage, by_name
 
 EXIT_CONFORMANT = 0
 EXIT_NOT_CONFORMANT = 1
 EXIT_USAGE = 2
 EXIT_INCOMPLETE = 3
-
-# Each stage is the test modules it runs; "all" runs every stage in this order.
-STAGES: dict[str, tuple[str, ...]] = {
-    "scenarios": ("conformance.scenarios",),
-    "fuzz": ("conformance.fuzzing",),
-}
-# The pytest plugins a stage needs. A stage listed here runs with plugin autoloading off (other
-# installed plugins cost seconds of start-up in every xdist worker); others load everything.
-STAGE_PLUGINS: dict[str, tuple[str, ...]] = {
-    "scenarios": (
-        "xdist.plugin",
-        "pytest_base_url.plugin",
-        "allure_pytest.plugin",
-        "conformance.plugin",
-    ),
-}
 
 # Further subcommands: name -> module with add_parser(subparsers) and main(options) -> exit status.
 COMMANDS: dict[str, str] = {
@@ -114,18 +99,12 @@ def _parser() -> argparse.ArgumentParser:
     )
     run.add_argument(
         "--stage",
-        choices=[*STAGES, "all"],
+        choices=[*by_name(), "all"],
         default="scenarios",
-        help="which stage to run (default: scenarios)",
-    )
-    run.add_argument(
-        "--tier",
-        choices=["smoke", "pr", "nightly"],
-        default="smoke",
-        help="fuzz stage budget (docs/fuzzing.md; default: smoke)",
-    )
-    run.add_argument(
-        "--seed", type=int, default=None, help="fuzz stage seed, recorded in the report"
+        help="which stage to run (default: scenarios): "
+        + "; ".join(f"{s.name}: {s.help}" for s in REGISTRY)
+        + "; all: "
+        + ", ".join(s.name for s in REGISTRY if s.in_all),
     )
     run.add_argument(
         "-n",
@@ -152,6 +131,9 @@ def _parser() -> argparse.ArgumentParser:
         "say incomplete",
     )
     run.add_argument("pytest_args", nargs="*", metavar="-- PYTEST-ARGS", help=argparse.SUPPRESS)
+    for stage in REGISTRY:
+        if stage.add_options is not None:
+            stage.add_options(run.add_argument_group(f"{stage.name} stage"))
     for module in COMMANDS.values():
         importlib.import_module(module).add_parser(commands)
     return parser
@@ -169,28 +151,46 @@ def _workers(value: str) -> int:
     return workers
 
 
-def stage_modules(stage: str) -> list[str]:
-    """The test modules of a stage; a stage whose module is not installed is a usage error."""
-    names = [m for s in STAGES for m in STAGES[s]] if stage == "all" else list(STAGES[stage])
+def stages_of(choice: str) -> list[Stage]:
+    """The stages ``--stage`` selects, in running order."""
+    if choice == "all":
+        return [stage for stage in REGISTRY if stage.in_all]
+    stage = by_name().get(choice)
+    if stage is None:
+        raise UsageError(f"unknown stage {choice!r}", f"use one of: {', '.join(by_name())}, all")
+    return [stage]
+
+
+def stage_modules(choice: str) -> list[str]:
+    """The test packages of the chosen stages; one that is not installed is a usage error."""
+    names = [stage.test_package for stage in stages_of(choice)]
     missing = [m for m in names if importlib.util.find_spec(m) is None]
-    if missing and stage != "all":
+    if missing and choice != "all":
         raise UsageError(
-            f"stage {stage!r} is not available in this installation ({', '.join(missing)})",
+            f"stage {choice!r} is not available in this installation ({', '.join(missing)})",
             "run --stage scenarios",
         )
     return [m for m in names if m not in missing]
+
+
+def stage_plugins(choice: str) -> tuple[str, ...] | None:
+    """The plugins the chosen stages load with autoloading off; None: autoload (some stage needs
+    installed plugins)."""
+    chosen = stages_of(choice)
+    if any(stage.plugins is None for stage in chosen):
+        return None
+    return tuple(dict.fromkeys(p for stage in chosen for p in stage.plugins or ()))
 
 
 def pytest_args(
     options: argparse.Namespace, base_url: str, profile_path: Path, ini: Path, workers: int
 ) -> list[str]:
     root = Path(__file__).resolve().parent.parent
-    plugins = STAGE_PLUGINS.get(options.stage)
+    plugins = stage_plugins(options.stage)
     args = [arg for name in plugins or () for arg in ("-p", name)]
-    if options.stage in ("fuzz", "all"):
-        from conformance.fuzz import DEFAULT_SEED, plugin_args
-
-        args += plugin_args(options.tier, DEFAULT_SEED if options.seed is None else options.seed)
+    for stage in stages_of(options.stage):
+        if stage.pytest_args is not None:
+            args += stage.pytest_args(options)
     args += [
         "-c",
         str(ini),
@@ -226,7 +226,7 @@ class _Capture:
         self.written: list[Path] = []
 
     def pytest_unconfigure(self, config: Any) -> None:
-        from conformance.plugin import COLLECTOR_NAME
+        from conformance.run_state import COLLECTOR_NAME
 
         collector = config.pluginmanager.get_plugin(COLLECTOR_NAME)
         if collector is not None:
@@ -274,7 +274,7 @@ def run(options: argparse.Namespace) -> int:
             args = pytest_args(
                 options, target.base_url, target.profile_path or Path(), ini, workers
             )
-            autoload = options.stage not in STAGE_PLUGINS
+            autoload = stage_plugins(options.stage) is None
             with _plugin_autoload(autoload):
                 code = pytest.main(args, plugins=[capture])
     finally:

@@ -362,20 +362,6 @@ def catalogue_sha256() -> str:
     return load_catalogue().sha256
 
 
-def stage_scope(stages: Iterable[str]) -> frozenset[str] | None:
-    """The requirements the stages that ran answer for; None: every server requirement.
-
-    The scenarios stage answers for every server requirement, so do an unknown stage and a run
-    in which no test ran (nothing is left out of scope by accident). A run of the fuzz stage
-    alone answers for what the fuzz stage can judge."""
-    ran = set(stages)
-    if not ran or ran - {"fuzz"}:
-        return None
-    from conformance.fuzz.plugin import stage_requirements
-
-    return stage_requirements()
-
-
 def selected_requirements(
     wanted: set[str] | None, seen: Iterable[str], scope: frozenset[str] | None = None
 ) -> list[RequirementInfo]:
@@ -417,13 +403,14 @@ def report_for_run(
     """The Report of one run from its test records and what is known of the target."""
     from conformance import __version__
     from conformance.contract import contract_sha256
+    from conformance.stages import scope
 
     seen = [rid for record in records for rid in record.requirement_ids]
     if wanted is not None:
         records = [record for record in records if wanted.intersection(record.requirement_ids)]
     return build_report(
         records,
-        selected_requirements(wanted, seen, stage_scope(r.stage for r in records)),
+        selected_requirements(wanted, seen, scope(r.stage for r in records)),
         baseline=dict(target_info.get("baseline", {})),
         suite_version=__version__,
         contract_sha256=contract_sha256(),

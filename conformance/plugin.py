@@ -1,18 +1,17 @@
-"""The pytest plugin: options, the ``requirement`` marker, fixtures, and outcome collection.
+"""The pytest plugin's hooks: options, the ``requirement`` marker, selection, outcome records.
 
-Thin on purpose: logic lives in ``target``, ``client``, ``outcomes`` and ``profile``. Inert unless
-used: nothing starts or reaches a target until a fixture asks for it (or ``--base-url`` is given,
-which triggers one pre-flight check), and tests without the ``requirement`` marker are untouched.
-Every process of a run also registers ``output_redaction.OutputRedaction`` (no secret in any output)
-and keeps the run deadline (``run_deadline``).
+Thin on purpose: fixtures live in ``fixtures`` (registered through ``pytest_plugins``), the
+controller's collector in ``run_collector``, the stash keys in ``run_state``, which stage a test
+belongs to in the stage registry (``conformance.stages``). Inert unless used: nothing starts or
+reaches a target until a fixture asks for it (or ``--base-url`` is given, which triggers one
+pre-flight check), and tests without the ``requirement`` marker are untouched. Every process of a
+run also registers ``output_redaction.OutputRedaction`` (no secret in any output) and keeps the run
+deadline (``run_deadline``).
 """
 
 from __future__ import annotations
 
-import os
 import time
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -26,24 +25,27 @@ from conformance.errors import (
     Unsupported,
     UsageError,
 )
-from conformance.outcomes import USER_PROPERTY, TestRecord, classify
+from conformance.outcomes import USER_PROPERTY, classify
 from conformance.output_redaction import OutputRedaction
+from conformance.run_collector import RunCollector, selected_ids
 from conformance.run_deadline import DEFAULT_SECONDS, RunDeadline, seconds_option
+from conformance.run_state import (
+    COLLECTOR_NAME,
+    DEADLINE,
+    DEFAULT_REPORT_DIR,
+    REDACTION_NAME,
+    RUN_ID,
+    STARTED,
+    TARGET_INFO,
+    TARGET_PROPERTY,
+    TRANSCRIPT,
+    add_secrets,
+    target_info,
+)
 
-TARGET_PROPERTY = "conformance-target"
-# A test may add ("conformance-stage", {"name": <stage>, "details": {...}}) to its user
-# properties (``record_property``); the details land in that stage's summary in the Report.
-STAGE_PROPERTY = "conformance-stage"
-# Stages whose details are cumulative per worker, merged by a function of the stage's own.
-STAGE_MERGERS: dict[str, str] = {"fuzz": "conformance.fuzz.summary:merge_details"}
-DEFAULT_REPORT_DIR = "reports"
-RUN_ID = pytest.StashKey[str]()
-TARGET_INFO = pytest.StashKey[dict[str, Any]]()
-REPORT = pytest.StashKey[Any]()
-STARTED = pytest.StashKey[tuple[str, float]]()
-TRANSCRIPT = pytest.StashKey[Any]()
-DEADLINE = pytest.StashKey[RunDeadline]()
-REDACTION_NAME = "conformance-output-redaction"
+pytest_plugins = ("conformance.fixtures",)
+
+__all__ = ["COLLECTOR_NAME", "add_secrets", "requirement_ids", "test_id"]
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -127,13 +129,6 @@ def _add_profile_secrets(config: pytest.Config, profile_path: str) -> None:
     add_secrets(config, loaded.secret_names())
 
 
-def add_secrets(config: pytest.Config, secrets: dict[str, str]) -> None:
-    """Secret value -> placeholder: redacted from every output of this process from now on."""
-    redaction = config.pluginmanager.get_plugin(REDACTION_NAME)
-    if isinstance(redaction, OutputRedaction):
-        redaction.add(secrets)
-
-
 @pytest.hookimpl(optionalhook=True)
 def pytest_configure_node(node: Any) -> None:
     """pytest-xdist: every worker shares the controller's run id (one prefix, one traffic gate)
@@ -163,17 +158,8 @@ def pytest_sessionstart(session: pytest.Session) -> None:
     except UsageError as error:
         pytest.exit(f"conformance usage error: {error}", returncode=pytest.ExitCode.USAGE_ERROR)
     add_secrets(config, target.profile.secret_names())
-    config.stash[TARGET_INFO] = _target_info(target)
+    config.stash[TARGET_INFO] = target_info(target)
     config.stash[TARGET_INFO]["secrets"] = list(target.profile.secrets())
-
-
-def _target_info(target: Any) -> dict[str, Any]:
-    return {
-        "url": target.base_url,
-        "fingerprint": target.fingerprint,
-        "profile": target.profile.redacted(),
-        "baseline": {e.requirement: e.reason for e in target.profile.baseline},
-    }
 
 
 # ------------------------------------------------------------------ selection
@@ -185,13 +171,6 @@ def requirement_ids(item: pytest.Item) -> tuple[str, ...]:
     for mark in item.iter_markers("requirement"):
         ids.extend(str(arg) for arg in mark.args)
     return tuple(dict.fromkeys(ids))
-
-
-def selected_ids(config: pytest.Config) -> set[str] | None:
-    raw = config.getoption("requirements")
-    if not raw:
-        return None
-    return {part.strip() for part in str(raw).split(",") if part.strip()}
 
 
 def pytest_collection_modifyitems(
@@ -242,134 +221,6 @@ def _capabilities_of(ids: tuple[str, ...]) -> dict[str, tuple[str, ...]]:
     }
 
 
-# ------------------------------------------------------------------ fixtures
-
-
-@dataclass
-class Cleanup:
-    """Actions run at the end of the session, newest first (e.g. terminate experiments); none
-    once the run deadline has passed."""
-
-    actions: list[tuple[str, Callable[[], object]]] = field(default_factory=list)
-    problems: list[str] = field(default_factory=list)
-    deadline: RunDeadline | None = None
-
-    def add(self, description: str, action: Callable[[], object]) -> None:
-        self.actions.append((description, action))
-
-    def run(self) -> None:
-        while self.actions:
-            description, action = self.actions.pop()
-            if self.deadline is not None and self.deadline.passed():
-                self.problems.append(f"{description}: not run, {self.deadline.note}")
-                continue
-            try:
-                action()
-            except Exception as error:  # cleanup must not hide results
-                self.problems.append(f"{description}: {type(error).__name__}")
-
-
-@pytest.fixture(scope="session")
-def run_prefix(pytestconfig: pytest.Config) -> str:
-    """The per-run prefix of every name the suite creates on a target (``cf-<runid>``)."""
-    worker = os.environ.get("PYTEST_XDIST_WORKER", "gw")
-    return f"cf-{pytestconfig.stash[RUN_ID]}-{worker}"
-
-
-@pytest.fixture(scope="session")
-def target(pytestconfig: pytest.Config) -> Iterator[Any]:
-    """The target under test: ``--base-url`` + ``--target-profile``, or the embedded server."""
-    from conformance.target import preflight, resolve
-
-    try:
-        resolved = resolve(
-            pytestconfig.getoption("base_url", None), pytestconfig.getoption("target_profile")
-        )
-        if resolved.embedded:
-            preflight(resolved)
-    except UsageError as error:
-        pytest.exit(f"conformance usage error: {error}", returncode=pytest.ExitCode.USAGE_ERROR)
-    add_secrets(pytestconfig, resolved.profile.secret_names())
-    pytestconfig.stash[TARGET_INFO] = _target_info(resolved)
-    try:
-        yield resolved
-    finally:
-        resolved.stop()
-
-
-@pytest.fixture(scope="session")
-def profile(target: Any) -> Any:
-    """The target's loaded ``conformance.profile.Profile``."""
-    return target.profile
-
-
-@pytest.fixture(scope="session")
-def pacer(target: Any, pytestconfig: pytest.Config) -> Any:
-    from conformance.pacing import Pacer
-
-    workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
-    rate = target.profile.rate_limit
-    return Pacer(rate.burst, rate.refill_per_second, workers=workers)
-
-
-@pytest.fixture(scope="session")
-def traffic_gate(pytestconfig: pytest.Config) -> Any:
-    """Shared by all workers of one run: exclusive scenarios hold it alone."""
-    from conformance.pacing import TrafficGate
-
-    return TrafficGate.for_run(pytestconfig.stash[RUN_ID])
-
-
-@pytest.fixture(scope="session")
-def cleanup(http_session: Any, pytestconfig: pytest.Config) -> Iterator[Cleanup]:
-    """Register end-of-session clean-up of what the suite created (``cleanup.add(desc, fn)``)."""
-    registry = Cleanup(deadline=pytestconfig.stash.get(DEADLINE, None))
-    try:
-        yield registry
-    finally:
-        registry.run()
-
-
-@pytest.fixture(scope="session")
-def http_session() -> Iterator[Any]:
-    """One keep-alive ``httpx.Client`` shared by every test's ``client``."""
-    from conformance.client import new_http_client
-
-    with new_http_client() as http:
-        yield http
-
-
-@pytest.fixture
-def client(
-    request: pytest.FixtureRequest,
-    target: Any,
-    pacer: Any,
-    run_prefix: str,
-    traffic_gate: Any,
-    http_session: Any,
-) -> Iterator[Any]:
-    """A ``conformance.client.Client`` for this test; its transcript goes into failure reports."""
-    from conformance.client import Client
-
-    with Client(
-        target.base_url,
-        target.profile,
-        run_prefix=run_prefix,
-        pacer=pacer,
-        gate=traffic_gate,
-        http=http_session,
-    ) as http:
-        request.node.stash[TRANSCRIPT] = http.transcript
-        yield http
-
-
-@pytest.fixture
-def exclusive(traffic_gate: Any) -> Iterator[None]:
-    """Hold the run's traffic gate alone for this test (other workers pause their requests)."""
-    with traffic_gate.exclusive():
-        yield
-
-
 # ------------------------------------------------------------------ outcomes
 
 
@@ -385,8 +236,9 @@ def test_id(item: pytest.Item) -> str:
 
 
 def _stage_of(item: pytest.Item) -> str:
-    module = getattr(getattr(item, "module", None), "__name__", "")
-    return "fuzz" if ".fuzz" in module or module.startswith("fuzz") else "scenarios"
+    from conformance.stages import of_module
+
+    return of_module(getattr(getattr(item, "module", None), "__name__", ""))
 
 
 @pytest.hookimpl(wrapper=True)
@@ -453,90 +305,3 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
 
 
 _SENT_TARGET = pytest.StashKey[bool]()
-
-
-class RunCollector:
-    """Controller side: gathers test records from every worker and writes the run's Report."""
-
-    def __init__(self, config: pytest.Config) -> None:
-        self.config = config
-        self.records: list[TestRecord] = []
-        self.stage_details: dict[str, dict[str, dict[str, Any]]] = {}  # stage -> source -> details
-        self.report: Any = None
-        self.written: list[Path] = []
-
-    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        for name, value in report.user_properties:
-            if name == USER_PROPERTY and isinstance(value, dict):
-                self.records.append(TestRecord.from_json(value))
-            elif name == TARGET_PROPERTY and isinstance(value, dict):
-                self.config.stash.setdefault(TARGET_INFO, dict(value))
-            elif name == STAGE_PROPERTY and isinstance(value, dict) and "name" in value:
-                details = dict(value.get("details") or {})
-                source = str(details.get("worker", report.nodeid))
-                self.stage_details.setdefault(str(value["name"]), {})[source] = details
-
-    def merged_details(self) -> dict[str, dict[str, Any]]:
-        """Each stage's details: merged by the stage's own function, else combined key by key."""
-        import importlib
-
-        merged: dict[str, dict[str, Any]] = {}
-        for stage, by_source in self.stage_details.items():
-            parts = list(by_source.values())
-            if stage in STAGE_MERGERS:
-                module, _, function = STAGE_MERGERS[stage].partition(":")
-                try:
-                    merged[stage] = dict(getattr(importlib.import_module(module), function)(parts))
-                    continue
-                except (ImportError, AttributeError):
-                    pass
-            combined: dict[str, Any] = {}
-            for part in parts:
-                combined.update(part)
-            merged[stage] = combined
-        return merged
-
-    @pytest.hookimpl(trylast=True)
-    def pytest_sessionfinish(self, session: pytest.Session) -> None:
-        if not self.records:
-            return
-        from conformance.outcomes import report_for_run
-
-        config = self.config
-        info = config.stash.get(TARGET_INFO, {})
-        started_at, started = config.stash[STARTED]
-        self.report = report_for_run(
-            self.records,
-            info,
-            selected_ids(config),
-            started_at=started_at,
-            duration_s=round(time.monotonic() - started, 3),
-            stage_details=self.merged_details(),
-        )
-        config.stash[REPORT] = self.report
-        report_dir = Path(config.getoption("report_dir") or DEFAULT_REPORT_DIR)
-        from conformance.report.writer import write_reports
-
-        redaction = config.pluginmanager.get_plugin(REDACTION_NAME)
-        if isinstance(redaction, OutputRedaction):
-            redaction.extra_paths.append(report_dir)
-        try:
-            self.written = write_reports(self.report, report_dir, secrets=info.get("secrets", ()))
-        except OSError as error:
-            self.written = []
-            config.stash[_WRITE_ERROR] = f"could not write reports to {report_dir}: {error}"
-
-    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
-        if self.report is None:
-            return
-        from conformance.report.headline import summary_line
-
-        where = str(self.written[0].parent) if self.written else ""
-        problem = self.config.stash.get(_WRITE_ERROR, "")
-        if problem:
-            terminalreporter.write_line(problem, red=True)
-        terminalreporter.write_sep("=", summary_line(self.report, where=where))
-
-
-_WRITE_ERROR = pytest.StashKey[str]()
-COLLECTOR_NAME = "conformance-run-collector"

@@ -20,7 +20,7 @@ from conformance.report.model import (
     RequirementResult,
 )
 from conformance.report.sections import by_section, outcome_counts
-from conformance.report.stage_text import stage_lines
+from conformance.report.stage_text import summary_lines
 from conformance.report.vocabulary import (
     OUTCOME_ORDER,
     OUTCOME_STYLES,
@@ -372,7 +372,7 @@ def _stages(report: Report) -> str:
         return ""
     rows = "".join(
         f"<tr><td>{_e(s.name)}</td><td>{s.tests}</td><td>{s.duration_s:.1f} s</td>"
-        f"<td>{'<br>'.join(_e(d) for d in stage_lines(s.details))}</td></tr>"
+        f"<td>{'<br>'.join(_e(d) for d in summary_lines(s.name, s.details))}</td></tr>"
         for s in report.stages
     )
     return (

@@ -8,7 +8,7 @@ from conformance.report.evidence_text import truncate
 from conformance.report.headline import decided_by, measured_share
 from conformance.report.model import DECLARED, Evidence, Outcome, Report, RequirementResult
 from conformance.report.sections import by_section, outcome_counts
-from conformance.report.stage_text import stage_lines
+from conformance.report.stage_text import summary_lines
 from conformance.report.vocabulary import (
     OUTCOME_ORDER,
     OUTCOME_STYLES,
@@ -160,7 +160,7 @@ def _stages(report: Report) -> list[str]:
         return []
     lines = ["## Stages", "", "| Stage | Tests | Duration | Details |", "|---|---:|---:|---|"]
     for stage in report.stages:
-        details = "<br>".join(_cell(line) for line in stage_lines(stage.details))
+        details = "<br>".join(_cell(line) for line in summary_lines(stage.name, stage.details))
         lines.append(
             f"| {_cell(stage.name)} | {stage.tests} | {stage.duration_s:.1f} s | {details} |"
         )

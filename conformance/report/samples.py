@@ -102,7 +102,7 @@ REQUIREMENTS: tuple[tuple[str, str, str, str, tuple[str, ...]], ...] = (
     ),
 )
 
-STAGES = (
+SAMPLE_STAGES = (
     StageSummary(
         "scenarios",
         tests=9,
@@ -169,7 +169,7 @@ def _base(outcomes: dict[str, Outcome], notes: dict[str, str] | None = None) -> 
         started_at=STARTED_AT,
         duration_s=37.75,
         requirements=requirements,
-        stages=STAGES,
+        stages=SAMPLE_STAGES,
         tests=tests,
     )
 

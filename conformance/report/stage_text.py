@@ -1,7 +1,8 @@
 """Stage summaries as short readable lines, for the reports people read (Markdown and HTML).
 
-A stage records its details as plain data (``StageSummary.details``). Records with a known
-meaning (the bucketing test) read as a sentence; anything else as ``key: value`` pairs.
+A stage records its details as plain data (``StageSummary.details``). A stage that declares how
+its details read (``Stage.describe`` in the registry) is read that way; otherwise records with a
+known meaning (the bucketing test) read as a sentence and anything else as ``key: value`` pairs.
 """
 
 from __future__ import annotations
@@ -68,4 +69,18 @@ def stage_lines(details: Mapping[str, object]) -> list[str]:
             lines.append(sentence(value))
         else:
             lines.append(f"{key}: {value_text(value)}")
+    return lines
+
+
+def summary_lines(name: str, details: Mapping[str, Any]) -> list[str]:
+    """A stage's details as the stage declares they read, then the outcome counts."""
+    from conformance.stages import named
+
+    stage = named(name)
+    if stage is None or stage.describe is None:
+        return stage_lines(details)
+    own = {k: v for k, v in details.items() if k != "outcomes"}
+    lines = stage.describe(own) if own else []
+    if "outcomes" in details:
+        lines.append(f"outcomes: {value_text(details['outcomes'])}")
     return lines

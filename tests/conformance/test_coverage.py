@@ -11,7 +11,7 @@ from conformance.catalogue import load_catalogue
 
 @pytest.fixture(scope="module")
 def scenario_ids(request: pytest.FixtureRequest) -> dict[str, set[str]]:
-    """Requirement id -> scenario node ids, from collecting ``conformance.scenarios``."""
+    """Requirement id -> scenario node ids, from collecting ``conformance.stages.scenarios``."""
     found: dict[str, set[str]] = {}
     for item in _collect(request.config):
         for mark in item.iter_markers("requirement"):
@@ -29,10 +29,17 @@ def _collect(config: pytest.Config) -> Iterator[pytest.Item]:
             items.extend(session.items)
 
     code = pytest.main(
-        ["--collect-only", "-q", "-p", "no:cacheprovider", "--pyargs", "conformance.scenarios"],
+        [
+            "--collect-only",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "--pyargs",
+            "conformance.stages.scenarios",
+        ],
         plugins=[Grab()],
     )
-    assert code == pytest.ExitCode.OK, f"collecting conformance.scenarios failed ({code})"
+    assert code == pytest.ExitCode.OK, f"collecting conformance.stages.scenarios failed ({code})"
     return iter(items)
 
 

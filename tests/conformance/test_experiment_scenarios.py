@@ -79,7 +79,7 @@ def test_every_experiment_requirement_has_a_scenario(run: Run) -> None:
     untested = [r["id"] for r in run.report["requirements"] if not r["tests"]]
     assert untested == []
     for result in run.report["requirements"]:
-        assert all(t.startswith("conformance/scenarios/") for t in result["tests"]), result
+        assert all(t.startswith("conformance/stages/scenarios/") for t in result["tests"]), result
 
 
 def test_nothing_the_run_created_is_left_running(run: Run) -> None:
@@ -128,7 +128,7 @@ def test_session_cleanup_terminates_what_a_test_left_running(reference_server: A
     """The backstop: experiments still live at session end are terminated by ``cleanup``."""
     from conformance.checks.experiments import Experiments
     from conformance.client import Client
-    from conformance.plugin import Cleanup
+    from conformance.fixtures import Cleanup
 
     profile = profiles.load(reference_server.profile_path)
     cleanup = Cleanup()

@@ -273,18 +273,3 @@ def test_the_reports_contract_hash_is_sha256sum_of_the_contract_file() -> None:
 def test_the_reports_catalogue_hash_is_sha256_of_the_catalogue_file() -> None:
     path = Path(conformance.__file__).with_name("requirements.yaml")
     assert catalogue_sha256() == hashlib.sha256(path.read_bytes()).hexdigest()
-
-
-def test_a_run_of_the_fuzz_stage_alone_answers_for_the_fuzz_stages_requirements() -> None:
-    from conformance.fuzz.plugin import stage_requirements
-    from conformance.outcomes import selected_requirements, stage_scope
-
-    fuzz = stage_scope(["fuzz", "fuzz"])
-    assert fuzz == stage_requirements() and "ERR-NO-SERVER-ERROR" in fuzz
-    every = selected_requirements(None, [])
-    assert stage_scope(["scenarios", "fuzz"]) is None  # scenarios answer for every rule
-    assert stage_scope([]) is None  # nothing ran: nothing is out of scope by accident
-    assert stage_scope(["a-stage-nobody-knows"]) is None
-    scoped = [r.id for r in selected_requirements(None, [], fuzz)]
-    assert set(scoped) == fuzz & {r.id for r in every} and len(scoped) < len(every)
-    assert [r.id for r in selected_requirements({"X-1"}, [], fuzz)] == ["X-1"]

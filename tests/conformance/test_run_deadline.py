@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from conformance import cli
-from conformance.plugin import Cleanup
+from conformance.fixtures import Cleanup
 from conformance.run_deadline import DEFAULT_SECONDS, RunDeadline, seconds_option
 from tests.conformance.holding_server import holding_server, write_profile
 
@@ -29,7 +29,7 @@ IDS = (
     "SDK-STATUS-304-HASH-QUERY",
 )
 HOLD_S = 2.0  # every answer of the slow target (the pre-flight's excepted)
-STAGE_PLUGINS = ("pytest_base_url.plugin", "conformance.plugin")
+SCENARIO_PLUGINS = ("pytest_base_url.plugin", "conformance.plugin")
 
 
 def slow_module() -> str:
@@ -60,7 +60,7 @@ def run(
     profile = write_profile(pytester.path / "profile.yaml", "svc_pat_deadline", "svc_pk_deadline")
     pytester.makepyfile(test_slow=slow_module())
     monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
-    plugins = [arg for name in ("xdist.plugin", *STAGE_PLUGINS) for arg in ("-p", name)]
+    plugins = [arg for name in ("xdist.plugin", *SCENARIO_PLUGINS) for arg in ("-p", name)]
     result = pytester.runpytest_subprocess(
         *plugins,
         "-p",
@@ -105,7 +105,7 @@ from pathlib import Path
 
 import pytest
 
-from conformance.plugin import DEADLINE
+from conformance.run_state import DEADLINE
 
 
 @pytest.mark.requirement("VER-PATH-V2")
@@ -126,7 +126,7 @@ def test_xdist_workers_keep_the_controllers_deadline(
         """
 from pathlib import Path
 
-from conformance.plugin import DEADLINE
+from conformance.run_state import DEADLINE
 
 def pytest_sessionstart(session):
     if not hasattr(session.config, "workerinput"):

@@ -165,7 +165,7 @@ def test_imports_of_sees_every_form() -> None:
             0,
         ),
         ("conformance/embedded.py", "import importlib\nimportlib.import_module('refserver')\n", 1),
-        ("conformance/scenarios/embedded.py", "def f():\n    import refserver\n", 1),
+        ("conformance/stages/scenarios/embedded.py", "def f():\n    import refserver\n", 1),
         ("conformance/client.py", "import refserver_extras\n", 0),
         ("refserver/app.py", "from refclient import Poller\n", 1),
         ("conformance/stages/client.py", "import refclient\n", 1),

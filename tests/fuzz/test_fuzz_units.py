@@ -14,8 +14,11 @@ from schemathesis.openapi.checks import UndefinedStatusCode
 
 from conformance.contract import operations
 from conformance.errors import UsageError
-from conformance.fuzz import pytest_args
-from conformance.fuzz.auth import (
+from conformance.outcomes import RequirementInfo, fold
+from conformance.profile import DEFAULTS, build
+from conformance.report.model import Outcome
+from conformance.stages.fuzz import pytest_args
+from conformance.stages.fuzz.auth import (
     AUTH_REQUIREMENTS,
     WRONG_PAT,
     WRONG_SDK_KEY,
@@ -25,8 +28,8 @@ from conformance.fuzz.auth import (
     kind_of,
     sdk_key_for,
 )
-from conformance.fuzz.budget import TIERS, tier
-from conformance.fuzz.checks import (
+from conformance.stages.fuzz.budget import TIERS, tier
+from conformance.stages.fuzz.checks import (
     BUILTIN_REQUIREMENTS,
     CUSTOM_CHECKS,
     RuleFailure,
@@ -35,14 +38,11 @@ from conformance.fuzz.checks import (
     operation_requirements,
     requirements_for,
 )
-from conformance.fuzz.doubt import doubt_of_failure
-from conformance.fuzz.schema import INFERRED_LINKS, build_schema, contract_document
-from conformance.fuzz.stage import FuzzRun, OperationTally, SeenFailure
-from conformance.fuzz.summary import merge_details
-from conformance.fuzz.target import FuzzTarget, RealObjects
-from conformance.outcomes import RequirementInfo, fold
-from conformance.profile import DEFAULTS, build
-from conformance.report.model import Outcome
+from conformance.stages.fuzz.doubt import doubt_of_failure
+from conformance.stages.fuzz.schema import INFERRED_LINKS, build_schema, contract_document
+from conformance.stages.fuzz.stage import FuzzRun, OperationTally, SeenFailure
+from conformance.stages.fuzz.summary import merge_details
+from conformance.stages.fuzz.target import FuzzTarget, RealObjects
 
 PAT = "svc_pat_unitTestToken"
 KEYS = {"dev": "svc_pk_dev", "prod": "svc_pk_prod", "all": "svc_pk_all"}
@@ -102,10 +102,10 @@ def test_unknown_tier_is_a_usage_error() -> None:
 
 def test_pytest_args_select_the_stage_and_record_the_seed() -> None:
     args = pytest_args("pr", 42)
-    assert args[:2] == ["-p", "conformance.fuzz.plugin"]
+    assert args[:2] == ["-p", "conformance.stages.fuzz.plugin"]
     assert args[args.index("--fuzz-tier") + 1] == "pr"
     assert args[args.index("--fuzz-seed") + 1] == "42"
-    assert args[-2:] == ["--pyargs", "conformance.fuzzing"]
+    assert args[-2:] == ["--pyargs", "conformance.stages.fuzz.test_fuzz"]
     assert "--assert=plain" in args  # no re-rewriting of schemathesis/hypothesis at each start
 
 
@@ -414,8 +414,8 @@ def test_merge_details_sums_workers() -> None:
 
 
 def test_curl_line_redacts_secrets_as_variables(profile: Any) -> None:
-    from conformance.fuzz.stage import curl_line
     from conformance.redaction import Redactor
+    from conformance.stages.fuzz.stage import curl_line
 
     request = requests.Request(
         "PATCH",
@@ -462,8 +462,8 @@ def test_record_gives_each_requirement_the_evidence_of_its_own_check(profile: An
 
 def test_curl_line_masks_a_credential_the_profile_does_not_know(profile: Any) -> None:
     """A generated or run-time token is not a profile secret, but it is still a credential."""
-    from conformance.fuzz.stage import curl_line
     from conformance.redaction import Redactor
+    from conformance.stages.fuzz.stage import curl_line
 
     stranger = "svc_pk_generated_0123456789"
     request = requests.Request(

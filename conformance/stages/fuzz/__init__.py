@@ -1,17 +1,23 @@
 """The fuzz stage: schemathesis over the OpenAPI contract against any target.
 
-``pytest_args(tier, seed)`` gives the pytest arguments that select and configure the stage;
-``conformance run --stage fuzz --tier smoke`` uses them.
+``STAGE`` declares it to the registry. ``pytest_args(tier, seed)`` gives the pytest arguments
+that select and configure it outside ``conformance run`` (tests, benchmarks). Nothing here imports
+schemathesis: that happens when pytest loads ``plugin`` and collects ``test_fuzz``.
 """
 
 from __future__ import annotations
 
-from conformance.fuzz.budget import DEFAULT_SEED, DEFAULT_TIER, TIERS
+import argparse
+from collections.abc import Mapping, Sequence
+from typing import Any
 
-__all__ = ["DEFAULT_SEED", "DEFAULT_TIER", "TIERS", "plugin_args", "pytest_args"]
+from conformance.stages.fuzz.budget import DEFAULT_SEED, DEFAULT_TIER, TIERS
+from conformance.stages.stage import Details, Stage
 
-PLUGIN = "conformance.fuzz.plugin"
-TEST_PACKAGE = "conformance.fuzzing"
+__all__ = ["DEFAULT_SEED", "DEFAULT_TIER", "STAGE", "TIERS", "plugin_args", "pytest_args"]
+
+PLUGIN = "conformance.stages.fuzz.plugin"
+TEST_MODULE = "conformance.stages.fuzz.test_fuzz"
 
 
 def plugin_args(tier: str = DEFAULT_TIER, seed: int = DEFAULT_SEED) -> list[str]:
@@ -28,4 +34,54 @@ def plugin_args(tier: str = DEFAULT_TIER, seed: int = DEFAULT_SEED) -> list[str]
 
 def pytest_args(tier: str = DEFAULT_TIER, seed: int = DEFAULT_SEED) -> list[str]:
     """The pytest arguments that select and configure the fuzz stage."""
-    return [*plugin_args(tier, seed), "--pyargs", TEST_PACKAGE]
+    return [*plugin_args(tier, seed), "--pyargs", TEST_MODULE]
+
+
+def _add_options(group: argparse._ArgumentGroup) -> None:
+    group.add_argument(
+        "--tier",
+        choices=list(TIERS),
+        default=DEFAULT_TIER,
+        help=f"fuzz stage budget (docs/fuzzing.md; default: {DEFAULT_TIER})",
+    )
+    group.add_argument(
+        "--seed", type=int, default=None, help="fuzz stage seed, recorded in the report"
+    )
+
+
+def _run_args(options: argparse.Namespace) -> list[str]:
+    seed = getattr(options, "seed", None)
+    return plugin_args(
+        getattr(options, "tier", DEFAULT_TIER), DEFAULT_SEED if seed is None else seed
+    )
+
+
+def _requirements() -> frozenset[str]:
+    from conformance.stages.fuzz.plugin import stage_requirements
+
+    return stage_requirements()
+
+
+def _merge(parts: Sequence[Details]) -> Details:
+    from conformance.stages.fuzz.summary import merge_details
+
+    return merge_details(parts)
+
+
+def _describe(details: Mapping[str, Any]) -> list[str]:
+    from conformance.stages.fuzz.summary import summary_lines
+
+    head, *rest = summary_lines(details)
+    return [head.removeprefix("fuzz: "), *(line.strip() for line in rest)]
+
+
+STAGE = Stage(
+    name="fuzz",
+    help="schemathesis fuzzing from the OpenAPI contract (budget: --tier)",
+    test_package=TEST_MODULE,
+    add_options=_add_options,
+    pytest_args=_run_args,
+    requirements=_requirements,
+    merge_details=_merge,
+    describe=_describe,
+)

@@ -1,4 +1,5 @@
-"""The fuzz stage's pytest plugin (``-p conformance.fuzz.plugin``): options, fixture, outcomes.
+"""The fuzz stage's pytest plugin (``-p conformance.stages.fuzz.plugin``): options, fixture,
+outcomes.
 
 - ``--fuzz-tier`` / ``--fuzz-seed`` choose the budget; they are read before the fuzz test module
   is imported (``active_settings``), because schemathesis fixes examples and seed at collection.
@@ -21,11 +22,11 @@ from typing import Any
 
 import pytest
 
-from conformance.fuzz.budget import DEFAULT_SEED, DEFAULT_TIER, TIERS, Tier, tier
 from conformance.outcomes import USER_PROPERTY
+from conformance.stages.fuzz.budget import DEFAULT_SEED, DEFAULT_TIER, TIERS, Tier, tier
+from conformance.stages.stage import STAGE_PROPERTY
 
-STAGE_PROPERTY = "conformance-stage"
-FUZZ_MODULE = "conformance.fuzzing"
+FUZZ_MODULE = "conformance.stages.fuzz.test_fuzz"
 STATEFUL_REQUIREMENTS = (
     "ERR-NO-SERVER-ERROR",
     "ERR-BODY-SHAPE",
@@ -96,8 +97,8 @@ class FuzzItem:
 def stage_requirements() -> frozenset[str]:
     """Every requirement the fuzz stage speaks for: the scope of a run of this stage alone."""
     from conformance.contract import operations
-    from conformance.fuzz.auth import auth_requirements
-    from conformance.fuzz.checks import operation_requirements
+    from conformance.stages.fuzz.auth import auth_requirements
+    from conformance.stages.fuzz.checks import operation_requirements
 
     ids = set(STATEFUL_REQUIREMENTS)
     for operation in operations():
@@ -109,8 +110,8 @@ def stage_requirements() -> frozenset[str]:
 def fuzz_item(item: pytest.Item) -> FuzzItem | None:
     """Classify a collected item of the fuzz module (None for anything else)."""
     from conformance.contract import operations
-    from conformance.fuzz.auth import auth_requirements
-    from conformance.fuzz.checks import operation_requirements
+    from conformance.stages.fuzz.auth import auth_requirements
+    from conformance.stages.fuzz.checks import operation_requirements
 
     module = getattr(getattr(item, "module", None), "__name__", "")
     if not module.startswith(FUZZ_MODULE):
@@ -149,8 +150,8 @@ _ITEM = pytest.StashKey[FuzzItem]()
 def fuzz_run(request: pytest.FixtureRequest, target: Any, run_prefix: str) -> Iterator[Any]:
     """The session's FuzzRun against ``target``; experiments it created are terminated after."""
     from conformance.client import Client
-    from conformance.fuzz.stage import FuzzRun
-    from conformance.fuzz.target import FuzzTarget
+    from conformance.stages.fuzz.stage import FuzzRun
+    from conformance.stages.fuzz.target import FuzzTarget
 
     settings = active_settings()
     fuzz_target = FuzzTarget(target.base_url, target.profile, run_prefix)
@@ -223,7 +224,7 @@ _STARTED = pytest.StashKey[float]()
 
 def stage_details(config: pytest.Config) -> dict[str, Any] | None:
     """The fuzz stage summary of this session, merged across workers (None: no fuzz test ran)."""
-    from conformance.fuzz.summary import merge_details
+    from conformance.stages.fuzz.summary import merge_details
 
     per_worker = config.stash.get(DETAILS, {})
     return merge_details(list(per_worker.values())) if per_worker else None
@@ -233,15 +234,9 @@ def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> Non
     details = stage_details(config)
     if not details:
         return
-    failures = details.get("failures_by_check") or {}
-    doubts = details.get("spec_doubts_by_check") or {}
-    line = (
-        f"fuzz: tier {details['tier']}, seed {details['seed']}: {details['cases']} cases "
-        f"in {details['duration_s']:.1f}s, {sum(failures.values())} failing checks, "
-        f"{sum(doubts.values())} spec-doubts, {details['rate_limited']} rate-limited, "
-        f"{details['unsent']} unsent"
-    )
-    terminalreporter.write_sep("-", line)
-    for title, table in (("failing", failures), ("spec-doubt", doubts)):
-        for check, count in table.items():
-            terminalreporter.write_line(f"  {title}: {check} on {count} operation(s)")
+    from conformance.stages.fuzz.summary import summary_lines
+
+    head, *rest = summary_lines(details)
+    terminalreporter.write_sep("-", head)
+    for line in rest:
+        terminalreporter.write_line(line)

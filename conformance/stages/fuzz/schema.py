@@ -12,7 +12,7 @@ import copy
 from typing import TYPE_CHECKING, Any
 
 from conformance.contract import load_contract
-from conformance.fuzz.budget import Tier
+from conformance.stages.fuzz.budget import Tier
 
 if TYPE_CHECKING:
     from schemathesis import BaseSchema

@@ -18,9 +18,14 @@ from typing import TYPE_CHECKING, Any
 import requests
 from schemathesis.core.failures import Failure, FailureGroup
 
-from conformance.fuzz.auth import AUTH_REQUIREMENTS, AuthMode, is_sdk_path, kind_of
-from conformance.fuzz.budget import Tier
-from conformance.fuzz.checks import (
+from conformance.outcomes import TestRecord
+from conformance.own_traffic import Ledger, Limit, Replay
+from conformance.redaction import Redactor
+from conformance.report.model import Evidence, Outcome
+from conformance.reproduction import curl_command
+from conformance.stages.fuzz.auth import AUTH_REQUIREMENTS, AuthMode, is_sdk_path, kind_of
+from conformance.stages.fuzz.budget import Tier
+from conformance.stages.fuzz.checks import (
     CUSTOM_BY_NAME,
     CheckFunction,
     RuleFailure,
@@ -28,13 +33,8 @@ from conformance.fuzz.checks import (
     custom_checks,
     requirements_for,
 )
-from conformance.fuzz.doubt import doubt_of_failure
-from conformance.fuzz.target import FuzzTarget
-from conformance.outcomes import TestRecord
-from conformance.own_traffic import Ledger, Limit, Replay
-from conformance.redaction import Redactor
-from conformance.report.model import Evidence, Outcome
-from conformance.reproduction import curl_command
+from conformance.stages.fuzz.doubt import doubt_of_failure
+from conformance.stages.fuzz.target import FuzzTarget
 
 if TYPE_CHECKING:
     from schemathesis import Case, Response

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 # Keys summed across workers; the others are taken from the first worker (same for all).
@@ -30,3 +30,20 @@ def merge_details(per_worker: Sequence[dict[str, Any]]) -> dict[str, Any]:
     merged["workers"] = len(per_worker)
     merged["failures"] = sum(merged["failures_by_check"].values())
     return merged
+
+
+def summary_lines(details: Mapping[str, Any]) -> list[str]:
+    """The stage's details as lines a person reads: terminal summary and reports alike."""
+    failures = dict(details.get("failures_by_check") or {})
+    doubts = dict(details.get("spec_doubts_by_check") or {})
+    lines = [
+        f"fuzz: tier {details.get('tier')}, seed {details.get('seed')}: "
+        f"{details.get('cases', 0)} cases"
+        + (f" in {float(details['duration_s']):.1f}s" if "duration_s" in details else "")
+        + ", "
+        f"{sum(failures.values())} failing checks, {sum(doubts.values())} spec-doubts, "
+        f"{details.get('rate_limited', 0)} rate-limited, {details.get('unsent', 0)} unsent"
+    ]
+    for title, table in (("failing", failures), ("spec-doubt", doubts)):
+        lines += [f"  {title}: {check} on {count} operation(s)" for check, count in table.items()]
+    return lines

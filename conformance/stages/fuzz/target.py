@@ -15,8 +15,8 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from conformance.fuzz.auth import AuthMode, credential_headers, is_sdk_path
 from conformance.profile import Profile
+from conformance.stages.fuzz.auth import AuthMode, credential_headers, is_sdk_path
 
 if TYPE_CHECKING:
     from schemathesis import Case

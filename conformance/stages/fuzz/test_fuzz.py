@@ -8,7 +8,8 @@ Three test families, one item per operation where it applies:
 - ``TestFuzzStateful``: scenarios that follow the contract's links and the inferred ones.
 
 Run it through ``conformance run --stage fuzz --tier smoke`` (or the pytest arguments of
-``conformance.fuzz.pytest_args``); tier and seed come from ``conformance.fuzz.plugin``.
+``conformance.stages.fuzz.pytest_args``); tier and seed come from
+``conformance.stages.fuzz.plugin``.
 """
 
 from __future__ import annotations
@@ -21,9 +22,9 @@ import pytest
 from hypothesis.errors import FlakyStrategyDefinition
 from schemathesis.generation.stateful.state_machine import StepInput, StepOutput
 
-from conformance.fuzz.auth import AuthMode
-from conformance.fuzz.plugin import active_settings
-from conformance.fuzz.schema import build_schema
+from conformance.stages.fuzz.auth import AuthMode
+from conformance.stages.fuzz.plugin import active_settings
+from conformance.stages.fuzz.schema import build_schema
 
 SETTINGS = active_settings()
 TIER = SETTINGS.tier

@@ -1,1 +1,17 @@
-"""Hand-written scenarios, each tied to requirement ids with the ``requirement`` marker."""
+"""The scenarios stage: hand-written tests, one or more requirement ids each, against a server."""
+
+from __future__ import annotations
+
+from conformance.stages.stage import Stage
+
+STAGE = Stage(
+    name="scenarios",
+    help="hand-written scenarios for every server requirement",
+    test_package="conformance.stages.scenarios",
+    plugins=(
+        "xdist.plugin",
+        "pytest_base_url.plugin",
+        "allure_pytest.plugin",
+        "conformance.plugin",
+    ),
+)

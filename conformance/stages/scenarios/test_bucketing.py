@@ -26,6 +26,7 @@ from conformance.checks.bucketing import HASH_FUNCTIONS, goodness_of_fit, group_
 from conformance.checks.experiments import Experiments, group_ids, require_mode
 from conformance.errors import NotMeasurable, Unsupported
 from conformance.open_loop import Offer, Planned, Record, reply_of, send, uniform
+from conformance.stages.stage import STAGE_PROPERTY
 
 requirement = pytest.mark.requirement
 # The quietest environment is often production, which only the serialised "production" group
@@ -41,7 +42,6 @@ BOOTSTRAP_RATE = 1000.0  # per second: about what a reference server on two core
 POOL_CAP = 128  # connections at most: the rate up to about 100 ms per answer
 RETRY_ROUNDS = 5
 MAX_UNREADABLE = 0.01  # share of units whose metadata may be unreadable before we give up
-STAGE_PROPERTY = "conformance-stage"
 ROUND_ROBIN_SIZES = (2, 3)
 ROUND_ROBIN_UNITS = 9
 GOLDEN_UNITS = (

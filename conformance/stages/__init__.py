@@ -1,0 +1,67 @@
+"""The stage registry: every stage a run can have, in running order, and look-ups over them.
+
+A new stage is one package under ``conformance/stages/`` (declaring ``STAGE``) plus one line in
+``REGISTRY``. ``cli.py``, ``plugin.py``, ``outcomes.py`` and the reports iterate over it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from conformance.stages.fuzz import STAGE as FUZZ
+from conformance.stages.scenarios import STAGE as SCENARIOS
+from conformance.stages.stage import STAGE_PROPERTY, Stage
+
+__all__ = [
+    "CUSTOM",
+    "REGISTRY",
+    "STAGE_PROPERTY",
+    "Stage",
+    "by_name",
+    "named",
+    "of_module",
+    "scope",
+]
+
+REGISTRY: tuple[Stage, ...] = (
+    SCENARIOS,
+    FUZZ,
+)
+
+# The stage of a requirement-marked test outside every stage's package (a user's own tests run
+# with the plugin): it answers for its own requirements only, like any stage.
+CUSTOM = "custom"
+
+
+def by_name() -> dict[str, Stage]:
+    return {stage.name: stage for stage in REGISTRY}
+
+
+def named(name: str) -> Stage | None:
+    return by_name().get(name)
+
+
+def of_module(module: str) -> str:
+    """The name of the stage a test module belongs to (``CUSTOM`` when none)."""
+    for stage in REGISTRY:
+        if stage.owns(module):
+            return stage.name
+    return CUSTOM
+
+
+def scope(ran: Iterable[str]) -> frozenset[str] | None:
+    """The requirements the stages that ran answer for; None: every requirement of the subject.
+
+    A stage without a narrower scope (scenarios) answers for everything, so does a run in which no
+    test ran (nothing is left out of scope by accident); tests of no stage answer for themselves.
+    """
+    names = set(ran) - {CUSTOM}
+    if not names:
+        return None
+    ids: set[str] = set()
+    for name in names:
+        stage = named(name)
+        if stage is None or stage.requirements is None:
+            return None
+        ids |= stage.requirements()
+    return frozenset(ids)
