@@ -11,9 +11,6 @@ none of them may be a way out: each escape declares the requirements it must *fa
 ``docs/faulty-servers.md`` ("Not-measurable paths") lists every code path of the suite that can
 yield not-measurable with the escape that tries it; ``tests/faulty/test_escapes.py`` checks that
 list against the code. Every escape's name starts with ``escape-``.
-
-This module does not import ``faulty.catalogue`` at import time (the catalogue imports it to add
-the section to ``FAULTS``): ``escapes()`` builds the entries once the catalogue's names exist.
 """
 
 from __future__ import annotations
@@ -22,7 +19,7 @@ import asyncio
 import itertools
 import threading
 import time
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from conformance.catalogue import load_catalogue
 from faulty.asgi import Forward, Handler, Request, Response, error_response, json_response
@@ -38,13 +35,19 @@ from faulty.recipes import (
     PATCH,
     SNAPSHOT,
     STATUS,
+    Fault,
     answer,
     chain,
+    code_renamed,
     edit_request,
     edit_response,
     either,
     error_code_of,
+    fault,
+    hash_map_fault,
     hold,
+    id_stripped,
+    no_rate_limit,
     ok,
     on_status,
     reset,
@@ -53,9 +56,6 @@ from faulty.recipes import (
     with_identity,
     without_identity,
 )
-
-if TYPE_CHECKING:
-    from faulty.catalogue import Fault
 
 ESCAPE_PREFIX = "escape-"
 APPLICATION = either(MANAGEMENT, EXPERIMENTS)  # every /application/{id}/v2/... endpoint
@@ -184,8 +184,6 @@ def _conditional_429(request: Request) -> Response | None:
 def restless_hash(ctx: Context) -> Handler:
     """Every status 200 shows a new hash (and ETag) for the same content; a client sending back
     any hash it was shown for the current content still gets its 304."""
-    from faulty.catalogue import hash_map_fault
-
     counter = itertools.count()
     lock = threading.Lock()
 
@@ -287,15 +285,11 @@ def slow_bursts() -> Handler:
 
 def slow_shared_bucket(ctx: Context) -> Handler:
     """One bucket for every instance id (as ``rate-limit-one-bucket``), slow after a 429."""
-    from faulty.catalogue import _id_stripped
-
-    return chain(slow_after_limit(), edit_request(STATUS, _id_stripped))
+    return chain(slow_after_limit(), edit_request(STATUS, id_stripped))
 
 
 def slow_unlimited(ctx: Context) -> Handler:
     """No rate limit (as ``rate-limit-off``), and bursts answered slowly."""
-    from faulty.catalogue import no_rate_limit
-
     return chain(slow_bursts(), on_status(STATUS, 429, no_rate_limit))
 
 
@@ -331,13 +325,12 @@ async def looping_pages(request: Request, forward: Forward) -> Response:
 def _code_renamed_then_held() -> Handler:
     """Error bodies name their code ``code`` (a violation ``Soft`` records), and the last error
     case of the same block, a patch of an unknown configuration, is held past the timeout."""
-    from faulty.catalogue import _code_renamed
 
     def unknown_configuration(request: Request) -> bool:
         return PATCH(request) and request.path.rstrip("/").endswith("/" + UNKNOWN_CONFIGURATION)
 
     return chain(
-        edit_response(lambda r: True, _code_renamed),
+        edit_response(lambda r: True, code_renamed),
         hold(unknown_configuration, lambda r, resp: resp.status == 404),
     )
 
@@ -393,9 +386,7 @@ def hidden_creations(ctx: Context) -> Handler:
 
 
 def escapes() -> tuple[Fault, ...]:
-    """The section's entries (built on the catalogue's ``fault``; see the module doc)."""
-    from faulty.catalogue import fault
-
+    """The section's entries, in the order the selftest lists them."""
     everything_with_management = " ".join(sorted(checkable() - HOLD_WITHOUT_APPLICATION))
     return (
         fault(

@@ -1,22 +1,30 @@
-"""Routes and small combinators the fault catalogue is written with.
+"""The building blocks every section of the fault catalogue is written with.
 
-A route is a predicate on a ``Request``. The combinators build ``Handler`` values: rewrite the
-request before the reference app sees it, rewrite the JSON it answers, answer in its place, or
-chain several of these. Faults that need memory (a frozen hash, a cached summary) are written as
-closures in ``catalogue.py`` over state created per server.
+``Fault`` (a catalogue entry) and ``fault`` (its builder); routes (predicates on a ``Request``);
+combinators that build ``Handler`` values: rewrite the request before the reference app sees it,
+rewrite the JSON it answers, answer in its place, or chain several of these; the JSON edits and
+defects more than one section uses; and the withholding recipes of the escapes (hold an answer,
+reset the connection). Faults that need memory (a frozen hash, a cached summary) are written as
+closures over state created per server, in the section that uses them (``faulty.catalogue``
+lists the sections).
 """
 
 from __future__ import annotations
 
 import asyncio
 import hashlib
+import inspect
+import random
 import re
 import socket
 import struct
+import threading
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any
 
 from faulty.asgi import Forward, Handler, Request, Response
+from faulty.context import Context
 
 Route = Callable[[Request], bool]
 
@@ -86,6 +94,39 @@ def unquoted(value: str) -> str:
     value = value.strip()
     value = value[2:] if value.startswith("W/") else value
     return value.strip('"')
+
+
+# ------------------------------------------------------------------ the catalogue's entries
+
+Make = Callable[[Context], Handler]
+
+
+@dataclass(frozen=True)
+class Fault:
+    """One defect: its name, the requirement ids it breaks, what it does, and how to build it."""
+
+    name: str
+    breaks: frozenset[str]
+    doc: str
+    make: Make = field(repr=False)
+    watch: frozenset[str] = frozenset()  # extra ids to run besides the broken ones' families
+    profile: dict[str, Any] = field(default_factory=dict)  # merged into the target profile
+
+
+def fault(
+    name: str,
+    breaks: str,
+    doc: str,
+    make: Make | Handler,
+    watch: str = "",
+    profile: dict[str, Any] | None = None,
+) -> Fault:
+    """A catalogue entry; ``make`` may be a plain handler when the fault keeps no state."""
+    params = list(inspect.signature(make).parameters)
+    builder: Make = make if params == ["ctx"] else (lambda ctx: make)  # type: ignore[assignment,return-value]
+    return Fault(
+        name, frozenset(breaks.split()), doc, builder, frozenset(watch.split()), profile or {}
+    )
 
 
 # ------------------------------------------------------------------ combinators
@@ -201,6 +242,110 @@ def summaries(data: Any) -> list[dict[str, Any]]:
     """The experiment summaries of a snapshot body."""
     experiments = data.get("experiments") or {}
     return [s for kind in ("user", "server") for s in experiments.get(kind, [])]
+
+
+# ------------------------------------------------------------------ shared by several sections
+
+
+def drop(*fields: str) -> Callable[[Any, Request], Any]:
+    def edit(data: Any, request: Request) -> Any:
+        for name in fields:
+            data.pop(name, None)
+        return data
+
+    return edit
+
+
+def set_field(name: str, value: Callable[[Any], Any]) -> Callable[[Any, Request], Any]:
+    def edit(data: Any, request: Request) -> Any:
+        data[name] = value(data)
+        return data
+
+    return edit
+
+
+def each_config(edit: Callable[[dict[str, Any]], Any]) -> Callable[[Any, Request], Any]:
+    def apply(data: Any, request: Request) -> Any:
+        for entry in data.get("configurations", []):
+            edit(entry)
+        return data
+
+    return apply
+
+
+def with_path(request: Request, pattern: str, replacement: str) -> Request:
+    return request.replace(path=re.sub(pattern, replacement, request.path))
+
+
+def hash_map_fault(
+    where: Callable[[Request], bool], disguise: Callable[[str, Request, Any], str]
+) -> Make:
+    """Snapshot ``hash`` (and ETag) replaced by ``disguise(real)``; a validator holding a
+    disguised hash is translated back, so 304s keep working with what the client was shown."""
+
+    def make(ctx: Context) -> Handler:
+        real_of: dict[str, str] = {}
+        lock = threading.Lock()
+
+        def translate(value: str) -> str:
+            with lock:
+                return real_of.get(unquoted(value), unquoted(value))
+
+        async def handler(request: Request, forward: Forward) -> Response:
+            if not where(request):
+                return await forward(request)
+            sent = unquoted(request.header("if-none-match") or "") or request.param("hash") or ""
+            inm = request.header("if-none-match")
+            if inm is not None:
+                parts = [quoted(translate(p)) for p in inm.split(",") if p.strip()]
+                request = request.with_header("if-none-match", ", ".join(parts) or inm)
+            given = request.param("hash")
+            if given:
+                request = request.replace(
+                    query=tuple((k, translate(v) if k == "hash" else v) for k, v in request.query)
+                )
+            response = await forward(request)
+            data = response.json()
+            real = (
+                data.get("hash")
+                if isinstance(data, dict) and isinstance(data.get("hash"), str)
+                else (unquoted(response.headers["etag"]) if "etag" in response.headers else None)
+            )
+            if real is None:
+                return response
+            if response.status == 304 and real_of.get(sent) == real:
+                shown = sent  # the client's validator is what it was shown: echo it
+            else:
+                shown = disguise(real, request, data)
+            with lock:
+                real_of[shown] = real
+            if isinstance(data, dict) and "hash" in data:
+                data["hash"] = shown
+                response = response.with_json(data)
+            if "etag" in response.headers:
+                response = response.with_header("etag", quoted(shown))
+            return response
+
+        return handler
+
+    return make
+
+
+def no_rate_limit(request: Request, response: Response) -> Request:
+    return request.with_header("server-id", f"fresh-{random.random()}")
+
+
+def code_renamed(request: Request, response: Response) -> Response:
+    data = response.json()
+    if 400 <= response.status < 600 and isinstance(data, dict) and "errorCode" in data:
+        data["code"] = data.pop("errorCode")
+        return response.with_json(data)
+    return response
+
+
+def id_stripped(request: Request) -> Request:
+    value = request.header("server-id")
+    return request.with_header("server-id", None) if value and len(value) <= 128 else request
 
 
 # ------------------------------------------------------------------ withholding an answer

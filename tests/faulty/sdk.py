@@ -1,0 +1,477 @@
+"""The *SDK* section: defects of the status snapshot, the SDK request headers and the bootstrap.
+
+Snapshots that carry too much or too little, conditional requests (``If-None-Match``, ``hash``)
+answered wrongly, hashes and ETags that lie (differing from the body, unstable, frozen at their
+first value, salted with a write counter, global across environments), the environment header's
+aliases and key scope ignored, numeric and instance-id headers bounded wrongly, and a bootstrap
+without identity that disagrees with the status.
+"""
+
+from __future__ import annotations
+
+import copy
+import itertools
+from collections.abc import Callable
+from typing import Any
+
+from faulty.asgi import Forward, Handler, Request, Response, error_response
+from faulty.context import Context
+from faulty.recipes import (
+    BOOTSTRAP,
+    CREATE,
+    PATCH,
+    SDK,
+    SNAPSHOT,
+    STATUS,
+    Fault,
+    answer,
+    chain,
+    drop,
+    each_config,
+    edit_json,
+    edit_request,
+    edit_response,
+    fault,
+    hash_map_fault,
+    ok,
+    on_status,
+    quoted,
+    sha,
+    unquoted,
+    without_identity,
+)
+
+
+def frozen_hash(ctx: Context) -> Handler:
+    """The first snapshot hash seen per key and environment, shown for ever."""
+    first: dict[tuple[str, str], str] = {}
+
+    def disguise(real: str, request: Request, data: Any) -> str:
+        slot = (request.header("authorization") or "", request.header("environment") or "")
+        return first.setdefault(slot, real)
+
+    mapped = hash_map_fault(without_identity, disguise)(ctx)
+
+    async def handler(request: Request, forward: Forward) -> Response:
+        slot = (request.header("authorization") or "", request.header("environment") or "")
+        frozen = first.get(slot)
+        if without_identity(request) and frozen is not None:
+            sent = request.header("if-none-match") or ""
+            tags = {unquoted(part) for part in sent.split(",") if part.strip()}
+            if frozen in tags or request.param("hash") == frozen:
+                # the client holds the frozen hash: it is "current" for ever
+                return Response(304, {"etag": quoted(frozen)}, b"")
+        return await mapped(request, forward)
+
+    return handler
+
+
+class Writes:
+    """A counter of successful configuration writes, shared by the handlers of one fault."""
+
+    def __init__(self) -> None:
+        self.count = 0
+
+    def counting(self) -> Handler:
+        async def handler(request: Request, forward: Forward) -> Response:
+            response = await forward(request)
+            if (CREATE(request) or PATCH(request)) and ok(response):
+                self.count += 1
+            return response
+
+        return handler
+
+
+def env_leaky_hash(ctx: Context) -> Handler:
+    writes = Writes()
+    return chain(
+        writes.counting(),
+        hash_map_fault(without_identity, lambda real, r, d: sha(f"{real}:{writes.count}"))(ctx),
+    )
+
+
+def all_config_hashes_move(ctx: Context) -> Handler:
+    writes = Writes()
+
+    def edit(entry: dict[str, Any]) -> None:
+        entry["hash"] = sha(f"{entry.get('hash')}:{writes.count}")
+
+    return chain(writes.counting(), edit_json(SNAPSHOT, each_config(edit)))
+
+
+def config_hash_frozen(ctx: Context) -> Handler:
+    first: dict[Any, str] = {}
+
+    def edit(entry: dict[str, Any]) -> None:
+        entry["hash"] = first.setdefault(entry.get("id"), entry.get("hash", ""))
+
+    return edit_json(SNAPSHOT, each_config(edit))
+
+
+def unstable_hash(ctx: Context) -> Handler:
+    counter = itertools.count()
+    return hash_map_fault(
+        without_identity, lambda real, r, d: real if next(counter) % 2 else sha("odd:" + real)
+    )(ctx)
+
+
+async def any_hash_is_current(request: Request, forward: Forward) -> Response:
+    """Any validator is taken as current: 304 (with the current ETag), whatever it names."""
+    if STATUS(request) and (request.header("if-none-match") or request.param("hash")):
+        current = await forward(request.with_header("if-none-match", None).without_param("hash"))
+        if current.status == 200 and "etag" in current.headers:
+            return Response(304, {"etag": current.headers["etag"]}, b"")
+        return current
+    return await forward(request)
+
+
+def _numeric_limit(limit: int) -> Callable[[Request], Response | None]:
+    def make(request: Request) -> Response | None:
+        value = request.header("project-id")
+        if value is not None and value.isdigit() and int(value) > limit:
+            return error_response(400, "INVALID_PROJECT_ID")
+        return None
+
+    return make
+
+
+def _numeric_out_of_bounds_dropped(request: Request) -> Request:
+    value = request.header("project-id")
+    if value is not None and (not value.isdigit() or not 0 < int(value) <= 2**53 - 1):
+        return request.with_header("project-id", None)
+    return request
+
+
+def _instance_id_limit(request: Request) -> Response | None:
+    value = request.header("server-id")
+    if value is not None and len(value) > 64:
+        return error_response(400, "INVALID_SERVER_ID")
+    return None
+
+
+def _instance_id_truncated(request: Request) -> Request:
+    value = request.header("server-id")
+    return request.with_header("server-id", value[:128]) if value else request
+
+
+def _alias(mapping: dict[str | None, str | None]) -> Callable[[Request], Request]:
+    def edit(request: Request) -> Request:
+        alias = request.header("environment")
+        return request.with_header("environment", mapping[alias]) if alias in mapping else request
+
+    return edit
+
+
+def _unknown_alias_is_development(request: Request) -> Request:
+    alias = request.header("environment")
+    if alias is not None and alias not in ("production", "development", "studio"):
+        return request.with_header("environment", "development")
+    return request
+
+
+def _scope_ignored(ctx: Context) -> Callable[[Request, Response], Request | Response]:
+    return lambda r, resp: r.with_header("authorization", ctx.all_key) if SDK(r) else resp
+
+
+def _duplicate_first(data: Any, request: Request) -> Any:
+    if data.get("configurations"):
+        data["configurations"].append(copy.deepcopy(data["configurations"][-1]))
+    return data
+
+
+def _primary_unknown(data: Any, request: Request) -> Any:
+    ids = [e.get("id") for e in data.get("configurations", []) if isinstance(e.get("id"), int)]
+    data["primaryConfigurationId"] = (max(ids) if ids else 0) + 1000
+    return data
+
+
+def _production_leaks(ctx: Context) -> Handler:
+    """Production snapshots also list the development configurations."""
+
+    async def handler(request: Request, forward: Forward) -> Response:
+        response = await forward(request)
+        if not (STATUS(request) and request.header("environment") == "production"):
+            return response
+        if response.status != 200:
+            return response
+        dev = await forward(
+            request.with_header("environment", "development")
+            .with_header("authorization", ctx.all_key)
+            .with_header("if-none-match", None)
+        )
+        data, extra = response.json(), dev.json() or {}
+        known = {e.get("id") for e in data.get("configurations", [])}
+        data["configurations"] += [
+            e for e in extra.get("configurations", []) if e.get("id") not in known
+        ]
+        return response.with_json(data)
+
+    return handler
+
+
+def _bootstrap_hash_own(ctx: Context) -> Handler:
+    return hash_map_fault(
+        lambda r: BOOTSTRAP(r) and r.header("unit-id") is None, lambda real, r, d: sha("b:" + real)
+    )(ctx)
+
+
+def _etag_disagrees(where: Callable[[Request], bool]) -> Handler:
+    return edit_response(
+        where,
+        lambda r, resp: (
+            resp.with_header("etag", quoted(sha("etag:" + unquoted(resp.headers["etag"]))))
+            if resp.status == 200 and "etag" in resp.headers
+            else resp
+        ),
+    )
+
+
+# ------------------------------------------------------------------ the section
+
+
+def sdk() -> tuple[Fault, ...]:
+    """The section's entries, in the order the selftest lists them."""
+    return (
+        # ------------------------------------------------------------ status snapshot
+        fault(
+            "status-lacks-required-properties",
+            "SDK-STATUS-200-SNAPSHOT SDK-STATUS-200-ON-OTHER-HASH SDK-STATUS-MINIMAL-REQUEST "
+            "AUTH-SDK-ENV-IN-SCOPE EXP-SNAPSHOT-REQUIRED-PROPERTIES-UNION "
+            "SDK-BOOTSTRAP-MATCHES-STATUS",
+            "Status snapshots lack `requiredProperties`.",
+            edit_json(STATUS, drop("requiredProperties")),
+        ),
+        fault(
+            "status-needs-instance-id",
+            "SDK-STATUS-MINIMAL-REQUEST LIMIT-RATE-SHARED-WITHOUT-ID",
+            "A status poll without an instance id is refused with 400.",
+            answer(
+                STATUS,
+                lambda r: (
+                    error_response(400, "INVALID_SERVER_ID")
+                    if r.header("server-id") is None
+                    else None
+                ),
+            ),
+        ),
+        fault(
+            "status-etag-differs",
+            "SDK-STATUS-ETAG-EQUALS-HASH",
+            "The status ETag is not the body's hash.",
+            _etag_disagrees(STATUS),
+        ),
+        fault(
+            "status-carries-documents",
+            "SDK-STATUS-NO-DOCUMENTS",
+            "Status entries carry the configuration document.",
+            edit_json(
+                STATUS, each_config(lambda e: e.setdefault("configuration", {"leaked": True}))
+            ),
+        ),
+        fault(
+            "status-lists-twice",
+            "SDK-STATUS-LISTS-CONFIGURATIONS SDK-BOOTSTRAP-MATCHES-STATUS",
+            "Status lists the newest configuration twice.",
+            edit_json(STATUS, _duplicate_first),
+        ),
+        fault(
+            "status-primary-unknown",
+            "SDK-STATUS-PRIMARY-CONFIG SDK-BOOTSTRAP-MATCHES-STATUS",
+            "primaryConfigurationId names no listed configuration.",
+            edit_json(STATUS, _primary_unknown),
+        ),
+        fault(
+            "status-ignores-if-none-match",
+            "SDK-STATUS-304-IF-NONE-MATCH SDK-STATUS-IF-NONE-MATCH-FORMS",
+            "Status ignores If-None-Match (always 200).",
+            edit_request(STATUS, lambda r: r.with_header("if-none-match", None)),
+        ),
+        fault(
+            "status-ignores-hash-query",
+            "SDK-STATUS-304-HASH-QUERY",
+            "Status ignores ?hash= (always 200).",
+            edit_request(STATUS, lambda r: r if r.param("hash") == "" else r.without_param("hash")),
+        ),
+        fault(
+            "status-304-without-etag",
+            "SDK-STATUS-304-ETAG",
+            "A 304 carries no ETag.",
+            edit_response(
+                STATUS,
+                lambda r, resp: resp.with_header("etag", None) if resp.status == 304 else resp,
+            ),
+        ),
+        fault(
+            "status-any-hash-is-current",
+            "SDK-STATUS-200-ON-OTHER-HASH",
+            "Any If-None-Match or ?hash= answers 304, current or not.",
+            any_hash_is_current,
+        ),
+        fault(
+            "status-weak-and-list-ignored",
+            "SDK-STATUS-IF-NONE-MATCH-FORMS",
+            "If-None-Match lists, `*` and weak tags never match (with a profile that requires "
+            "them).",
+            edit_request(
+                STATUS,
+                lambda r: (
+                    r.with_header("if-none-match", None)
+                    if any(c in (r.header("if-none-match") or "") for c in ",*W")
+                    else r
+                ),
+            ),
+            profile={"conditional": {"require_list_and_weak": True}},
+        ),
+        fault(
+            "status-empty-hash-accepted",
+            "SDK-STATUS-HASH-QUERY-EMPTY ERR-VALIDATION-400",
+            "An empty ?hash= is ignored instead of refused.",
+            edit_request(STATUS, lambda r: r.without_param("hash") if r.param("hash") == "" else r),
+        ),
+        fault(
+            "status-hash-unstable",
+            "SDK-STATUS-HASH-STABLE SDK-STATUS-HASH-MOVES-ON-WRITE SDK-STATUS-HASH-ENV-ISOLATED",
+            "Every other status read shows another hash for the same content.",
+            unstable_hash,
+        ),
+        fault(
+            "snapshot-hash-frozen",
+            "SDK-STATUS-HASH-MOVES-ON-WRITE EXP-SNAPSHOT-HASH-MOVES-ON-CREATE "
+            "EXP-SNAPSHOT-HASH-MOVES-ON-CHANGE EXP-SNAPSHOT-HASH-MOVES-ON-TERMINATE",
+            "The snapshot hash stays put after a write (the first hash seen is shown for ever, "
+            "and a client holding it gets 304).",
+            frozen_hash,
+        ),
+        fault(
+            "snapshot-hash-global",
+            "SDK-STATUS-HASH-ENV-ISOLATED",
+            "The snapshot hash also moves on writes to other environments.",
+            env_leaky_hash,
+        ),
+        fault(
+            "config-hash-frozen",
+            "SDK-STATUS-CONFIG-HASH-MOVES",
+            "A configuration's snapshot hash is the first one seen, for ever.",
+            config_hash_frozen,
+        ),
+        fault(
+            "config-hashes-all-move",
+            "SDK-STATUS-CONFIG-HASH-OTHERS-STABLE",
+            "Every configuration's hash moves on a change to any one.",
+            all_config_hashes_move,
+        ),
+        fault(
+            "production-lists-development",
+            "SDK-STATUS-ENV-ISOLATION",
+            "Production snapshots also list the development configurations.",
+            _production_leaks,
+        ),
+        # ------------------------------------------------------------ SDK headers
+        fault(
+            "alias-default-production",
+            "SDK-HDR-ENV-DEFAULT-DEVELOPMENT",
+            "A missing environment alias defaults to production.",
+            edit_request(SDK, _alias({None: "production"})),
+        ),
+        fault(
+            "production-alias-ignored",
+            "SDK-HDR-ENV-PRODUCTION SDK-HDR-ENV-OUT-OF-SCOPE-403",
+            "The production alias selects development.",
+            edit_request(SDK, _alias({"production": "development"})),
+        ),
+        fault(
+            "studio-refused",
+            "SDK-HDR-ENV-STUDIO-SYNONYM SDK-HDR-ENV-OUT-OF-SCOPE-403",
+            "`studio` is not accepted (400).",
+            answer(
+                SDK,
+                lambda r: (
+                    error_response(400, "INVALID_ENVIRONMENT")
+                    if r.header("environment") == "studio"
+                    else None
+                ),
+            ),
+        ),
+        fault(
+            "unknown-alias-is-development",
+            "SDK-HDR-ENV-UNKNOWN-VALUE",
+            "An empty or unknown alias is served as development.",
+            edit_request(SDK, _unknown_alias_is_development),
+        ),
+        fault(
+            "status-scope-ignored",
+            "SDK-HDR-ENV-OUT-OF-SCOPE-403",
+            "Status ignores the key's environment scope.",
+            lambda ctx: on_status(STATUS, 403, _scope_ignored(ctx)),
+        ),
+        fault(
+            "numeric-header-int32",
+            "SDK-HDR-NUMERIC-IN-BOUNDS",
+            "The numeric header refuses values above 2^31-1.",
+            answer(SDK, _numeric_limit(2**31 - 1)),
+        ),
+        fault(
+            "numeric-header-zero-accepted",
+            "SDK-HDR-NUMERIC-OUT-OF-BOUNDS",
+            "A numeric header of 0 (or out of bounds) is ignored instead of refused.",
+            edit_request(SDK, _numeric_out_of_bounds_dropped),
+        ),
+        fault(
+            "instance-id-max-64",
+            "SDK-HDR-INSTANCE-ID-LENGTH",
+            "Instance ids longer than 64 characters are refused.",
+            answer(SDK, _instance_id_limit),
+        ),
+        fault(
+            "instance-id-129-accepted",
+            "SDK-HDR-INSTANCE-ID-OUT-OF-BOUNDS",
+            "A 129-character instance id is accepted (cut to 128).",
+            edit_request(SDK, _instance_id_truncated),
+        ),
+        # ------------------------------------------------------------ bootstrap
+        fault(
+            "bootstrap-not-json",
+            "SDK-BOOTSTRAP-200-SNAPSHOT",
+            "A bootstrap 200 answers Content-Type text/plain.",
+            edit_response(
+                BOOTSTRAP,
+                lambda r, resp: (
+                    resp.with_header("content-type", "text/plain") if resp.status == 200 else resp
+                ),
+            ),
+        ),
+        fault(
+            "bootstrap-aliases-differ",
+            "SDK-BOOTSTRAP-MATCHES-STATUS",
+            "Bootstrap entries carry upper-cased aliases, unlike status.",
+            edit_json(
+                BOOTSTRAP, each_config(lambda e: e.update(alias=str(e.get("alias")).upper()))
+            ),
+        ),
+        fault(
+            "bootstrap-own-hash",
+            "SDK-BOOTSTRAP-HASH-EQUALS-STATUS",
+            "Bootstrap has its own hash, not the status hash (ETag and 304 consistent with it).",
+            _bootstrap_hash_own,
+        ),
+        fault(
+            "bootstrap-etag-differs",
+            "SDK-BOOTSTRAP-ETAG-EQUALS-HASH",
+            "The bootstrap ETag is not the body's hash.",
+            _etag_disagrees(without_identity),
+        ),
+        fault(
+            "bootstrap-no-304",
+            "SDK-BOOTSTRAP-304",
+            "Bootstrap ignores If-None-Match and ?hash=.",
+            edit_request(
+                BOOTSTRAP, lambda r: r.with_header("if-none-match", None).without_param("hash")
+            ),
+        ),
+        fault(
+            "bootstrap-scope-ignored",
+            "SDK-BOOTSTRAP-ENV-SCOPE-403",
+            "Bootstrap ignores the key's environment scope.",
+            lambda ctx: on_status(BOOTSTRAP, 403, _scope_ignored(ctx)),
+        ),
+    )
