@@ -365,8 +365,8 @@ def catalogue_sha256() -> str:
 def selected_requirements(
     wanted: set[str] | None, seen: Iterable[str], scope: frozenset[str] | None = None
 ) -> list[RequirementInfo]:
-    """The requirements a run reports on: ``wanted`` if given, else every server requirement
-    (only those in ``scope`` when the stages that ran answer for fewer)."""
+    """The requirements a run reports on: ``wanted`` if given, else those in ``scope`` (what the
+    stages that ran answer for, of any subject), else every server requirement."""
     index = catalogue_index()
     if wanted is not None:
         ids = sorted(wanted)
@@ -374,7 +374,7 @@ def selected_requirements(
         ids = [
             r.id
             for r in index.values()
-            if getattr(r, "subject", "server") == "server" and (scope is None or r.id in scope)
+            if (r.id in scope if scope is not None else getattr(r, "subject", "server") == "server")
         ]
         ids += [i for i in dict.fromkeys(seen) if i not in index]
     infos = []

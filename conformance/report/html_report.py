@@ -7,6 +7,7 @@ summary chart and the requirement matrix.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from html import escape
 
 from conformance.report.evidence_text import request_text, response_text, truncate
@@ -378,7 +379,18 @@ def _stages(report: Report) -> str:
     return (
         "<h2>Stages</h2><table><thead><tr><th>Stage</th><th>Tests</th><th>Duration</th>"
         f"<th>Details</th></tr></thead><tbody>{rows}</tbody></table>"
+        + "".join(_stage_html(s.name, s.details) for s in report.stages)
     )
+
+
+def _stage_html(name: str, details: Mapping[str, object]) -> str:
+    """What a stage draws itself (its ``html`` in the registry), in a section of its own."""
+    from conformance.stages import named
+
+    stage = named(name)
+    if stage is None or stage.html is None:
+        return ""
+    return f'<section class="stage" data-stage="{_e(name)}">{stage.html(details)}</section>'
 
 
 def render(report: Report) -> str:

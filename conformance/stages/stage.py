@@ -43,6 +43,10 @@ class Stage:
     merge_details: Callable[[Sequence[Details]], Details] | None = None
     # The stage's details as short readable lines for the reports; None: generic key/value lines.
     describe: Callable[[Mapping[str, Any]], list[str]] | None = None
+    # Extra HTML for the stage in conformance.html (charts as inline SVG, no script, no network),
+    # from its details alone (``conformance report`` re-renders without a run); the caller
+    # redacts nothing, so it must only show what the details hold. None: the summary row only.
+    html: Callable[[Mapping[str, Any]], str] | None = None
 
     def owns(self, module: str) -> bool:
         """Whether a test module (dotted name) belongs to this stage."""
