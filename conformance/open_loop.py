@@ -33,6 +33,7 @@ from urllib.parse import urlsplit
 import httpx
 
 from conformance.client import Client, Reply
+from conformance.profile import DEFAULTS
 from conformance.report.model import Exchange
 
 USER_AGENT = "rces-conformance"
@@ -326,10 +327,11 @@ def offer(
     latency: float,
     cap: int = DEFAULT_CAP,
     timeout: float = 10.0,
-    max_bytes: int = 8 * 1024 * 1024,
-    max_seconds: float = 30.0,
+    max_bytes: int = DEFAULTS["responses"]["max_bytes"],
+    max_seconds: float = DEFAULTS["responses"]["max_seconds"],
 ) -> Offer:
-    """Send ``plan`` open-loop; ``latency``: the answer time measured just before (seconds)."""
+    """Send ``plan`` open-loop; ``latency``: the answer time measured just before (seconds);
+    answers are bounded as ``responses`` in the profile (``send`` passes the target's)."""
     if not plan:
         return Offer((), 0.0, 0, False)
     times = [p.at for p in plan]

@@ -1,8 +1,22 @@
 """The target profile: how one implementation fills the spec's gaps, loaded, validated, typed.
 
-A profile is YAML validated against ``profile.schema.json``. Every error names the key and the
-line. ``${ENV_VAR}`` values are read at load time; a missing variable is a usage error. Every
-default is the reference server's choice (``docs/reference-choices.md``).
+This module owns loading a profile and its typed view. ``profile.schema.json`` owns every key: its
+type, its default (every default is the reference server's choice, ``docs/reference-choices.md``)
+and its meaning (``description``). Nothing here repeats a default: ``DEFAULTS`` is read from the
+schema, a profile is merged over it, and ``build`` types the merged mapping from the dataclasses'
+annotations. Every error names the key and the line. ``${ENV_VAR}`` values are read at load
+time; a missing variable is a usage error.
+
+To add a key or a section (say ``client:``), in three places and with one default:
+
+1. ``profile.schema.json``: the section under ``properties``; each optional key carries its
+   ``default`` and ``description`` on the property itself (not inside ``$defs``).
+2. Here: a frozen dataclass whose fields are the section's keys, typed (``int``, ``float``,
+   ``str``, ``bool``, ``X | None``, ``tuple[X, ...]``, ``dict[str, X]`` or another such
+   dataclass) and without defaults, and a field of that type on ``Profile``. ``build`` needs no
+   change. A key that is optional without a default is typed ``X | None``: absent, it is None.
+3. ``docs/target-profile.md``: the key in the example, with its default as the value
+   (``tests/conformance/test_profile_docs.py`` holds the schema, this module and the page equal).
 """
 
 from __future__ import annotations
@@ -11,125 +25,87 @@ import copy
 import json
 import os
 import re
-from dataclasses import dataclass, field
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields, is_dataclass
 from functools import cache
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from types import NoneType, UnionType
+from typing import TYPE_CHECKING, Any, TypeVar, get_args, get_origin, get_type_hints
 
 import yaml
 
 from conformance.errors import UsageError
 
+if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
+
 ENV_REFERENCE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 
-# The defaults, section by section: the reference server's choices.
-DEFAULTS: dict[str, Any] = {
-    "profile_version": 1,
-    "headers": {
-        "environment": "environment",
-        "instance_id": "server-id",
-        "numeric": "project-id",
-        "sdk_version": "sdkversion",
-        "unit_id": "unit-id",
-        "unit_type": "unit-type",
-        "unit_context": "unit-context",
-    },
-    "bodies": {
-        "create": {
-            "content": "configuration",
-            "private_keys": "privateKeys",
-            "comments": "comments",
-        },
-        "patch": {"operations": "operations", "base_hash": "baseHash", "key_order": "keyOrder"},
-    },
-    "errors": {
-        "code_field": "errorCode",
-        "message_field": "message",
-        "missing_credentials_status": [401],
-        "forbidden_status": 403,
-        "validation_status": 400,
-        "not_found_status": 404,
-    },
-    "statuses": {"create_configuration": 201, "create_experiment": 201},
-    "conditional": {"require_list_and_weak": False},
-    "rate_limit": {"burst": 60, "refill_per_second": 30},
-    "management_rate_limit": None,
-    "responses": {"max_bytes": 8 * 1024 * 1024, "max_seconds": 30.0},
-    "load_shedding": {
-        "provoke": "burst",
-        "burst_requests": 400,
-        "window_seconds": 1.0,
-        "settle_seconds": 1.5,
-    },
-    "experiments": {
-        "unit_types": ["user", "server"],
-        "assignment_modes": ["weightedHash", "roundRobin"],
-        "max_groups": 8,
-        "weight_total": 10000,
-        "page_size_max": 100,
-        "hash_function": "sha256-8-mod-10000",
-        "context_encoding": "json-header",
-    },
-    "bootstrap_payload": {"document": "configuration", "assignments": "assignments"},
-    "experiment_payload": {
-        "items": "items",
-        "next_cursor": "nextCursor",
-        "cursor_param": "cursor",
-        "limit_param": "limit",
-        "status": "status",
-        "terminated": "terminated",
-        "member_active": "active",
-        "changeset": "changeset",
-        "unit_id": "unitId",
-        "group_id": "groupId",
-        "experiment_id": "experimentId",
-        "percentage": "percentage",
-        "weights": "weights",
-        "rollout_groups": "groups",
-        "count_active": "active",
-        "count_unenrolled": "unenrolled",
-        "count_total": "total",
-        "count_groups": "groups",
-        "property_name": "name",
-    },
-    "capabilities": {
-        "experiments": True,
-        "bootstrap": True,
-        "bootstrap_identity": True,
-        "key_order": True,
-        "rate_limit": True,
-        "load_shedding": True,
-        "legacy_sdk_key": True,
-    },
-    "baseline": [],
-}
+T = TypeVar("T", bound="DataclassInstance")
+
+
+@cache
+def schema() -> dict[str, Any]:
+    """The profile's JSON Schema."""
+    text = resources.files("conformance").joinpath("profile.schema.json").read_text("utf-8")
+    loaded: dict[str, Any] = json.loads(text)
+    return loaded
+
+
+def schema_defaults(properties: Mapping[str, Any]) -> dict[str, Any]:
+    """The ``default`` of each property, and of each object's properties, recursively; a
+    property with neither (a credential, an optional input) is left out."""
+    found: dict[str, Any] = {}
+    for name, node in properties.items():
+        if "default" in node:
+            found[name] = copy.deepcopy(node["default"])
+        elif "properties" in node and (nested := schema_defaults(node["properties"])):
+            found[name] = nested
+    return found
+
+
+# The defaults, section by section, as the schema states them.
+DEFAULTS: dict[str, Any] = schema_defaults(schema()["properties"])
+
+
+# ---------------------------------------------------------------- the typed view
+# One dataclass per section, its fields the section's keys: types here, defaults and meanings
+# in profile.schema.json.
 
 
 @dataclass(frozen=True)
 class SdkKey:
+    """An entry of ``credentials.sdk_keys`` (or ``credentials.legacy_sdk_key``)."""
+
     key: str
     environments: tuple[str, ...]
 
 
 @dataclass(frozen=True)
 class Credentials:
+    """``credentials``."""
+
     pat: str
     sdk_keys: tuple[SdkKey, ...]
-    legacy_sdk_key: SdkKey | None = None
-    foreign_sdk_key: str | None = None
+    legacy_sdk_key: SdkKey | None
+    foreign_sdk_key: str | None
 
 
 @dataclass(frozen=True)
 class Project:
+    """``project``."""
+
     application_id: int
     environments: dict[str, int]
-    foreign_application_id: int | None = None
-    foreign_environment_id: int | None = None
+    foreign_application_id: int | None
+    foreign_environment_id: int | None
 
 
 @dataclass(frozen=True)
 class Headers:
+    """``headers``: header names the spec does not show."""
+
     environment: str
     instance_id: str
     numeric: str
@@ -141,6 +117,8 @@ class Headers:
 
 @dataclass(frozen=True)
 class CreateBody:
+    """``bodies.create``."""
+
     content: str
     private_keys: str
     comments: str
@@ -148,6 +126,8 @@ class CreateBody:
 
 @dataclass(frozen=True)
 class PatchBody:
+    """``bodies.patch``."""
+
     operations: str
     base_hash: str
     key_order: str
@@ -155,48 +135,60 @@ class PatchBody:
 
 @dataclass(frozen=True)
 class Bodies:
+    """``bodies``: field names of the configuration request bodies."""
+
     create: CreateBody
     patch: PatchBody
 
 
 @dataclass(frozen=True)
 class ErrorShape:
+    """``errors``: the error answer's fields and statuses."""
+
     code_field: str
     message_field: str
     missing_credentials_status: tuple[int, ...]
     forbidden_status: int
-    validation_status: int  # invalid input (spec 7: not shown)
-    not_found_status: int  # an unknown id (spec 7: not shown)
+    validation_status: int
+    not_found_status: int
 
 
 @dataclass(frozen=True)
 class Statuses:
+    """``statuses``: success statuses the spec does not show."""
+
     create_configuration: int
     create_experiment: int
 
 
 @dataclass(frozen=True)
 class Conditional:
+    """``conditional``."""
+
     require_list_and_weak: bool
 
 
 @dataclass(frozen=True)
 class RateLimit:
+    """``rate_limit`` and ``management_rate_limit``: a token bucket."""
+
     burst: int
     refill_per_second: float
 
 
 @dataclass(frozen=True)
 class Responses:
-    """Bounds on one answer: a target that sends more, or takes longer, fails."""
+    """``responses``: bounds on one answer; a target that sends more, or takes longer, fails."""
 
-    max_bytes: int  # the body, decoded
-    max_seconds: float  # from sending the request to the body's last byte
+    max_bytes: int
+    max_seconds: float
 
 
 @dataclass(frozen=True)
 class LoadShedding:
-    provoke: str  # burst | forced | none
+    """``load_shedding``."""
+
+    provoke: str
     burst_requests: int
     window_seconds: float
     settle_seconds: float
@@ -204,6 +196,8 @@ class LoadShedding:
 
 @dataclass(frozen=True)
 class Experiments:
+    """``experiments``."""
+
     unit_types: tuple[str, ...]
     assignment_modes: tuple[str, ...]
     max_groups: int
@@ -215,47 +209,50 @@ class Experiments:
 
 @dataclass(frozen=True)
 class BootstrapPayload:
-    """Field names of a bootstrap answer the spec does not show."""
+    """``bootstrap_payload``: field names of a bootstrap answer the spec does not show."""
 
-    document: str  # the configuration entry's field holding the document
-    assignments: str  # the per-unit answer's array of experiment assignments
+    document: str
+    assignments: str
 
 
 @dataclass(frozen=True)
 class ExperimentPayload:
-    """Field names, query parameters and status values of the experiment payloads (spec 4.2
-    shows none of them); group and summary fields are the ones spec 2.5 names."""
+    """``experiment_payload``: field names, query parameters and status values of the
+    experiment payloads (spec 4.2 shows none of them)."""
 
-    items: str  # the array of a paged (or counted) list
-    next_cursor: str  # the cursor of the next page; absent, null or "" on the last page
-    cursor_param: str  # query parameter taking that cursor
-    limit_param: str  # query parameter taking the page size
-    status: str  # field of an experiment, assignment or member holding its status
-    terminated: str  # status value of a terminated experiment
-    member_active: str  # status value of an enrolled (active) member
-    changeset: str  # field of a create-body group holding its changeset
-    unit_id: str  # field naming the unit (assignment bodies, members, assignments)
-    group_id: str  # field naming the group (assignment bodies and records, counts)
-    experiment_id: str  # field naming the experiment (assignments, counts)
-    percentage: str  # rollout field: share of units enrolled, 0-100
-    weights: str  # rollout change field: group id -> weight
-    rollout_groups: str  # rollout field: the array of groups with their weights
-    count_active: str  # counts field: active units
-    count_unenrolled: str  # counts field: unenrolled units
-    count_total: str  # counts field: all units
-    count_groups: str  # per-experiment counts field: the array of per-group counts
-    property_name: str  # context-properties item field naming the property
+    items: str
+    next_cursor: str
+    cursor_param: str
+    limit_param: str
+    status: str
+    terminated: str
+    member_active: str
+    changeset: str
+    unit_id: str
+    group_id: str
+    experiment_id: str
+    percentage: str
+    weights: str
+    rollout_groups: str
+    count_active: str
+    count_unenrolled: str
+    count_total: str
+    count_groups: str
+    property_name: str
 
 
 @dataclass(frozen=True)
 class BaselineEntry:
+    """An entry of ``baseline``."""
+
     requirement: str
     reason: str
 
 
 @dataclass(frozen=True)
 class Profile:
-    """A loaded, validated target profile with every default filled in."""
+    """A loaded, validated target profile with every default filled in: one field per section
+    (the schema's top-level keys but ``profile_version``), then where it came from."""
 
     credentials: Credentials
     project: Project
@@ -265,7 +262,7 @@ class Profile:
     statuses: Statuses
     conditional: Conditional
     rate_limit: RateLimit
-    management_rate_limit: RateLimit | None  # None: the target declares none, calls unpaced
+    management_rate_limit: RateLimit | None
     responses: Responses
     load_shedding: LoadShedding
     experiments: Experiments
@@ -273,8 +270,8 @@ class Profile:
     experiment_payload: ExperimentPayload
     capabilities: dict[str, bool]
     baseline: tuple[BaselineEntry, ...]
-    source: Path | None = None
-    raw: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+    source: Path | None  # not a key: the file read (given to ``build``)
+    raw: dict[str, Any] = field(repr=False, compare=False)  # not a key: the merged mapping
 
     def capability(self, name: str) -> bool:
         """Whether the target declares a capability (unknown names count as present)."""
@@ -398,20 +395,13 @@ def _substitute(
 
 
 def _merge(defaults: Any, given: Any) -> Any:
+    """``given`` over a copy of ``defaults``, mapping by mapping."""
     if isinstance(defaults, dict) and isinstance(given, dict):
-        merged = dict(defaults)
+        merged = copy.deepcopy(defaults)
         for key, value in given.items():
             merged[key] = _merge(defaults.get(key), value) if key in defaults else value
         return merged
     return copy.deepcopy(given)
-
-
-@cache
-def schema() -> dict[str, Any]:
-    """The profile's JSON Schema."""
-    text = resources.files("conformance").joinpath("profile.schema.json").read_text("utf-8")
-    loaded: dict[str, Any] = json.loads(text)
-    return loaded
 
 
 def _validate(data: Any, source: str, lines: dict[tuple[Any, ...], int]) -> None:
@@ -482,76 +472,48 @@ def load(path: str | os.PathLike[str]) -> Profile:
     return parse(text, source=str(file), base=file)
 
 
-def _rate_limit(entry: dict[str, Any]) -> RateLimit:
-    return RateLimit(burst=int(entry["burst"]), refill_per_second=float(entry["refill_per_second"]))
-
-
 def build(data: dict[str, Any], source: Path | None = None) -> Profile:
-    """Type an already validated and defaulted profile mapping."""
+    """Type an already validated mapping with every default merged in (``DEFAULTS``)."""
+    return _section(Profile, data, source=source, raw=data)
 
-    def key(entry: dict[str, Any]) -> SdkKey:
-        return SdkKey(key=str(entry["key"]), environments=tuple(entry["environments"]))
 
-    creds = data["credentials"]
-    project = data["project"]
-    bodies = data["bodies"]
-    errors = data["errors"]
-    shed = data["load_shedding"]
-    exp = data["experiments"]
-    return Profile(
-        credentials=Credentials(
-            pat=str(creds["pat"]),
-            sdk_keys=tuple(key(k) for k in creds["sdk_keys"]),
-            legacy_sdk_key=key(creds["legacy_sdk_key"]) if "legacy_sdk_key" in creds else None,
-            foreign_sdk_key=creds.get("foreign_sdk_key"),
-        ),
-        project=Project(
-            application_id=int(project["application_id"]),
-            environments={str(k): int(v) for k, v in project["environments"].items()},
-            foreign_application_id=project.get("foreign_application_id"),
-            foreign_environment_id=project.get("foreign_environment_id"),
-        ),
-        headers=Headers(**data["headers"]),
-        bodies=Bodies(create=CreateBody(**bodies["create"]), patch=PatchBody(**bodies["patch"])),
-        errors=ErrorShape(
-            code_field=errors["code_field"],
-            message_field=errors["message_field"],
-            missing_credentials_status=tuple(errors["missing_credentials_status"]),
-            forbidden_status=errors["forbidden_status"],
-            validation_status=errors["validation_status"],
-            not_found_status=errors["not_found_status"],
-        ),
-        statuses=Statuses(**data["statuses"]),
-        conditional=Conditional(**data["conditional"]),
-        rate_limit=_rate_limit(data["rate_limit"]),
-        management_rate_limit=(
-            None
-            if data["management_rate_limit"] is None
-            else _rate_limit(data["management_rate_limit"])
-        ),
-        responses=Responses(
-            max_bytes=int(data["responses"]["max_bytes"]),
-            max_seconds=float(data["responses"]["max_seconds"]),
-        ),
-        load_shedding=LoadShedding(
-            provoke=shed["provoke"],
-            burst_requests=int(shed["burst_requests"]),
-            window_seconds=float(shed["window_seconds"]),
-            settle_seconds=float(shed["settle_seconds"]),
-        ),
-        experiments=Experiments(
-            unit_types=tuple(exp["unit_types"]),
-            assignment_modes=tuple(exp["assignment_modes"]),
-            max_groups=int(exp["max_groups"]),
-            weight_total=int(exp["weight_total"]),
-            page_size_max=int(exp["page_size_max"]),
-            hash_function=exp["hash_function"],
-            context_encoding=exp["context_encoding"],
-        ),
-        bootstrap_payload=BootstrapPayload(**data["bootstrap_payload"]),
-        experiment_payload=ExperimentPayload(**data["experiment_payload"]),
-        capabilities={str(k): bool(v) for k, v in data["capabilities"].items()},
-        baseline=tuple(BaselineEntry(**entry) for entry in data["baseline"]),
-        source=source,
-        raw=data,
-    )
+def _section(cls: type[T], data: Mapping[str, Any], **given: Any) -> T:
+    """One dataclass from the mapping of its section: each field from the key of its name, as
+    its annotation says; a key absent from ``data`` is None (its field is ``X | None``)."""
+    hints = get_type_hints(cls)
+    values = dict(given)
+    for item in fields(cls):
+        if item.name in values:
+            continue
+        if item.name in data:
+            values[item.name] = _typed(hints[item.name], data[item.name])
+        elif _optional(hints[item.name]) is not None:
+            values[item.name] = None
+        else:  # the schema neither requires the key nor gives it a default
+            raise KeyError(f"{cls.__name__}.{item.name}: no value and no default in the schema")
+    return cls(**values)
+
+
+def _optional(hint: Any) -> Any:
+    """``X`` for an annotation ``X | None``, else None."""
+    if get_origin(hint) is UnionType and NoneType in get_args(hint):
+        (inner,) = (arg for arg in get_args(hint) if arg is not NoneType)
+        return inner
+    return None
+
+
+def _typed(hint: Any, value: Any) -> Any:
+    """A validated value as its annotation says: a dataclass from a mapping, a tuple from a
+    list, a dict with typed keys and values, a scalar converted (an integer as ``float``)."""
+    if (inner := _optional(hint)) is not None:
+        return None if value is None else _typed(inner, value)
+    origin, args = get_origin(hint), get_args(hint)
+    if origin is tuple:
+        return tuple(_typed(args[0], item) for item in value)
+    if origin is dict:
+        return {_typed(args[0], k): _typed(args[1], v) for k, v in value.items()}
+    if isinstance(hint, type) and is_dataclass(hint):
+        return _section(hint, value)
+    if hint in (int, float, str, bool):
+        return hint(value)
+    raise TypeError(f"a profile key typed {hint!r}: add it to profile._typed")

@@ -119,19 +119,6 @@ def test_missing_required_section_is_reported(tmp_path: Path) -> None:
     assert "'credentials' is a required property" in str(caught.value)
 
 
-def test_schema_defaults_equal_the_loader_defaults() -> None:
-    """The schema documents each default; it must say what the loader does."""
-    schema = profiles.schema()
-    for section, values in profiles.DEFAULTS.items():
-        if not isinstance(values, dict):
-            continue
-        properties = schema["properties"][section].get("properties", {})
-        for key, value in values.items():
-            if isinstance(value, dict):
-                continue
-            assert properties[key].get("default") == value, f"{section}.{key}"
-
-
 def test_statuses_limits_and_bounds_have_defaults(tmp_path: Path, env: None) -> None:
     loaded = profiles.load(write(tmp_path, VALID))
     assert loaded.errors.validation_status == 400
