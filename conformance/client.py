@@ -181,7 +181,8 @@ class Client:
     ) -> Reply:
         """Send one request and judge that the target answered it.
 
-        No answer (after one retry of the same request), an answer over the size cap or the
+        No answer (after one retry of the same request when resending is safe: an idempotent
+        method, or a connection that never opened), an answer over the size cap or the
         deadline, a 5xx (unless ``allow_server_error``) or a 429 the suite did not provoke
         (unless ``allow_rate_limit``) is a ``ContractViolation`` of the test's requirements,
         with the exchange as evidence. A 429 is excused only when the suite's own traffic to
@@ -242,6 +243,9 @@ class Client:
                     f"attempt {attempt + 1}: {_transport_problem(error)} "
                     f"after {exchange.elapsed_ms / 1000:.2f}s"
                 )
+                if not _may_resend(request.method, error):
+                    failures.append(f"not resent: {request.method} is not idempotent")
+                    break
                 continue
             exchange = self._exchange(request, response, content, started)
             self.transcript.add(exchange)
@@ -264,7 +268,8 @@ class Client:
         raise NoAnswer(
             (),
             f"the target did not answer {request.method} {request.url.path}",
-            f"an HTTP answer within {self._seconds_to_answer():g}s (one retry)",
+            f"an HTTP answer within {self._seconds_to_answer():g}s (one retry where resending "
+            "is safe)",
             "; ".join(failures),
             self.curl(unanswered),
         )
@@ -561,3 +566,16 @@ def management_pacer(base_url: str, burst: int, refill_per_second: float, worker
         if pacer is None:
             pacer = _MANAGEMENT_PACERS[key] = Pacer(burst, refill_per_second, workers=workers)
         return pacer
+
+
+# Methods a lost answer allows to resend (RFC 9110 9.2.2): POST and PATCH may have taken effect.
+IDEMPOTENT = frozenset({"GET", "HEAD", "OPTIONS", "PUT", "DELETE"})
+
+
+def _may_resend(method: str, error: httpx.TransportError) -> bool:
+    """Resend an idempotent request, or any request that never reached the target (no
+    connection): a POST or PATCH whose answer was lost may have created or changed something,
+    and a second one would be judged against the first one's effect."""
+    return method.upper() in IDEMPOTENT or isinstance(
+        error, httpx.ConnectError | httpx.ConnectTimeout
+    )

@@ -109,6 +109,27 @@ def test_a_reset_is_retried_once_and_then_judged() -> None:
         client.status(key=_key(profile), pace=False)
 
 
+def test_a_post_whose_answer_was_lost_is_not_resent_but_judged() -> None:
+    """A POST may have taken effect: a second one would be judged against the first's effect."""
+    profile = parse(PROFILE)
+    with (
+        Hostile([reset, answer(201, b"{}")]).running() as server,
+        Client(server.base_url, profile) as client,
+    ):
+        with pytest.raises(NoAnswer, match=r"reset|closed") as caught:
+            client.request("POST", "/application/1/v2/configurations", json_body={})
+        assert server.requests == 1
+        assert "not resent: POST is not idempotent" in caught.value.received
+
+
+def test_a_post_that_never_reached_the_target_is_resent(closed_port_url: str) -> None:
+    profile = parse(PROFILE)
+    with Client(closed_port_url, profile) as dead:
+        with pytest.raises(NoAnswer):
+            dead.request("POST", "/application/1/v2/configurations", json_body={})
+        assert len(dead.transcript.exchanges) == 2  # connection refused: nothing was sent
+
+
 def test_a_5xx_is_a_violation_unless_the_test_judges_it_itself() -> None:
     profile = parse(PROFILE)
     down = answer(503, b'{"errorCode": "DOWN"}')
