@@ -20,8 +20,9 @@ ELEMENTS: dict[Outcome, tuple[str | None, str, str]] = {
     Outcome.FAIL: ("failure", "ContractViolation", ""),
     Outcome.UNSUPPORTED: ("skipped", "unsupported", "unsupported: "),
     Outcome.NOT_CONFIGURED: ("skipped", "not-configured", "not configured (declared): "),
+    # An error, not a skip: CI tabs treat skips as fine, and an incomplete verdict is not green.
     Outcome.NOT_MEASURABLE: (
-        "skipped",
+        "error",
         "not-measurable",
         "not measurable (the verdict is incomplete): ",
     ),
@@ -78,7 +79,7 @@ def _testcase(
     element, kind, _prefix = ELEMENTS[requirement.outcome]
     if element is not None:
         child = ET.SubElement(case, element, {"type": kind, "message": _message(requirement)})
-        if element == "failure" or requirement.evidence:
+        if element in ("failure", "error") or requirement.evidence:
             child.text = _body(requirement)
     elif requirement.note:
         ET.SubElement(case, "system-out").text = _clean(requirement.note)
@@ -88,7 +89,7 @@ def _testcase(
 def render(report: Report) -> str:
     tests = {t.test_id: t for t in report.tests}
     root = ET.Element("testsuites", {"name": "rces-conformance"})
-    totals = {"tests": 0, "failures": 0, "skipped": 0}
+    totals = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0}
     total_time = 0.0
     for section, requirements in by_section(report):
         suite = ET.SubElement(
@@ -106,18 +107,19 @@ def render(report: Report) -> str:
             ("target_fingerprint", report.target_fingerprint),
         ):
             ET.SubElement(properties, "property", {"name": name, "value": _clean(value)})
-        counts = {"tests": 0, "failures": 0, "skipped": 0}
+        counts = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0}
         time = 0.0
         for requirement in requirements:
             outcome, duration = _testcase(suite, requirement, tests)
             element = ELEMENTS[outcome][0]
             counts["tests"] += 1
             counts["failures"] += element == "failure"
+            counts["errors"] += element == "error"
             counts["skipped"] += element == "skipped"
             time += duration
         suite.set("tests", str(counts["tests"]))
         suite.set("failures", str(counts["failures"]))
-        suite.set("errors", "0")
+        suite.set("errors", str(counts["errors"]))
         suite.set("skipped", str(counts["skipped"]))
         suite.set("time", _seconds(time))
         for key in totals:
@@ -125,7 +127,7 @@ def render(report: Report) -> str:
         total_time += time
     root.set("tests", str(totals["tests"]))
     root.set("failures", str(totals["failures"]))
-    root.set("errors", "0")
+    root.set("errors", str(totals["errors"]))
     root.set("skipped", str(totals["skipped"]))
     root.set("time", _seconds(report.duration_s if report.duration_s else total_time))
     ET.indent(root)

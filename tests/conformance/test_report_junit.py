@@ -27,7 +27,8 @@ def test_structure_and_totals() -> None:
         "§8",
         "§9",
     ]
-    assert (root.get("tests"), root.get("failures"), root.get("skipped")) == ("9", "2", "2")
+    totals = (root.get("tests"), root.get("failures"), root.get("errors"), root.get("skipped"))
+    assert totals == ("9", "2", "1", "1")
     for suite in root.iter("testsuite"):
         assert int(suite.get("tests", "0")) == len(suite.findall("testcase"))
         assert int(suite.get("failures", "0")) == len(suite.findall("testcase/failure"))
@@ -69,7 +70,6 @@ def test_exceptions_are_skips_that_say_what_they_are() -> None:
             "set credentials.legacy_sdk_key in the profile",
         ),
         "LIMIT-LOAD-SHED-POLLING": ("unsupported", "unsupported: "),
-        "EXP-BUCKETING-UNIFORM": ("not-measurable", "not measurable (the verdict is incomplete): "),
         "SDK-STATUS-ETAG": ("known-failure", "known failure (not counted): "),
         "EXP-LIST": ("spec-doubt", "spec doubt (not counted): "),
     }
@@ -82,6 +82,18 @@ def test_exceptions_are_skips_that_say_what_they_are() -> None:
         assert skipped.get("message", "").startswith(prefix)
     assert found["CFG-CREATE-RECORD"].find("skipped") is None
     assert found["CFG-CREATE-RECORD"].find("failure") is None
+
+
+def test_not_measurable_is_an_error_not_a_skip_ci_would_pass() -> None:
+    root = ET.fromstring(render(samples.incomplete()))
+    case = next(c for c in root.iter("testcase") if c.get("name") == "EXP-BUCKETING-UNIFORM")
+    assert case.find("skipped") is None and case.find("failure") is None
+    error = case.find("error")
+    assert error is not None and error.get("type") == "not-measurable"
+    assert error.get("message", "").startswith("not measurable (the verdict is incomplete): ")
+    assert int(root.get("errors", "0")) == len(list(root.iter("error"))) >= 1
+    for suite in root.iter("testsuite"):
+        assert int(suite.get("errors", "0")) == len(suite.findall("testcase/error"))
 
 
 def test_control_characters_do_not_break_the_xml() -> None:
