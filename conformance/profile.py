@@ -195,6 +195,29 @@ class LoadShedding:
 
 
 @dataclass(frozen=True)
+class Load:
+    """``load``: the load stage's fleet, its plan and the service's declared figures."""
+
+    fleet: int
+    cadence_seconds: float
+    jitter_ratio: float
+    run_seconds: float
+    ramp_seconds: float
+    write_interval_seconds: float | None
+    noisy_instances: int
+    noisy_rate_factor: float
+    anonymous_pollers: int
+    anonymous_rate_factor: float
+    shedding_threshold: float | None
+    threshold_margin: float
+    propagation_seconds: float
+    latency_p50_ms: float | None
+    latency_p99_ms: float | None
+    min_not_modified_share: float | None
+    min_throughput: float | None
+
+
+@dataclass(frozen=True)
 class Experiments:
     """``experiments``."""
 
@@ -265,6 +288,7 @@ class Profile:
     management_rate_limit: RateLimit | None
     responses: Responses
     load_shedding: LoadShedding
+    load: Load
     experiments: Experiments
     bootstrap_payload: BootstrapPayload
     experiment_payload: ExperimentPayload
