@@ -279,6 +279,8 @@ def _row(requirement: RequirementResult) -> str:
     note = f'<div class="note">{_e(requirement.note)}</div>' if requirement.note else ""
     tests = "<br>".join(_e(t) for t in requirement.tests) or "(no test)"
     evidence = _evidence_block(requirement)
+    if requirement.outcome is Outcome.FAIL and requirement.evidence:  # shown once, under Failures
+        evidence = f'<a class="to-evidence" href="#fail-{_e(requirement.id)}">Evidence above</a>'
     evidence_row = f'<tr class="ev"><td colspan="4">{evidence}</td></tr>' if evidence else ""
     return (
         f'<tbody class="req" id="req-{_e(requirement.id)}" data-outcome="'
@@ -309,7 +311,8 @@ def _failures(report: Report) -> str:
             '<p class="note">no evidence recorded</p>'
         )
         parts.append(
-            f"<h3>{_link(requirement)} (§{_e(requirement.section)})</h3>"
+            f'<h3 id="fail-{_e(requirement.id)}">{_link(requirement)} '
+            f"(§{_e(requirement.section)})</h3>"
             f"<p>{_e(requirement.text)}</p>{evidence}"
         )
     return "".join(parts) + "</section>"

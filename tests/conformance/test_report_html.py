@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from conformance.report import samples
-from conformance.report.html_report import render
+from conformance.report.html_report import _e, render
 from conformance.report.model import Outcome
 
 REMOTE = re.compile(r"^\s*(?:[a-z][a-z0-9+.-]*:)?//", re.IGNORECASE)  # http://, https://, //cdn
@@ -119,10 +119,20 @@ def test_banner_matrix_chart_and_evidence() -> None:
     assert {r["data-outcome"] for r in rows} == {"pass", "fail", "unsupported", "not-measurable"}
     sections = [a["data-section"] for t, a in parsed.tags if t == "section" and "data-section" in a]
     assert sections == ["4.1", "4.2", "4.3", "7", "8", "9"]
-    failed_with_evidence = sum(1 for r in report.requirements if r.evidence)
+    # A failure's evidence is shown once, under Failures; its matrix row links there.
+    failed = [r for r in report.requirements if r.evidence and r.outcome is Outcome.FAIL]
+    others = [r for r in report.requirements if r.evidence and r.outcome is not Outcome.FAIL]
+    assert failed
     assert sum(1 for t, a in parsed.tags if t == "details" and a.get("class") == "failure") == (
-        failed_with_evidence
+        len(others)
     )
+    links = [a["href"] for t, a in parsed.tags if t == "a" and a.get("class") == "to-evidence"]
+    assert sorted(links) == sorted(f"#fail-{r.id}" for r in failed)
+    targets = {a["id"] for t, a in parsed.tags if t == "h3" and "id" in a}
+    assert {link[1:] for link in links} <= targets
+    for requirement in failed:
+        for evidence in requirement.evidence:
+            assert html.count(_e(evidence.expected)) == 1, requirement.id
     assert tags.count("svg") == 1
     assert tags.count("rect") == 8  # one bar segment per (section, outcome) present
     filters = [a["data-outcome"] for t, a in parsed.tags if t == "input" and "data-outcome" in a]
