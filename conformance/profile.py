@@ -265,6 +265,16 @@ class ExperimentPayload:
 
 
 @dataclass(frozen=True)
+class ClientStage:
+    """``client``: how the SDK client under test fills the gaps of spec 4.3 (the client stage)."""
+
+    hash_transport: str
+    jitter_reading: str
+    refetch_request: str
+    time_scale: float
+
+
+@dataclass(frozen=True)
 class BaselineEntry:
     """An entry of ``baseline``."""
 
@@ -292,6 +302,7 @@ class Profile:
     experiments: Experiments
     bootstrap_payload: BootstrapPayload
     experiment_payload: ExperimentPayload
+    client: ClientStage
     capabilities: dict[str, bool]
     baseline: tuple[BaselineEntry, ...]
     source: Path | None  # not a key: the file read (given to ``build``)
