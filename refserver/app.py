@@ -34,8 +34,11 @@ from refserver.store import Store
 
 Endpoint = Callable[[Request], Awaitable[Response]]
 
-# operationId, method, path, endpoint: the routes this module serves (experiments add theirs)
+# operationId, method, path, endpoint: the routes this module serves (experiments add theirs).
+# The SDK routes come first: Starlette tries routes in order, and the status poll is the hot path.
 ROUTES: tuple[tuple[str, str, str, Endpoint], ...] = (
+    ("getSdkStatus", "GET", "/sdk/v2/status", sdk_status),
+    ("getSdkBootstrap", "GET", "/sdk/v2/bootstrap", sdk_bootstrap),
     (
         "createConfiguration",
         "POST",
@@ -48,8 +51,6 @@ ROUTES: tuple[tuple[str, str, str, Endpoint], ...] = (
         "/application/{applicationId}/v2/configuration/{configurationId}",
         patch_configuration,
     ),
-    ("getSdkStatus", "GET", "/sdk/v2/status", sdk_status),
-    ("getSdkBootstrap", "GET", "/sdk/v2/bootstrap", sdk_bootstrap),
 )
 
 

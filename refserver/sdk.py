@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 import sqlite3
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
@@ -42,9 +42,9 @@ ENVIRONMENT_ALIASES: dict[str, str] = {
 UNIT_TYPES = ("user", "server")
 
 
-@dataclass(frozen=True)
-class SdkCall:
-    """A checked SDK request: who, which environment, which instance."""
+class SdkCall(NamedTuple):
+    """A checked SDK request: who, which environment, which instance (a NamedTuple: built on
+    every poll, and cheaper to build than a frozen dataclass)."""
 
     key: SdkKey
     environment_id: int
@@ -107,13 +107,22 @@ def _environment_id(state: AppState, project_id: int, alias: str) -> int:
     return int(row["id"])
 
 
+# the request headers check_call reads (ASGI servers send names lowercased)
+SDK_HEADERS = frozenset(
+    (b"authorization", b"environment", b"project-id", b"server-id", b"if-none-match")
+)
+
+
 def headers_of(request: Request) -> dict[str, str]:
-    """Request headers in one dict (first occurrence wins), built in one pass: the hot path
-    reads several of them and Starlette's Headers scans the list on every lookup."""
-    return {
-        name.decode("latin-1"): value.decode("latin-1")
-        for name, value in reversed(request.scope["headers"])
-    }
+    """The SDK headers of a request in one dict (first occurrence wins), built in one pass: the
+    hot path reads several of them and Starlette's Headers scans the list on every lookup."""
+    found: dict[str, str] = {}
+    for name, value in request.scope["headers"]:
+        if name in SDK_HEADERS:
+            text = name.decode("latin-1")
+            if text not in found:
+                found[text] = value.decode("latin-1")
+    return found
 
 
 async def check_call(request: Request, state: AppState) -> SdkCall:
@@ -139,7 +148,8 @@ async def check_call(request: Request, state: AppState) -> SdkCall:
     if server_id is not None:
         instance = "server-id:" + server_id
     else:
-        instance = "ip:" + (request.client.host if request.client else "unknown")
+        client = request.scope.get("client")  # what Request.client reads, without an Address
+        instance = "ip:" + (client[0] if client else "unknown")
     return SdkCall(key, environment_id, instance, client_hash, headers.get("if-none-match"))
 
 
@@ -169,14 +179,25 @@ def not_modified(call: SdkCall, current: str) -> bool:
     return any(tag == "*" or tag == current for tag in _validators(header))
 
 
+class NotModified(Response):
+    """A 304 with its ETag: the same status and headers as ``Response(status_code=304,
+    headers={"etag": etag})``, without the general header handling (the 304 is the hot path)."""
+
+    def __init__(self, etag: str) -> None:  # no super().__init__: every field is set here
+        self.status_code = 304
+        self.background = None
+        self.body = b""
+        self.raw_headers = [(b"etag", etag.encode("latin-1"))]
+
+
 def answer(state: AppState, call: SdkCall, digest: str, body: bytes) -> Response:
     """304 or 200 with ETag, adding the polling hint while shedding."""
-    etag = {"etag": f'"{digest}"'}
+    etag = f'"{digest}"'
     if not_modified(call, digest):
-        return Response(status_code=304, headers=etag)
+        return NotModified(etag)
     if state.load.shedding():
         body = body[:-1] + b',"polling":' + state.load.hint_json + b"}"
-    return Response(body, status_code=200, media_type="application/json", headers=etag)
+    return Response(body, status_code=200, media_type="application/json", headers={"etag": etag})
 
 
 async def sdk_status(request: Request) -> Response:
@@ -189,18 +210,15 @@ async def sdk_status(request: Request) -> Response:
         raise ApiError(
             429, "RATE_LIMITED", "too many status requests", headers={"retry-after": str(wait)}
         )
-    snap = await _snapshot(state, call)
+    snap = state.snapshots.cached(call.environment_id)  # from memory: no coroutine to await
+    if snap is None:
+        snap = await _load_snapshot(state, call)
     return answer(state, call, snap.hash, snap.status_body)
 
 
-async def _snapshot(state: AppState, call: SdkCall) -> Snapshot:
-    """The environment's snapshot: from memory, or loaded on a worker thread after a write."""
-    snap = state.snapshots.cached(call.environment_id)
-    if snap is None:
-        snap = await run_in_threadpool(
-            state.snapshots.get, call.key.project_id, call.environment_id
-        )
-    return snap
+async def _load_snapshot(state: AppState, call: SdkCall) -> Snapshot:
+    """The environment's snapshot, loaded on a worker thread (the first read after a write)."""
+    return await run_in_threadpool(state.snapshots.get, call.key.project_id, call.environment_id)
 
 
 @dataclass(frozen=True)
@@ -277,7 +295,9 @@ async def sdk_bootstrap(request: Request) -> Response:
     call = await check_call(request, state)
     identity = _identity(request)
     if identity is None:
-        snap = await _snapshot(state, call)
+        snap = state.snapshots.cached(call.environment_id)
+        if snap is None:
+            snap = await _load_snapshot(state, call)
         return answer(state, call, snap.hash, snap.bootstrap_body)
     digest, body = await _unit_payload(state, call, identity)
     return answer(state, call, digest, body)
