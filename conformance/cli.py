@@ -37,6 +37,7 @@ COMMANDS: dict[str, str] = {
     "flaky": "conformance.flakiness",
     "report": "conformance.report.rerender",
     "diff": "conformance.report.diff",
+    "fuzz": "conformance.stages.fuzz.command",
 }
 
 PYTEST_INI = """\
