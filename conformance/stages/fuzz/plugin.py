@@ -3,8 +3,11 @@ outcomes.
 
 - ``--fuzz-tier`` / ``--fuzz-seed`` choose the budget; they are read before the fuzz test module
   is imported (``active_settings``), because schemathesis fixes examples and seed at collection.
-- ``fuzz_run``: the session's ``FuzzRun`` (provisions real objects first, terminates the
-  experiments it created at the end).
+- ``--fuzz-corpus DIR``: the failure corpus (default ``<report dir>/fuzz-corpus``).
+- ``fuzz_run``: the session's ``FuzzRun`` (provisions real objects first, replays the corpus
+  once per run before any case is generated, terminates the experiments it created at the end).
+- After each fuzz test its new real failures are written to the corpus; the replay's record
+  (regressions fail their requirements) rides on the first fuzz report of the replaying process.
 - Each fuzz item gets the ``requirement`` marker of what it speaks for, and its record (per
   requirement: pass, fail, spec-doubt, not measurable) replaces the generic one.
 - ``conformance-stage`` user properties carry the stage summary to the controller, where
@@ -18,6 +21,7 @@ import os
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -39,6 +43,7 @@ STATEFUL_REQUIREMENTS = (
 class FuzzSettings:
     tier: Tier
     seed: int
+    corpus: Path | None = None  # None: the default, <report dir>/fuzz-corpus
 
 
 _ACTIVE: dict[str, FuzzSettings] = {}
@@ -71,6 +76,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         default=None,
         help="override the tier's generated examples per operation (benchmarks, debugging)",
     )
+    group.addoption(
+        "--fuzz-corpus",
+        default=None,
+        metavar="DIR",
+        help="failure corpus: replayed first, new failures written to it "
+        "(default: <report dir>/fuzz-corpus)",
+    )
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -78,8 +90,21 @@ def pytest_configure(config: pytest.Config) -> None:
     examples = config.getoption("fuzz_max_examples")
     if examples is not None:
         chosen = dataclasses.replace(chosen, max_examples=int(examples))
-    _ACTIVE["settings"] = FuzzSettings(chosen, int(config.getoption("fuzz_seed")))
+    _ACTIVE["settings"] = FuzzSettings(
+        chosen, int(config.getoption("fuzz_seed")), corpus_directory(config)
+    )
     config.stash[DETAILS] = {}
+
+
+def corpus_directory(config: pytest.Config) -> Path:
+    """``--fuzz-corpus``, else ``fuzz-corpus`` under the run's report directory."""
+    from conformance.run_state import DEFAULT_REPORT_DIR
+    from conformance.stages.fuzz.corpus import DIRECTORY_NAME
+
+    given = config.getoption("fuzz_corpus", None)
+    if given:
+        return Path(given)
+    return Path(config.getoption("report_dir", None) or DEFAULT_REPORT_DIR) / DIRECTORY_NAME
 
 
 # ------------------------------------------------------------------ items
@@ -150,6 +175,9 @@ _ITEM = pytest.StashKey[FuzzItem]()
 def fuzz_run(request: pytest.FixtureRequest, target: Any, run_prefix: str) -> Iterator[Any]:
     """The session's FuzzRun against ``target``; experiments it created are terminated after."""
     from conformance.client import Client
+    from conformance.run_state import RUN_ID
+    from conformance.stages.fuzz.corpus_run import CorpusRun
+    from conformance.stages.fuzz.replay import replay_once
     from conformance.stages.fuzz.stage import FuzzRun
     from conformance.stages.fuzz.target import FuzzTarget
 
@@ -158,6 +186,12 @@ def fuzz_run(request: pytest.FixtureRequest, target: Any, run_prefix: str) -> It
     with Client(target.base_url, target.profile, run_prefix=run_prefix) as client:
         fuzz_target.provision(client)
     run = FuzzRun(settings.tier, settings.seed, fuzz_target)
+    # Replay first: the corpus is re-sent before this process generates any case.
+    started = time.monotonic()
+    kept = CorpusRun(settings.corpus or corpus_directory(request.config))
+    kept.replayed, kept.owner = replay_once(run, kept.directory, request.config.stash[RUN_ID])
+    kept.replay_seconds = time.monotonic() - started
+    run.corpus = kept
     request.config.stash[RUN] = run
     try:
         yield run
@@ -194,6 +228,13 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
         (name, value) for name, value in report.user_properties if name != USER_PROPERTY
     ]
     report.user_properties.append((USER_PROPERTY, record.to_json()))
+    kept = run.corpus
+    if kept is not None:
+        kept.keep(run.corpus_cases(described.operation_id, modes[described.kind]))
+        replayed = None if kept.reported or not kept.owner else kept.record()
+        if replayed is not None:
+            report.user_properties.append((USER_PROPERTY, replayed.to_json()))
+        kept.reported = True
     details = run.details()
     details["worker"] = os.environ.get("PYTEST_XDIST_WORKER", "main")
     report.user_properties.append((STAGE_PROPERTY, {"name": "fuzz", "details": details}))
@@ -220,6 +261,23 @@ def pytest_sessionstart(session: pytest.Session) -> None:
 
 
 _STARTED = pytest.StashKey[float]()
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """On the controller: a regression fails the session; the replay's shared files go."""
+    config = session.config
+    if hasattr(config, "workerinput"):
+        return
+    details = stage_details(config) or {}
+    regressions = (details.get("corpus") or {}).get("regressions")
+    if regressions and session.exitstatus == pytest.ExitCode.OK:
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+    from conformance.run_state import RUN_ID
+    from conformance.stages.fuzz.replay import forget
+
+    run_id = config.stash.get(RUN_ID, None)
+    if run_id is not None:
+        forget(run_id)
 
 
 def stage_details(config: pytest.Config) -> dict[str, Any] | None:

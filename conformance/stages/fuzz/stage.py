@@ -25,6 +25,7 @@ from conformance.report.model import Evidence, Outcome
 from conformance.reproduction import curl_command
 from conformance.stages.fuzz.auth import AUTH_REQUIREMENTS, AuthMode, is_sdk_path, kind_of
 from conformance.stages.fuzz.budget import Tier
+from conformance.stages.fuzz.capture import Sent, corpus_case
 from conformance.stages.fuzz.checks import (
     CUSTOM_BY_NAME,
     CheckFunction,
@@ -38,6 +39,8 @@ from conformance.stages.fuzz.target import FuzzTarget
 
 if TYPE_CHECKING:
     from schemathesis import Case, Response
+
+    from conformance.stages.fuzz.corpus_run import CorpusRun
 
 REQUEST_TIMEOUT_S = 10.0
 RATE_LIMITED = 429
@@ -65,6 +68,9 @@ class SeenFailure:
     curl: str
     status: int | None
     count: int = 1
+    # What the corpus keeps: the last request that failed (the shrunk one), or for a stateful
+    # failure the shortest call sequence that ended in it.
+    sent: list[Sent] = field(default_factory=list)
 
 
 @dataclass
@@ -97,6 +103,8 @@ class FuzzRun:
         self.budget_exhausted = False
         self.stateful_stopped_early = False
         self.ledger = Ledger()
+        self.scenario: list[Sent] = []  # the stateful scenario in progress, step by step
+        self.corpus: CorpusRun | None = None  # the failure corpus (set by the plugin)
 
     # ------------------------------------------------------------------ one example
 
@@ -133,6 +141,8 @@ class FuzzRun:
         )
         counts.cases += 1
         counts.statuses[response.status_code] += 1
+        if kind == "stateful":
+            self.scenario.append(Sent.of(operation_id, case, response))
         replay = self._replay(case, response, mode, sent_at)
         found = self._check(case, response, mode, counts, replay)
         real = [f for f in found if self._note(operation_id, kind, case, response, f) is None]
@@ -240,12 +250,17 @@ class FuzzRun:
         doubt = doubt_of_failure(operation_id, check, failure, case, response)
         key = (operation_id, kind, check)
         seen = self.failures.get(key)
+        sent = (
+            list(self.scenario) if kind == "stateful" else [Sent.of(operation_id, case, response)]
+        )
         if seen is not None:
             seen.count += 1
+            if kind != "stateful" or len(sent) < len(seen.sent):
+                seen.sent = sent
             # The last one seen is the one Hypothesis shrank to: the simplest reproduction.
             seen.curl, seen.message, seen.status = (
                 self._curl(case, response),
-                failure.message,
+                self.redactor.text(failure.message),
                 response.status_code,
             )
             seen.doubt = seen.doubt if seen.doubt is None else doubt
@@ -260,8 +275,21 @@ class FuzzRun:
             message=self.redactor.text(failure.message),
             curl=self._curl(case, response),
             status=response.status_code,
+            sent=sent,
         )
         return doubt
+
+    def judge(
+        self, case: Case[Any], response: Response, mode: AuthMode, sent_at: float
+    ) -> tuple[list[Failure], OperationTally]:
+        """The checks of ``mode`` on one answer, counted in no tally (a corpus replay)."""
+        tally = OperationTally()
+        replay = self._replay(case, response, mode, sent_at)
+        return self._check(case, response, mode, tally, replay), tally
+
+    def curl_of(self, response: Response) -> str:
+        """The request behind ``response`` as a curl line, secrets as placeholders."""
+        return curl_line(response.request, self.redactor)
 
     def _curl(self, case: Case[Any], response: Response) -> str:
         """The request as sent, as a curl line; secrets become ``$RCES_...`` placeholders."""
@@ -344,6 +372,36 @@ class FuzzRun:
             seed=self.seed,
         )
 
+    def corpus_cases(
+        self, operation_id: str | None, modes: tuple[str, ...]
+    ) -> list[dict[str, Any]]:
+        """The real failures of one test (one operation, None: all) as corpus cases."""
+        found = []
+        for (op, kind, check), seen in self.failures.items():
+            if seen.doubt or not seen.sent or kind not in modes or operation_id not in (None, op):
+                continue
+            expected, _, received = seen.message.partition("\nReceived:")
+            found.append(
+                corpus_case(
+                    self.target,
+                    kind="stateful" if kind == "stateful" else "stateless",
+                    mode="valid" if kind == "stateful" else kind,
+                    check=check,
+                    requirement_ids=seen.requirement_ids,
+                    title=seen.title,
+                    sent=seen.sent,
+                    found={
+                        "tier": self.tier.name,
+                        "seed": self.seed,
+                        "status": seen.status,
+                        "expected": expected.removeprefix("Expected:").strip(),
+                        "received": received.strip(),
+                        "curl": seen.curl,
+                    },
+                )
+            )
+        return found
+
     def real_failures(self, kind: str) -> list[str]:
         """One line per distinct real (not spec-doubt) failure noted under ``kind``."""
         return [
@@ -386,6 +444,7 @@ class FuzzRun:
                 f"{op} ({kind})": {str(k): v for k, v in sorted(t.statuses.items())}
                 for (op, kind), t in sorted(self.tallies.items())
             },
+            "corpus": None if self.corpus is None else self.corpus.details(),
             "real_objects": {
                 "configuration_id": self.target.objects.configuration_id,
                 "experiment_id": self.target.objects.experiment_id,

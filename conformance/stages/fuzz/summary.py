@@ -29,6 +29,13 @@ def merge_details(per_worker: Sequence[dict[str, Any]]) -> dict[str, Any]:
     merged["budget_exhausted"] = any(d.get("budget_exhausted") for d in per_worker)
     merged["workers"] = len(per_worker)
     merged["failures"] = sum(merged["failures_by_check"].values())
+    corpora = [d["corpus"] for d in per_worker if d.get("corpus")]
+    if corpora:
+        # Every worker read the same replay (done once per run); each wrote its own new cases.
+        corpus = dict(corpora[0])
+        corpus["replay_seconds"] = max(float(c.get("replay_seconds", 0.0)) for c in corpora)
+        corpus["written"] = sorted({name for c in corpora for name in c.get("written", ())})
+        merged["corpus"] = corpus
     return merged
 
 
@@ -46,4 +53,22 @@ def summary_lines(details: Mapping[str, Any]) -> list[str]:
     ]
     for title, table in (("failing", failures), ("spec-doubt", doubts)):
         lines += [f"  {title}: {check} on {count} operation(s)" for check, count in table.items()]
+    return lines + corpus_lines(details.get("corpus") or {})
+
+
+def corpus_lines(corpus: Mapping[str, Any]) -> list[str]:
+    """The corpus replay and what was kept, one line each case that changed state."""
+    if not corpus:
+        return []
+    regressions, fixed = corpus.get("regressions") or [], corpus.get("fixed") or []
+    inconclusive, written = corpus.get("inconclusive") or [], corpus.get("written") or []
+    lines = [
+        f"  corpus {corpus.get('directory')}: {corpus.get('replayed', 0)} case(s) replayed in "
+        f"{float(corpus.get('replay_seconds', 0.0)):.1f}s: {len(regressions)} regression(s), "
+        f"{len(fixed)} fixed, {len(inconclusive)} inconclusive; {len(written)} new case(s) kept"
+    ]
+    lines += [f"    regression: {name}" for name in regressions]
+    lines += [f"    fixed: {name} (conformance fuzz prune removes it)" for name in fixed]
+    lines += [f"    inconclusive: {name}" for name in inconclusive]
+    lines += [f"    new: {name}" for name in written]
     return lines

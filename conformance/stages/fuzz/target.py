@@ -190,7 +190,7 @@ class FuzzTarget:
 
         headers = dict(case.headers or {})
         if not sdk and not negated & {"environment_id", "@header"}:
-            headers = _set(headers, "environment_id", str(self._environment_id()))
+            headers = _set(headers, "environment_id", str(self.environment_id()))
         if sdk and _find(headers, self.profile.headers.instance_id) is None:
             headers[self.profile.headers.instance_id] = self.new_instance_id()
         for name, value in credential_headers(
@@ -204,7 +204,8 @@ class FuzzTarget:
             if body is not case.body:
                 case.body = body
 
-    def _environment_id(self) -> int:
+    def environment_id(self) -> int:
+        """The environment every management case is aimed at (development, else the first)."""
         environments = self.profile.project.environments
         return environments.get("development", next(iter(environments.values())))
 

@@ -63,6 +63,11 @@ class FuzzStateMachine(schema.as_state_machine()):  # type: ignore[misc]
 
     run: ClassVar[Any] = None
 
+    def __init__(self) -> None:
+        super().__init__()
+        if self.run is not None:  # a new scenario: the corpus keeps each one's call sequence
+            self.run.scenario = []
+
     def step(self, input: StepInput) -> StepOutput:
         # Failures are noted, not raised: replaying a scenario against a server whose state has
         # moved on cannot reproduce it (Hypothesis reports "inconsistent data generation").

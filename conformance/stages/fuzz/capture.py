@@ -1,0 +1,182 @@
+"""What a fuzz run keeps of the requests behind its failures, and how they become corpus cases.
+
+``Sent`` is a cheap snapshot of one request taken when a failure is noted (the case object is
+reused and re-aimed, so its headers are copied); nothing is encoded until the test ends and
+``corpus_case`` turns the last one (the shrunk minimal case) or the stateful call sequence into
+a corpus case (``corpus.py``): secrets as placeholders, run-bound ids as references.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from conformance.stages.fuzz import corpus
+
+if TYPE_CHECKING:
+    from schemathesis import Case, Response
+
+    from conformance.stages.fuzz.target import FuzzTarget
+
+
+@dataclass(frozen=True)
+class Sent:
+    """One request as it was sent, and the response it got."""
+
+    operation_id: str
+    method: str
+    path: str
+    headers: dict[str, Any]
+    path_parameters: dict[str, Any]
+    query: dict[str, Any]
+    body: Any
+    has_body: bool
+    media_type: str | None
+    meta: Any
+    response: Response
+
+    @classmethod
+    def of(cls, operation_id: str, case: Case[Any], response: Response) -> Sent:
+        from schemathesis.core import NOT_SET
+
+        return cls(
+            operation_id=operation_id,
+            method=str(case.method),
+            path=str(case.operation.path),
+            headers=dict(case.headers or {}),
+            path_parameters=dict(case.path_parameters or {}),
+            query=dict(case.query or {}),
+            body=case.body,
+            has_body=case.body is not NOT_SET,
+            media_type=case.media_type,
+            meta=case.meta,
+            response=response,
+        )
+
+    def parts(self) -> dict[str, Any]:
+        parts: dict[str, Any] = {
+            "headers": self.headers,
+            "path_parameters": self.path_parameters,
+            "query": self.query,
+        }
+        if self.has_body:
+            parts["body"] = _jsonable(self.body)
+            parts["media_type"] = self.media_type
+        generation = generation_of(self.meta)
+        if generation:
+            parts["generation"] = generation
+        return parts
+
+
+def generation_of(meta: Any) -> dict[str, Any]:
+    """How a case was generated, as far as checks of invalid input read it."""
+    if meta is None:
+        return {}
+    mode = str(getattr(meta.generation.mode, "value", meta.generation.mode))
+    if mode != "negative":
+        return {}
+    data = meta.phase.data
+    location = getattr(data, "parameter_location", None)
+    return {
+        "mode": mode,
+        "negative": sorted(
+            str(getattr(where, "value", where))
+            for where, info in meta.components.items()
+            if str(getattr(info.mode, "value", info.mode)) == "negative"
+        ),
+        "parameter": getattr(data, "parameter", None),
+        "parameter_location": None if location is None else str(location.value),
+        "description": getattr(data, "description", None),
+    }
+
+
+def _jsonable(value: Any) -> Any:
+    try:
+        return json.loads(json.dumps(value))
+    except (TypeError, ValueError):
+        return repr(value)
+
+
+def references(target: FuzzTarget) -> corpus.References:
+    objects = target.objects
+    by_name: dict[str, Any] = {
+        "application_id": target.profile.project.application_id,
+        "environment_id": target.environment_id(),
+    }
+    if objects.configuration_id is not None:
+        by_name["configuration_id"] = objects.configuration_id
+    if objects.experiment_id is not None:
+        by_name["experiment_id"] = objects.experiment_id
+    for index, group_id in enumerate(objects.group_ids):
+        by_name[f"group_id_{index}"] = group_id
+    return corpus.References(
+        by_name=by_name,
+        run_prefix=target.run_prefix,
+        instance_prefix=target.name_prefix,
+        secrets=target.profile.secret_names(),
+    )
+
+
+def captures(index: int, response: Response) -> dict[str, Any]:
+    """What step ``index`` (1-based) received that a later step may send back."""
+    found: dict[str, Any] = {}
+    etag = response.headers.get("etag")
+    if etag:
+        found[f"step{index}.etag"] = etag[0] if isinstance(etag, list) else etag
+    try:
+        body = json.loads(response.content) if response.content else None
+    except ValueError:
+        body = None
+    if isinstance(body, dict) and isinstance(body.get("id"), int | str):
+        found[f"step{index}.id"] = body["id"]
+    return found
+
+
+def encode_steps(target: FuzzTarget, sent: list[Sent]) -> list[dict[str, Any]]:
+    """The steps of a case, each sent value that an earlier step received as a reference."""
+    refs = references(target)
+    steps = []
+    for index, one in enumerate(sent, start=1):
+        steps.append(
+            corpus.encode_step(
+                one.operation_id,
+                one.method,
+                one.path,
+                one.parts(),
+                refs,
+            )
+        )
+        # Header values (If-None-Match) an earlier step received: references to it.
+        _etag_references(steps[-1], refs)
+        refs.by_name.update(captures(index, one.response))
+    return steps
+
+
+def _etag_references(step: dict[str, Any], refs: corpus.References) -> None:
+    for name, value in list(step["headers"].items()):
+        for ref, known in refs.by_name.items():
+            if ref.endswith(".etag") and value == known:
+                step["headers"][name] = "${" + ref + "}"
+
+
+def corpus_case(
+    target: FuzzTarget,
+    *,
+    kind: str,
+    mode: str,
+    check: str,
+    requirement_ids: tuple[str, ...],
+    title: str,
+    sent: list[Sent],
+    found: dict[str, Any],
+) -> dict[str, Any]:
+    return corpus.new_case(
+        kind=kind,
+        mode=mode,
+        check=check,
+        requirement_ids=requirement_ids,
+        title=title,
+        steps=encode_steps(target, sent),
+        found=found,
+    )

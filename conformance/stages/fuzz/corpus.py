@@ -1,0 +1,276 @@
+"""The failure corpus: every failure the fuzz stage found, one small JSON file per case.
+
+A corpus case (``corpus.schema.json``) holds the steps to send (one for a stateless failure,
+the call sequence for a stateful one), the check that failed, its requirement ids, the mode of
+credentials, and how it was found (tier, seed, suite version, date, the evidence then).
+What only existed on the target it was found on is written as a reference the replay fills in
+again (``${configuration_id}``, ``${experiment_id}``, ``${group_id_0}``, ``${application_id}``,
+``${environment_id}``, ``${instance_id}``, ``${run_prefix}``, and ``${stepN.id}`` /
+``${stepN.etag}`` for what an earlier step of a sequence received); secrets only as the
+profile's placeholders (``$RCES_PAT``, ``$RCES_SDK_KEY_1``, ...). A whole-value reference
+(``"${configuration_id}"``) comes back with the bound value's type.
+
+The file name is the operation, the check and a hash of what the case sends, so a failure found
+again writes nothing new. This module owns the format: encoding, decoding, reading, writing.
+"""
+
+from __future__ import annotations
+
+import datetime
+import hashlib
+import json
+import os
+import re
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+FORMAT = "rces-fuzz-case/1"
+SCHEMA_FILE = "corpus.schema.json"
+DIRECTORY_NAME = "fuzz-corpus"  # the default corpus: <report dir>/fuzz-corpus
+_REFERENCE = re.compile(r"\$\{([A-Za-z0-9_.]+)\}")
+# Headers schemathesis or a transport adds on its own; never part of a case.
+_DROPPED_HEADERS = frozenset({"x-schemathesis-testcaseid", "user-agent", "content-length"})
+# Body keys whose value may be the id of a real object (the run's own or an earlier step's).
+_ID_KEY = re.compile(r"(^id$|Id$)")
+# References bound from the profile, written only where the stage put them (never by value).
+_PROFILE_BOUND = frozenset({"application_id", "environment_id"})
+
+
+def schema() -> dict[str, Any]:
+    text = resources.files("conformance.stages.fuzz").joinpath(SCHEMA_FILE).read_text("utf-8")
+    loaded: dict[str, Any] = json.loads(text)
+    return loaded
+
+
+def validate(data: Any) -> None:
+    """Raise ``ValueError`` naming the first problem when ``data`` is no corpus case."""
+    import jsonschema  # type: ignore[import-untyped]
+
+    try:
+        jsonschema.validate(data, schema())
+    except jsonschema.ValidationError as error:
+        where = "/".join(str(part) for part in error.absolute_path) or "(top)"
+        raise ValueError(f"not a fuzz corpus case: {where}: {error.message}") from None
+
+
+# ------------------------------------------------------------------ encoding
+
+
+@dataclass
+class References:
+    """Values that only existed on the target a case was found on, by reference name."""
+
+    by_name: dict[str, Any]
+    run_prefix: str
+    instance_prefix: str
+    secrets: Mapping[str, str]  # secret value -> its placeholder
+
+    def name_of(self, value: Any, key: str = "") -> str | None:
+        """The reference ``value`` stands for under ``key`` (None: a value of its own).
+
+        Two objects of different kinds may share an id (configuration 1, experiment 1): the
+        name whose kind the key names wins, then the latest step's capture, then the first.
+        """
+        if isinstance(value, bool) or value is None or isinstance(value, float):
+            return None
+        matches = [
+            name
+            for name, known in self.by_name.items()
+            if name not in _PROFILE_BOUND
+            and (known == value or (isinstance(value, str) and value == str(known)))
+        ]
+        if not matches:
+            return None
+        lowered = key.lower()
+        for name in matches:
+            stem = name.split("_")[0]
+            if not name.startswith("step") and stem in lowered:
+                return name
+        captured = [name for name in matches if name.startswith("step")]
+        return captured[-1] if captured else matches[0]
+
+    def text(self, value: str) -> str:
+        for secret, placeholder in sorted(self.secrets.items(), key=lambda p: -len(p[0])):
+            value = value.replace(secret, placeholder)
+        if value.startswith(self.instance_prefix):
+            return "${instance_id}"
+        return value.replace(self.run_prefix, "${run_prefix}") if self.run_prefix else value
+
+    def value(self, value: Any, key: str = "") -> Any:
+        """``value`` with secrets and run-bound strings replaced (ids under id-like keys)."""
+        if isinstance(value, dict):
+            return {str(k): self.value(v, str(k)) for k, v in value.items()}
+        if isinstance(value, list | tuple):
+            return [self.value(item, key) for item in value]
+        if key and _ID_KEY.search(key):
+            name = self.name_of(value, key)
+            if name is not None:
+                return "${" + name + "}"
+        if isinstance(value, str):
+            return self.text(value)
+        return value
+
+
+def encode_step(
+    operation_id: str,
+    method: str,
+    path: str,
+    parts: Mapping[str, Any],
+    references: References,
+    environment_header: str = "environment_id",
+) -> dict[str, Any]:
+    """One request of a case: the template path and its parts, references in place."""
+    headers = {}
+    for name, raw in (parts.get("headers") or {}).items():
+        if name.lower() in _DROPPED_HEADERS:
+            continue
+        value = str(raw)
+        is_environment = name.lower() == environment_header.lower()
+        if is_environment and value == str(references.by_name.get("environment_id")):
+            headers[name] = "${environment_id}"
+        else:
+            headers[name] = references.text(value)
+    path_parameters = {}
+    for name, raw in (parts.get("path_parameters") or {}).items():
+        if name == "applicationId" and raw == references.by_name.get("application_id"):
+            path_parameters[name] = "${application_id}"
+        else:
+            path_parameters[name] = references.value(raw, name if _ID_KEY.search(name) else "id")
+    step: dict[str, Any] = {
+        "operation_id": operation_id,
+        "method": method.upper(),
+        "path": path,
+        "path_parameters": path_parameters,
+        "query": references.value(dict(parts.get("query") or {})),
+        "headers": dict(sorted(headers.items(), key=lambda item: item[0].lower())),
+    }
+    if "body" in parts:
+        step["body"] = references.value(parts["body"])
+        step["media_type"] = parts.get("media_type")
+    generation = parts.get("generation")
+    if generation:
+        step["generation"] = generation
+    return step
+
+
+def case_id(data: Mapping[str, Any]) -> str:
+    """A hash of what the case sends and checks: the same failure found again, the same id."""
+    sent = {
+        key: data[key] for key in ("kind", "mode", "check", "operation_id", "steps") if key in data
+    }
+    canonical = json.dumps(sent, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+    return hashlib.sha256(canonical.encode()).hexdigest()[:16]
+
+
+def new_case(
+    *,
+    kind: str,
+    mode: str,
+    check: str,
+    requirement_ids: tuple[str, ...],
+    title: str,
+    steps: list[dict[str, Any]],
+    found: dict[str, Any],
+) -> dict[str, Any]:
+    from conformance import __version__
+
+    data: dict[str, Any] = {
+        "format": FORMAT,
+        "id": "",
+        "kind": kind,
+        "mode": mode,
+        "operation_id": steps[-1]["operation_id"],
+        "check": check,
+        "requirement_ids": list(requirement_ids),
+        "title": title,
+        "steps": steps,
+    }
+    data["id"] = case_id(data)
+    data["found"] = {
+        "date": datetime.datetime.now(datetime.UTC).date().isoformat(),
+        "suite_version": __version__,
+        **found,
+    }
+    return data
+
+
+def file_name(data: Mapping[str, Any]) -> str:
+    safe = re.sub(r"[^A-Za-z0-9_]+", "_", f"{data['operation_id']}-{data['check']}")
+    return f"{safe}-{data['id']}.json"
+
+
+# ------------------------------------------------------------------ files
+
+
+def dump(data: Mapping[str, Any]) -> str:
+    return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+
+
+def write(directory: Path, data: Mapping[str, Any]) -> Path | None:
+    """Write one case; None when a case of the same id is already there (kept as it was)."""
+    directory.mkdir(parents=True, exist_ok=True)
+    path = directory / file_name(data)
+    if path.exists():
+        return None
+    partial = path.with_suffix(f".{os.getpid()}.tmp")
+    partial.write_text(dump(data), "utf-8")
+    os.replace(partial, path)
+    return path
+
+
+def read(path: Path) -> dict[str, Any]:
+    data = json.loads(path.read_text("utf-8"))
+    validate(data)
+    loaded: dict[str, Any] = data
+    return loaded
+
+
+def files(directory: Path) -> list[Path]:
+    return sorted(directory.glob("*.json")) if directory.is_dir() else []
+
+
+def cases(directory: Path) -> Iterator[tuple[Path, dict[str, Any]]]:
+    for path in files(directory):
+        yield path, read(path)
+
+
+# ------------------------------------------------------------------ decoding
+
+
+def secrets_by_placeholder(secret_names: Mapping[str, str]) -> dict[str, str]:
+    """Placeholder -> secret, longest placeholder first (``$RCES_SDK_KEY_10`` before ``_1``)."""
+    pairs = sorted(((p, s) for s, p in secret_names.items()), key=lambda pair: -len(pair[0]))
+    return dict(pairs)
+
+
+def decode(value: Any, bindings: Mapping[str, Any], secrets: Mapping[str, str]) -> Any:
+    """``value`` with references and placeholders filled in from this target."""
+    if isinstance(value, dict):
+        return {k: decode(v, bindings, secrets) for k, v in value.items()}
+    if isinstance(value, list):
+        return [decode(item, bindings, secrets) for item in value]
+    if not isinstance(value, str):
+        return value
+    whole = _REFERENCE.fullmatch(value)
+    if whole and whole.group(1) in bindings:
+        return bindings[whole.group(1)]
+    text = _REFERENCE.sub(
+        lambda m: str(bindings[m.group(1)]) if m.group(1) in bindings else m.group(0), value
+    )
+    for placeholder, secret in secrets.items():
+        text = text.replace(placeholder, secret)
+    return text
+
+
+def unbound(value: Any, bindings: Mapping[str, Any]) -> set[str]:
+    """Reference names in ``value`` this target could not bind (an object it could not create)."""
+    if isinstance(value, dict):
+        return set().union(*(unbound(v, bindings) for v in value.values()))
+    if isinstance(value, list):
+        return set().union(*(unbound(v, bindings) for v in value))
+    if isinstance(value, str):
+        return {name for name in _REFERENCE.findall(value) if name not in bindings}
+    return set()

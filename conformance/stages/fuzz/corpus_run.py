@@ -1,0 +1,112 @@
+"""The corpus in a fuzz run: replay first, report regressions and fixes, keep new failures.
+
+``CorpusRun`` is what one process of a run knows about the corpus: where it is, what the replay
+found (``replay.replay_once``: once per run whatever the number of workers), which new cases this
+process wrote. ``record`` is the replay's ``TestRecord``: a regression fails its requirements
+with the original and the new evidence, a fixed case passes them; ``details`` goes into the
+stage summary (regressions and fixes by file, replay time, cases written).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from conformance.outcomes import TestRecord
+from conformance.report.model import Evidence, Outcome
+from conformance.stages.fuzz import corpus
+from conformance.stages.fuzz.replay import FAILS, FIXED, INCONCLUSIVE, Replayed
+
+REPLAY_TEST_ID = "conformance.stages.fuzz.test_fuzz::corpus_replay"
+
+
+@dataclass
+class CorpusRun:
+    directory: Path
+    replayed: list[Replayed] = field(default_factory=list)
+    replay_seconds: float = 0.0
+    owner: bool = False  # this process replayed (and reports the replay's record)
+    reported: bool = False
+    written: list[str] = field(default_factory=list)
+
+    def regressed(self) -> set[tuple[str, str, str]]:
+        """(operation, mode, check) of every case that failed again: found again, not new."""
+        return {result.key for result in self.replayed if result.verdict == FAILS}
+
+    def keep(self, cases: list[dict[str, Any]]) -> list[str]:
+        """Write the new failures of one test; one that failed again on replay is not new."""
+        regressed = self.regressed()
+        written = []
+        for data in cases:
+            mode = "stateful" if data["kind"] == "stateful" else data["mode"]
+            if (data["operation_id"], mode, data["check"]) in regressed:
+                continue
+            path = corpus.write(self.directory, data)
+            if path is not None:
+                written.append(path.name)
+        self.written += written
+        return written
+
+    def record(self) -> TestRecord | None:
+        """The replay as one test record (None: an empty corpus)."""
+        if not self.replayed:
+            return None
+        outcomes: dict[str, Outcome] = {}
+        evidence: dict[str, Evidence] = {}
+        messages = []
+        for result in self.replayed:
+            if result.verdict == INCONCLUSIVE:
+                messages.append(f"{result.path}: inconclusive ({result.reason})")
+                continue
+            failed = result.verdict == FAILS
+            for rid in result.requirement_ids:
+                if failed:
+                    outcomes[rid] = Outcome.FAIL
+                    evidence.setdefault(rid, _evidence(result))
+                else:
+                    outcomes.setdefault(rid, Outcome.PASS)
+            if failed:
+                messages.append(f"regression: {result.path} [{result.check}] {result.title}")
+        first = next(iter(evidence.values()), None)
+        return TestRecord(
+            test_id=REPLAY_TEST_ID,
+            stage="fuzz",
+            requirement_ids=tuple(outcomes),
+            outcomes=outcomes,
+            duration_s=self.replay_seconds,
+            message="; ".join(messages),
+            evidence=first,
+            evidence_by_requirement=evidence,
+        )
+
+    def details(self) -> dict[str, Any]:
+        def by(verdict: str) -> list[str]:
+            return [r.path for r in self.replayed if r.verdict == verdict]
+
+        return {
+            "directory": str(self.directory),
+            "replayed": len(self.replayed),
+            "replay_seconds": round(self.replay_seconds, 3),
+            "regressions": by(FAILS),
+            "fixed": by(FIXED),
+            "inconclusive": by(INCONCLUSIVE),
+            "written": list(self.written),
+        }
+
+
+def _evidence(result: Replayed) -> Evidence:
+    found = result.found
+    new = result.reason.partition("\nReceived:")[2].strip() or f"HTTP {result.status}"
+    then = found.get("received") or f"HTTP {found.get('status')}"
+    return Evidence(
+        test_id=REPLAY_TEST_ID,
+        requirement_ids=tuple(result.requirement_ids),
+        title=f"regression: {result.title} (corpus case {result.path})",
+        expected=found.get("expected") or "the check to pass",
+        received=f"now: {new}; when found ({found.get('date')}, tier {found.get('tier')}, "
+        f"seed {found.get('seed')}, suite {found.get('suite_version')}): {then}",
+        curl=result.curl,
+        check=result.check,
+        seed=found.get("seed"),
+    )
