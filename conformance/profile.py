@@ -265,6 +265,13 @@ class ExperimentPayload:
 
 
 @dataclass(frozen=True)
+class FuzzStage:
+    """``fuzz``: where the fuzz stage keeps its failure corpus (docs/fuzzing.md)."""
+
+    corpus: str | None
+
+
+@dataclass(frozen=True)
 class ClientStage:
     """``client``: how the SDK client under test fills the gaps of spec 4.3 (the client stage)."""
 
@@ -303,6 +310,7 @@ class Profile:
     bootstrap_payload: BootstrapPayload
     experiment_payload: ExperimentPayload
     client: ClientStage
+    fuzz: FuzzStage
     capabilities: dict[str, bool]
     baseline: tuple[BaselineEntry, ...]
     source: Path | None  # not a key: the file read (given to ``build``)
