@@ -360,14 +360,20 @@ HOLD_SECONDS = HOLD_DEADLINE_SECONDS + 1.5
 HOLD_PROFILE: dict[str, Any] = {"responses": {"max_seconds": HOLD_DEADLINE_SECONDS}}
 
 
-def _connection_transport() -> asyncio.BaseTransport | None:
-    """The transport of the connection whose request the current task serves (uvicorn's h11
-    server runs each request in a task whose coroutine is ``RequestResponseCycle.run_asgi``)."""
+def _connection_transport() -> Any:
+    """The transport of the connection whose request the current task serves (uvicorn's h11 and
+    httptools servers run each request in a task whose coroutine is
+    ``RequestResponseCycle.run_asgi``). Duck-typed: uvloop's transports are not subclasses of
+    ``asyncio.BaseTransport``."""
     task = asyncio.current_task()
     frame = getattr(task.get_coro(), "cr_frame", None) if task is not None else None
     cycle = frame.f_locals.get("self") if frame is not None else None
     transport = getattr(cycle, "transport", None)
-    return transport if isinstance(transport, asyncio.BaseTransport) else None
+    if callable(getattr(transport, "get_extra_info", None)) and callable(
+        getattr(transport, "close", None)
+    ):
+        return transport
+    return None
 
 
 def reset_connection() -> Response:
@@ -377,12 +383,13 @@ def reset_connection() -> Response:
     connection."""
     transport = _connection_transport()
     if transport is None:
-        raise RuntimeError("no connection to reset: the fault runs outside uvicorn's h11 server")
+        raise RuntimeError("no connection to reset: the fault runs outside uvicorn's server")
     sock = transport.get_extra_info("socket")
     if sock is not None:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
-    if isinstance(transport, asyncio.WriteTransport):
-        transport.abort()
+    abort = getattr(transport, "abort", None)
+    if callable(abort):
+        abort()
     else:
         transport.close()
     return Response(500, {}, b"")
