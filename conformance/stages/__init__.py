@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from conformance.stages.client import STAGE as CLIENT
 from conformance.stages.fuzz import STAGE as FUZZ
 from conformance.stages.scenarios import STAGE as SCENARIOS
 from conformance.stages.stage import STAGE_PROPERTY, Stage
@@ -26,6 +27,7 @@ __all__ = [
 REGISTRY: tuple[Stage, ...] = (
     SCENARIOS,
     FUZZ,
+    CLIENT,
 )
 
 # The stage of a requirement-marked test outside every stage's package (a user's own tests run

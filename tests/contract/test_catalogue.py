@@ -204,8 +204,9 @@ def test_bootstrap_rules_are_gated_by_bootstrap() -> None:
 
 
 def test_client_only_rules_are_few() -> None:
+    """The client stage judges them (spec 4.3 and 8); the catalogue stays mostly server rules."""
     clients = [r.id for r in load_catalogue() if r.subject == "client"]
-    assert 0 < len(clients) <= 5
+    assert 0 < len(clients) <= 12
 
 
 def test_titles_are_short_and_texts_are_single_spaced() -> None:

@@ -1,0 +1,89 @@
+"""What the reports show of a scenario's run: the recorded request timeline (as text and as the
+evidence's exchanges) and, for timing scenarios, the intervals each instance kept against the
+intervals its answers asked for. Plain JSON: it travels as a stage property."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from conformance.report.model import Exchange
+from conformance.stages.client.runs import ScenarioRun
+from conformance.stages.client.timeline import gaps, hint_bound
+
+TIMELINE_LINES = 80
+EXCHANGES = 6
+
+
+def scenario_details(run: ScenarioRun) -> dict[str, Any]:
+    """One scenario's entry in the stage details."""
+    transport = run.settings.hash_transport
+    records = run.records()
+    lines = [r.line(transport) for r in records]
+    details: dict[str, Any] = {
+        "title": run.scenario.title,
+        "requirements": list(run.scenario.requirement_ids),
+        "instances": len(run.instances),
+        "requests": len(records),
+        "seconds": run.seconds,
+        "timeline": lines[:TIMELINE_LINES] + (["..."] if len(lines) > TIMELINE_LINES else []),
+    }
+    if run.scenario.timing:
+        details["intervals"] = intervals(run)
+    return details
+
+
+def intervals(run: ScenarioRun) -> list[dict[str, Any]]:
+    """Each closed wait: instance, when, kept, what the answer before it asked (None: nothing)."""
+    reading = run.settings.jitter_reading
+    found = []
+    for instance in run.instances:
+        for gap in gaps(instance):
+            if gap.open:
+                continue
+            record = gap.after
+            asked: float | None = None
+            why = "cadence"
+            if record.hint is not None:
+                asked, why = hint_bound(record.hint[0], record.hint[1], reading), "hint"
+            elif record.retry_after_s is not None:
+                asked, why = record.retry_after_s, "retry-after"
+            elif gap.failed:
+                why = "backoff"
+            found.append(
+                {
+                    "instance": instance.name,
+                    "at": round(record.arrived, 3),
+                    "kept": round(gap.seconds, 3),
+                    "asked": None if asked is None else round(asked, 3),
+                    "why": why,
+                }
+            )
+    return found
+
+
+class Timeline:
+    """The recorded requests as a transcript the plugin attaches to a failing test's evidence
+    (``exchanges``) and to its terminal report (``render``)."""
+
+    def __init__(self, run: ScenarioRun) -> None:
+        self.run = run
+        self.exchanges = tuple(_exchange(run, r) for r in run.records())
+
+    def render(self) -> str:
+        return "\n".join(r.line(self.run.settings.hash_transport) for r in self.run.records())
+
+
+def _exchange(run: ScenarioRun, record: Any) -> Exchange:
+    url = record.path + (
+        "?" + "&".join(f"{k}={v}" for k, v in record.query.items()) if record.query else ""
+    )
+    return Exchange(
+        method=record.method,
+        url=url,
+        request_headers=dict(record.headers),
+        request_body=None,
+        status=record.status,
+        response_headers={},
+        response_body=record.answer(),
+        elapsed_ms=round(1000 * max(0.0, record.answered - record.arrived), 3),
+    )

@@ -1,0 +1,50 @@
+"""Which judge reads which scenario (``Scenario.judges`` names them), and a scenario's findings:
+a client that did not run, ended early or never polled fails every id of the scenario, with its
+output as the evidence."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from conformance.stages.client.findings import Finding, failed
+from conformance.stages.client.judge_failures import judge_backoff, judge_retry_after
+from conformance.stages.client.judge_hash import judge_last_hash
+from conformance.stages.client.judge_headers import judge_headers
+from conformance.stages.client.judge_hint import judge_hint, judge_jitter, judge_release
+from conformance.stages.client.judge_refetch import judge_refetch
+from conformance.stages.client.runs import ScenarioRun
+
+JUDGES: dict[str, Callable[[ScenarioRun], list[Finding]]] = {
+    "last-hash": judge_last_hash,
+    "headers": judge_headers,
+    "hint": judge_hint,
+    "hint-jitter": judge_jitter,
+    "hint-release": judge_release,
+    "refetch": judge_refetch,
+    "retry-after": judge_retry_after,
+    "backoff": judge_backoff,
+}
+
+
+def judge(run: ScenarioRun) -> list[Finding]:
+    """Every finding of one scenario's run."""
+    problems = run.problems()
+    if problems:
+        output = "\n".join(
+            f"--- {i.name} (exit status {i.launched.exit_status}):\n{i.launched.tail()}"
+            for i in run.instances
+            if i.launched is not None
+        )
+        return [
+            failed(
+                rid,
+                "the client did not take part in the scenario",
+                "each instance runs and polls until the stage stops it",
+                "; ".join(problems) + "\n" + output,
+            )
+            for rid in run.scenario.requirement_ids
+        ]
+    findings: list[Finding] = []
+    for name in run.scenario.judges:
+        findings.extend(JUDGES[name](run))
+    return findings

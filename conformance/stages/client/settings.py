@@ -1,0 +1,113 @@
+"""What one client-stage run is told: the client's command, and the profile's ``client`` and
+``headers`` keys (the defaults of ``profile.schema.json`` when no profile is given)."""
+
+from __future__ import annotations
+
+import shlex
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from conformance.errors import UsageError
+
+BOOTSTRAP = "bootstrap"
+BOOTSTRAP_PATH = "/sdk/v2/bootstrap"
+STATUS_PATH = "/sdk/v2/status"
+
+
+def reference_command() -> str:
+    """The reference client, run by the interpreter this suite runs on."""
+    return f"{shlex.quote(sys.executable)} -m refclient"
+
+
+@dataclass(frozen=True)
+class ClientSettings:
+    """The stage's inputs, checked once."""
+
+    command: tuple[str, ...]  # shlex-split, run without a shell
+    hash_transport: str  # "if-none-match" | "query"
+    jitter_reading: str  # "above" | "symmetric"
+    refetch_request: str  # "bootstrap" | a path template with {id}
+    time_scale: float
+    instance_header: str
+    numeric_header: str
+    profile_source: str = ""  # the profile file read, "" for the defaults
+
+    @property
+    def refetch_path(self) -> str:
+        """The refetch request's path template (the bootstrap path in bootstrap mode)."""
+        return BOOTSTRAP_PATH if self.refetch_request == BOOTSTRAP else self.refetch_request
+
+    def scaled(self, nominal_s: float) -> float:
+        return nominal_s * self.time_scale
+
+    def summary(self) -> dict[str, Any]:
+        """What the reports show of the settings (the command is the client's identity)."""
+        return {
+            "command": shlex.join(self.command),
+            "hash_transport": self.hash_transport,
+            "jitter_reading": self.jitter_reading,
+            "refetch_request": self.refetch_request,
+            "time_scale": self.time_scale,
+            "profile": self.profile_source or "(defaults)",
+        }
+
+
+def settings_from(
+    command: str | None, profile_path: str | None, time_scale: float | None = None
+) -> ClientSettings:
+    """The settings of a run: ``command`` (None: the reference client), the profile's keys
+    (None: the schema's defaults), ``time_scale`` overriding the profile's."""
+    section, headers = _profile_sections(profile_path)
+    argv = tuple(shlex.split(command if command is not None else reference_command()))
+    if not argv:
+        raise UsageError("--client-command is empty", "pass the command that starts your client")
+    scale = float(time_scale if time_scale is not None else section["time_scale"])
+    if not 0 < scale <= 1:
+        raise UsageError(f"the client time scale must be in (0, 1], not {scale:g}")
+    return ClientSettings(
+        command=argv,
+        hash_transport=str(section["hash_transport"]),
+        jitter_reading=str(section["jitter_reading"]),
+        refetch_request=str(section["refetch_request"]),
+        time_scale=scale,
+        instance_header=str(headers["instance_id"]).lower(),
+        numeric_header=str(headers["numeric"]).lower(),
+        profile_source=str(Path(profile_path)) if profile_path else "",
+    )
+
+
+def _profile_sections(profile_path: str | None) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The ``client`` and ``headers`` sections over their defaults. A client-only profile (no
+    credentials: the stage plays the server) is enough; both sections are checked against the
+    profile schema, an error naming the key."""
+    import importlib
+
+    import yaml
+
+    from conformance import profile as profiles
+
+    client, headers = dict(profiles.DEFAULTS["client"]), dict(profiles.DEFAULTS["headers"])
+    if not profile_path:
+        return client, headers
+    try:
+        data = yaml.safe_load(Path(profile_path).read_text(encoding="utf-8")) or {}
+    except (OSError, yaml.YAMLError) as error:
+        raise UsageError(f"cannot read the profile {profile_path}: {error}") from None
+    if not isinstance(data, dict):
+        raise UsageError(f"the profile {profile_path} is not a mapping")
+    jsonschema: Any = importlib.import_module("jsonschema")
+    for name, merged in (("client", client), ("headers", headers)):
+        given = data.get(name) or {}
+        if not isinstance(given, dict):
+            raise UsageError(f"{profile_path}: {name} must be a mapping")
+        merged.update(given)
+        node = profiles.schema()["properties"][name]
+        validator = jsonschema.Draft202012Validator(
+            {**node, "$defs": profiles.schema().get("$defs", {})}
+        )
+        for problem in validator.iter_errors(merged):
+            where = ".".join([name, *(str(p) for p in problem.absolute_path)])
+            raise UsageError(f"{profile_path}: {where}: {problem.message}")
+    return client, headers

@@ -1,0 +1,57 @@
+"""The client stage's tests: one per scenario, judging what the client under test sent.
+
+The scenarios run together once (the ``client_runs`` fixture); each test then judges its own
+recording, reports its requirement ids' outcomes, and leaves its timeline and kept intervals in
+the stage details (``STAGE_PROPERTY``) and, when it fails, in the evidence.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from conformance.run_state import TRANSCRIPT
+from conformance.stages.client.conftest import SCENARIO_PARAMETER
+from conformance.stages.client.evidence import Timeline, scenario_details
+from conformance.stages.client.findings import conclude
+from conformance.stages.client.judging import judge
+from conformance.stages.client.scenarios import SCENARIOS
+from conformance.stages.stage import STAGE_PROPERTY
+
+STAGE_NAME = "client"
+
+
+@pytest.mark.parametrize(
+    SCENARIO_PARAMETER,
+    [
+        pytest.param(
+            scenario.name,
+            marks=[
+                pytest.mark.requirement(*scenario.requirement_ids),
+                pytest.mark.xdist_group("client-stage"),  # one process runs them all at once
+            ],
+            id=scenario.name,
+        )
+        for scenario in SCENARIOS
+    ],
+)
+def test_client_scenario(
+    scenario: str,
+    client_runs: dict[str, Any],
+    request: pytest.FixtureRequest,
+    record_property: Any,
+) -> None:
+    run = client_runs[scenario]
+    request.node.stash[TRANSCRIPT] = Timeline(run)
+    record_property(
+        STAGE_PROPERTY,
+        {
+            "name": STAGE_NAME,
+            "details": {
+                "settings": run.settings.summary(),
+                "scenarios": {scenario: scenario_details(run)},
+            },
+        },
+    )
+    conclude(judge(run), sections=("4.3", "8"))
