@@ -38,6 +38,8 @@ COMMANDS: dict[str, str] = {
     "report": "conformance.report.rerender",
     "diff": "conformance.report.diff",
     "fuzz": "conformance.stages.fuzz.command",
+    "client": "conformance.stages.client.command",
+    "load-worker": "conformance.stages.load.worker_cli",
 }
 
 PYTEST_INI = """\

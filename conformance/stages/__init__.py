@@ -10,6 +10,7 @@ from collections.abc import Iterable
 
 from conformance.stages.client import STAGE as CLIENT
 from conformance.stages.fuzz import STAGE as FUZZ
+from conformance.stages.load import STAGE as LOAD
 from conformance.stages.scenarios import STAGE as SCENARIOS
 from conformance.stages.stage import STAGE_PROPERTY, Stage
 
@@ -27,6 +28,7 @@ __all__ = [
 REGISTRY: tuple[Stage, ...] = (
     SCENARIOS,
     FUZZ,
+    LOAD,
     CLIENT,
 )
 

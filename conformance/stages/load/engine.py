@@ -1,0 +1,145 @@
+"""Running the fleet: a Locust master and its local workers as child processes, and a worker that
+joins a master elsewhere (``conformance load-worker``). Never imports Locust itself (gevent's
+patching stays in those processes); reads the master's result file when it quits.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from conformance.errors import UsageError
+from conformance.stages.load.plan import DRAIN_SECONDS, Plan
+from conformance.stages.load.records import Results
+
+LOCUSTFILE = Path(__file__).with_name("locustfile.py")
+START_GRACE_S = 60.0  # workers to connect and the fleet to spawn, beyond the plan's own time
+DEFAULT_PORT = 5557  # Locust's own default master port
+
+
+@dataclass(frozen=True)
+class Fleet:
+    """How the fleet runs: local worker processes, workers expected from elsewhere, the port."""
+
+    local_workers: int
+    remote_workers: int = 0
+    port: int = DEFAULT_PORT
+    bind: str = "127.0.0.1"  # where the master listens; "*" when workers join from elsewhere
+    progress: str = "-"  # a path, or "-" for the master's stderr
+
+    @property
+    def workers(self) -> int:
+        return self.local_workers + self.remote_workers
+
+
+def default_workers() -> int:
+    """One local worker per core."""
+    return max(1, os.cpu_count() or 1)
+
+
+def locust_command(*args: str) -> list[str]:
+    return [sys.executable, "-m", "locust", "-f", str(LOCUSTFILE), *args]
+
+
+def worker_command(master: str) -> list[str]:
+    host, _, port = master.rpartition(":")
+    if not host or not port.isdigit():
+        raise UsageError(f"--master {master!r} is not HOST:PORT", "e.g. --master 10.0.0.5:5557")
+    return locust_command("--worker", "--master-host", host, "--master-port", port)
+
+
+def _quiet_env(extra: dict[str, str]) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
+    env.update(extra)
+    env.setdefault("PYTHONUNBUFFERED", "1")
+    return env
+
+
+def run_fleet(plan: Plan, fleet: Fleet, workdir: Path | None = None) -> Results:
+    """Run the plan on a master and ``fleet.local_workers`` local workers; the master's results.
+
+    A master that does not finish within the plan's time plus ``START_GRACE_S`` is stopped and
+    is a usage problem of the generator (workers missing), never a verdict on the target."""
+    if fleet.workers < 1:
+        raise UsageError("the load stage needs at least one worker", "pass --load-workers 1")
+    own = workdir is None
+    where = Path(tempfile.mkdtemp(prefix="rces-load-")) if workdir is None else workdir
+    plan_path = where / "plan.json"
+    result_path = where / "result.json"
+    fd = os.open(plan_path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as file:
+        file.write(plan.to_json())
+    env = _quiet_env(
+        {
+            "RCES_LOAD_PLAN": str(plan_path),
+            "RCES_LOAD_RESULT": str(result_path),
+            "RCES_LOAD_PROGRESS": fleet.progress,
+        }
+    )
+    master_args = [
+        "--master",
+        "--headless",
+        "--expect-workers",
+        str(fleet.workers),
+        "--master-bind-host",
+        fleet.bind,
+        "--master-bind-port",
+        str(fleet.port),
+        "--only-summary",
+        "--loglevel",
+        "WARNING",
+        "--exit-code-on-error",
+        "0",
+    ]
+    logs = [open(where / "master.log", "wb")]  # noqa: SIM115
+    processes: list[subprocess.Popen[bytes]] = []
+    try:
+        processes.append(
+            subprocess.Popen(locust_command(*master_args), env=env, stdout=logs[0], stderr=logs[0])
+        )
+        worker_env = _quiet_env({})
+        for index in range(fleet.local_workers):
+            logs.append(open(where / f"worker-{index}.log", "wb"))  # noqa: SIM115
+            processes.append(
+                subprocess.Popen(
+                    worker_command(f"127.0.0.1:{fleet.port}"),
+                    env=worker_env,
+                    stdout=logs[-1],
+                    stderr=logs[-1],
+                )
+            )
+        deadline = time.monotonic() + plan.run_s + DRAIN_SECONDS + START_GRACE_S
+        master = processes[0]
+        while master.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.2)
+        if master.poll() is None:
+            raise UsageError(
+                f"the load generator did not finish ({fleet.workers} workers expected on port "
+                f"{fleet.port}; {len(processes) - 1} started here)",
+                "start the remote workers with conformance load-worker --master HOST:PORT",
+            )
+        if not result_path.exists():
+            tail = (where / "master.log").read_bytes()[-1500:].decode("utf-8", "replace")
+            raise UsageError(f"the load generator wrote no result; its log ends: {tail}")
+        return Results.load(result_path)
+    finally:
+        for process in processes:
+            if process.poll() is None:
+                process.terminate()
+        for process in processes:
+            try:
+                process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                process.kill()
+        for log in logs:
+            log.close()
+        plan_path.unlink(missing_ok=True)
+        if own:
+            import shutil
+
+            shutil.rmtree(where, ignore_errors=True)

@@ -1,0 +1,392 @@
+"""The load stage's verdicts, pure functions of a run's records and the declared figures.
+
+Each judge returns a ``Finding``: pass, fail (what was expected, what was received), not
+measurable (only the generator's own shortfall, with the figure) or not configured (the profile
+declares no figure to judge against). What the target answered (no answer, a 5xx, a 429 a
+well-behaved instance did not provoke) is always evidence, never an excuse.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import Any
+
+from conformance.stages.load.plan import Plan
+from conformance.stages.load.records import ANONYMOUS, NOISY, WELL_BEHAVED, Poll, Results
+from conformance.stages.load.series import Rate, figures
+
+PASS, FAIL, NOT_MEASURABLE, NOT_CONFIGURED = "pass", "fail", "not-measurable", "not-configured"
+SHORTFALL = 0.8  # the generator offered less than this share of its plan: its own shortfall
+HINT_SHARE = 0.8  # least share of 200s above the threshold band that must carry the hint
+STRAY_HINT_SHARE = 0.1  # most share of 200s below the band (load gone) that may carry it
+BUCKET_SLACK = 1.2  # a shared bucket may serve this much over burst + refill x span
+
+
+@dataclass(frozen=True)
+class Declared:
+    """The target's declared figures the verdicts use (from the profile)."""
+
+    burst: int
+    refill: float
+    threshold: float | None
+    margin: float
+    propagation_s: float
+    objectives: dict[str, float | None] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Finding:
+    outcome: str
+    title: str = ""
+    expected: str = ""
+    received: str = ""
+    note: str = ""  # why not measured / not configured
+    key: str = ""  # with NOT_CONFIGURED: the profile key that would enable it
+
+
+def passed() -> Finding:
+    return Finding(PASS)
+
+
+def _example(poll: Poll, started: float) -> str:
+    return f"instance {poll.instance} at t={poll.sent - started:.2f}s: HTTP {poll.status}" + (
+        f" ({poll.problem})" if poll.problem else ""
+    )
+
+
+def no_server_error(results: Results) -> Finding:
+    """No 5xx and no missing answer, for polls and writes alike."""
+    bad = [p for p in results.polls if p.status >= 500 or p.status == 0]
+    bad_writes = [w for w in results.writes if w.status >= 500 or w.status == 0]
+    if not bad and not bad_writes:
+        return passed()
+    example = _example(bad[0], results.started) if bad else f"write: {bad_writes[0].problem}"
+    return Finding(
+        FAIL,
+        "the service failed under the fleet's load",
+        "no 5xx and an answer to every request",
+        f"{len(bad)} of {len(results.polls)} polls and {len(bad_writes)} writes got a 5xx or no "
+        f"answer; first: {example}",
+    )
+
+
+def error_bodies(results: Results, shape: bool) -> Finding:
+    """Every error answer's body well formed: JSON (``shape=False``) or code and message."""
+    words = ("lacks",) if shape else ("JSON", "Content-Type", "object")
+    bad = [
+        p
+        for p in results.polls
+        if p.status >= 400 and p.problem and any(w in p.problem for w in words)
+    ]
+    if not bad:
+        return passed()
+    return Finding(
+        FAIL,
+        "error answers under load are not well formed",
+        "every error answer a JSON object with the declared code and message fields",
+        f"{len(bad)} error answers malformed; first: {_example(bad[0], results.started)}",
+    )
+
+
+def retry_after(results: Results) -> Finding:
+    limited = [p for p in results.polls if p.status == 429]
+    bare = [p for p in limited if p.retry_after is None]
+    if not limited:
+        return Finding(NOT_MEASURABLE, note="no 429 was answered during the run")
+    if bare:
+        return Finding(
+            FAIL,
+            "429 without Retry-After",
+            "every 429 carries Retry-After",
+            f"{len(bare)} of {len(limited)} 429s had none; first: "
+            f"{_example(bare[0], results.started)}",
+        )
+    return passed()
+
+
+def _noisy_offered(results: Results, plan: Plan, declared: Declared) -> tuple[int, float]:
+    noisy = results.of_kind(NOISY)
+    start, end = plan.noisy_window
+    return len(noisy), declared.burst + declared.refill * (end - start)
+
+
+def noisy_throttled(results: Results, plan: Plan, declared: Declared) -> Finding:
+    """The noisy instances, far over the limit, were throttled (LIMIT-RATE-ENFORCED)."""
+    offered, budget = _noisy_offered(results, plan, declared)
+    limited = sum(1 for p in results.of_kind(NOISY) if p.status == 429)
+    if limited:
+        return passed()
+    if offered < budget * BUCKET_SLACK:
+        return Finding(
+            NOT_MEASURABLE,
+            note=f"the generator sent {offered} noisy polls, not over the declared budget "
+            f"{budget:.0f} (burst + refill x phase) x {BUCKET_SLACK}: its own shortfall",
+        )
+    return Finding(
+        FAIL,
+        "noisy instances far over the limit were never throttled",
+        f"429 once one instance's polls pass burst + refill x time ({budget:.0f})",
+        f"{offered} polls from {plan.noisy} noisy instance(s), none answered 429",
+    )
+
+
+def own_buckets(results: Results, plan: Plan, declared: Declared) -> Finding:
+    """Well-behaved instances get no 429 while noisy ones are throttled in their own bucket."""
+    well = [p for p in results.of_kind(WELL_BEHAVED) if p.status == 429]
+    if well:
+        instances = len({p.instance for p in well})
+        return Finding(
+            FAIL,
+            "well-behaved instances were rate-limited",
+            "no 429 for an instance polling at its own cadence, far under the declared limit "
+            f"({declared.refill:g}/s, burst {declared.burst})",
+            f"{len(well)} 429s to {instances} well-behaved instance(s); first: "
+            f"{_example(well[0], results.started)}",
+        )
+    return passed()
+
+
+def own_buckets_measured(results: Results, plan: Plan, declared: Declared) -> Finding:
+    """LIMIT-RATE-PER-INSTANCE needs a drained bucket beside the fleet to mean anything."""
+    found = own_buckets(results, plan, declared)
+    if found.outcome == FAIL:
+        return found
+    if not any(p.status == 429 for p in results.of_kind(NOISY)):
+        throttled = noisy_throttled(results, plan, declared)
+        return throttled if throttled.outcome != PASS else found
+    return found
+
+
+def shared_bucket(results: Results, plan: Plan, declared: Declared) -> Finding:
+    """Polls without an instance id, from one address, share one bucket."""
+    by_host: dict[str, list[Poll]] = defaultdict(list)
+    for poll in results.of_kind(ANONYMOUS):
+        by_host[poll.host].append(poll)
+    start, end = plan.anonymous_window
+    budget = declared.burst + declared.refill * (end - start)
+    if not by_host:
+        return Finding(NOT_MEASURABLE, note="the generator sent no poll without an instance id")
+    for host, polls in sorted(by_host.items()):
+        served = sum(1 for p in polls if p.status in (200, 304))
+        limited = sum(1 for p in polls if p.status == 429)
+        pollers = len({p.instance for p in polls})
+        if not limited and len(polls) < budget * BUCKET_SLACK:
+            return Finding(
+                NOT_MEASURABLE,
+                note=f"from {host} the generator sent {len(polls)} polls without an id, not over "
+                f"the shared budget {budget:.0f} x {BUCKET_SLACK}: its own shortfall",
+            )
+        if served > budget * BUCKET_SLACK + 1:
+            return Finding(
+                FAIL,
+                "polls without an instance id do not share one bucket",
+                f"at most burst + refill x {end - start:g}s = {budget:.0f} (x{BUCKET_SLACK}) "
+                f"served to all pollers without an id from one address",
+                f"{served} of {len(polls)} served ({limited} limited) to {pollers} pollers from "
+                f"{host}, each under the limit alone",
+            )
+    return passed()
+
+
+def _hint_band(declared: Declared) -> tuple[float, float]:
+    assert declared.threshold is not None
+    return declared.threshold * (1 + declared.margin), declared.threshold * (1 - declared.margin)
+
+
+def _not_declared() -> Finding:
+    return Finding(
+        NOT_CONFIGURED,
+        note="the profile declares no shedding threshold",
+        key="load.shedding_threshold",
+    )
+
+
+def hint_under_load(results: Results, plan: Plan, declared: Declared) -> Finding:
+    if declared.threshold is None:
+        return _not_declared()
+    high, _ = _hint_band(declared)
+    rate, handled = Rate(results.polls), Rate(results.polls, answered=True)
+    loaded = [
+        p
+        for p in results.polls
+        if p.status == 200
+        and rate.trailing(p.sent) > high
+        and handled.trailing(p.sent + p.latency) > high
+    ]
+    if not loaded:
+        return Finding(
+            NOT_MEASURABLE,
+            note=f"the offered rate never passed {high:.0f}/s (threshold "
+            f"{declared.threshold:g} + {declared.margin:.0%}) with a 200 answered: peak "
+            f"{rate.peak():.0f}/s against {plan.spawn_rate + plan.planned_rate:.0f}/s planned "
+            "at the ramp (the generator's shortfall)",
+        )
+    share = sum(p.hint for p in loaded) / len(loaded)
+    if share < HINT_SHARE:
+        return Finding(
+            FAIL,
+            "no polling hint while the offered load was over the declared threshold",
+            f"polling in at least {HINT_SHARE:.0%} of 200s sent while over {high:.0f}/s",
+            f"{share:.0%} of {len(loaded)} such 200s carried it",
+        )
+    return passed()
+
+
+def _quiet(results: Results, declared: Declared) -> list[Poll]:
+    """200s sent after two windows in a row under the band: the load is gone."""
+    _, low = _hint_band(declared)
+    rate, handled = Rate(results.polls), Rate(results.polls, answered=True)
+    return [
+        p
+        for p in results.polls
+        if p.status == 200
+        and max(rate.trailing(p.sent), rate.trailing(p.sent - 1)) < low
+        and max(handled.trailing(p.sent + p.latency), handled.trailing(p.sent)) < low
+    ]
+
+
+def hint_absent_when_quiet(results: Results, declared: Declared, after: bool) -> Finding:
+    """200s under the band carry no hint (``after``: only those after the first hint)."""
+    if declared.threshold is None:
+        return _not_declared()
+    quiet = _quiet(results, declared)
+    first = next((p.sent for p in results.polls if p.hint), None)
+    if after:
+        if first is None:
+            return Finding(NOT_MEASURABLE, note="no polling hint was ever served, none to go")
+        quiet = [p for p in quiet if p.sent > first]
+    if not quiet:
+        return Finding(NOT_MEASURABLE, note="no 200 was served while the offered load was low")
+    share = sum(p.hint for p in quiet) / len(quiet)
+    if share > STRAY_HINT_SHARE:
+        _, low = _hint_band(declared)
+        return Finding(
+            FAIL,
+            "the polling hint stays while the offered load is low",
+            f"no polling in 200s sent after 2 s under {low:.0f}/s (at most {STRAY_HINT_SHARE:.0%})",
+            f"{share:.0%} of {len(quiet)} such 200s carried it",
+        )
+    return passed()
+
+
+def hint_shape(results: Results) -> Finding:
+    bad = [p for p in results.polls if p.status == 200 and p.problem.startswith("polling")]
+    if bad:
+        return Finding(
+            FAIL,
+            "polling hint not usable",
+            "polling {intervalSeconds > 0, 0 <= jitterRatio <= 1}",
+            f"{len(bad)} hints malformed; first: {_example(bad[0], results.started)}",
+        )
+    if not any(p.hint for p in results.polls):
+        return Finding(NOT_MEASURABLE, note="no polling hint was served")
+    return passed()
+
+
+def convergence_bound(plan: Plan) -> float:
+    """Seconds from the first hint until the fleet obeys and the hint is gone: every instance
+    learns the hint by its next 200 (one cadence with jitter, or the next write), then two
+    windows of low load."""
+    write = plan.write_interval_s or 0.0
+    return plan.cadence_s * (1 + plan.jitter_ratio) + write + 2.0
+
+
+def convergence(results: Results, plan: Plan, declared: Declared) -> tuple[Finding, float | None]:
+    """With the fleet obeying, the offered rate falls under the band and the hint goes away
+    within ``convergence_bound``; the seconds it took (None: never)."""
+    if declared.threshold is None:
+        return _not_declared(), None
+    first = next((p.sent for p in results.polls if p.hint), None)
+    if first is None:
+        return Finding(NOT_MEASURABLE, note="no polling hint was served"), None
+    quiet = [p for p in _quiet(results, declared) if p.sent > first and not p.hint]
+    bound = convergence_bound(plan)
+    took = (quiet[0].sent - first) if quiet else None
+    if took is not None and took <= bound:
+        return passed(), took
+    last = max(p.sent for p in results.polls)
+    if took is None and last - first < bound:
+        return Finding(
+            NOT_MEASURABLE, note="the run ended within the bound of the first hint"
+        ), None
+    return Finding(
+        FAIL,
+        "the polling hint did not go away with the fleet obeying it",
+        f"a 200 without polling, under the band, within {bound:.1f}s of the first hint",
+        "none by the end of the run" if took is None else f"the first after {took:.1f}s",
+    ), took
+
+
+def write_visible(results: Results, plan: Plan, declared: Declared) -> Finding:
+    """Every poll sent after a write (plus the declared propagation) sees the new hash."""
+    writes = [w for w in results.writes if w.status == 200 and w.content_hash]
+    if not writes:
+        return Finding(NOT_MEASURABLE, note="no write succeeded during the run")
+    generation = {results.initial_hash: 0} if results.initial_hash else {}
+    for index, write in enumerate(writes, start=1):
+        generation.setdefault(write.content_hash, index)
+    seen = [p for p in results.polls if p.status in (200, 304) and p.config_hash]
+    known = [p for p in seen if p.config_hash in generation]
+    if seen and len(known) < len(seen) / 2:
+        return Finding(
+            NOT_MEASURABLE,
+            note="the snapshot's configuration hashes are not the records' contentHash: "
+            "writes cannot be told apart",
+        )
+    done = [w.done + declared.propagation_s for w in writes]
+    stale = []
+    for poll in known:
+        due = sum(1 for t in done if t < poll.sent)  # writes every later poll must show
+        if generation[poll.config_hash] < due:
+            stale.append(poll)
+    if stale:
+        lag = max(p.sent - done[generation[p.config_hash]] for p in stale)
+        return Finding(
+            FAIL,
+            "polls after a write still saw the previous configuration",
+            f"every poll sent over {declared.propagation_s:g}s after a write's answer shows "
+            "its hash (so each instance has it within one cadence, plus the hint while held)",
+            f"{len(stale)} of {len(known)} polls, from "
+            f"{len({p.instance for p in stale})} instance(s), stale up to {lag:.1f}s after the "
+            f"write; first: {_example(stale[0], results.started)}",
+        )
+    return passed()
+
+
+OBJECTIVES = {
+    "latency_p50_ms": ("latency_p50_ms", "at most", "ms"),
+    "latency_p99_ms": ("latency_p99_ms", "at most", "ms"),
+    "min_not_modified_share": ("not_modified_share", "at least", ""),
+    "min_throughput": ("throughput_rps", "at least", "/s"),
+}
+
+
+def objectives(results: Results, declared: Declared) -> Finding:
+    """The declared objectives (latency, 304 share, throughput); none declared: not configured."""
+    stated = {k: v for k, v in declared.objectives.items() if v is not None}
+    if not stated:
+        return Finding(
+            NOT_CONFIGURED,
+            note="the profile declares no latency, 304-share or throughput objective",
+            key="load.latency_p99_ms",
+        )
+    measured = figures(results)
+    missed = []
+    for key, limit in stated.items():
+        figure, sense, unit = OBJECTIVES[key]
+        value = float(measured[figure])
+        ok = value <= limit if sense == "at most" else value >= limit
+        if not ok:
+            missed.append(f"{figure} {value:g}{unit} (declared {sense} {limit:g}{unit})")
+    if missed:
+        return Finding(
+            FAIL, "declared objectives missed", "the profile's load objectives", "; ".join(missed)
+        )
+    return passed()
+
+
+def summary(findings: dict[str, Finding]) -> dict[str, Any]:
+    return {
+        rid: {"outcome": f.outcome, "received": f.received or f.note} for rid, f in findings.items()
+    }

@@ -1,0 +1,386 @@
+"""The simulated fleet on Locust: well-behaved instances, noisy ones, anonymous pollers, a writer,
+the ramp as a ``LoadTestShape``, and the records each worker streams to the master.
+
+Runs only inside Locust processes (``locust -f`` this file, master or worker): importing Locust
+patches the whole process for gevent. The master reads the plan from the file named by
+``RCES_LOAD_PLAN`` and hands it to every worker in the spawn message (a custom option, so a
+worker started elsewhere with ``conformance load-worker`` needs nothing but the master's
+address); it writes what the workers sent to ``RCES_LOAD_RESULT`` when it quits, and prints
+progress to ``RCES_LOAD_PROGRESS`` (a path, or ``-`` for its stderr).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import sys
+import time
+from collections import Counter
+from typing import Any
+
+import gevent
+from geventhttpclient.client import HTTPClientPool
+from locust import FastHttpUser, LoadTestShape, events, task
+from locust.runners import MasterRunner, WorkerRunner
+
+from conformance.stages.load.plan import DRAIN_SECONDS, Plan
+from conformance.stages.load.records import ANONYMOUS, NOISY, TRANSPORT_ERROR, WELL_BEHAVED
+from conformance.stages.load.rules import (
+    PollerState,
+    error_body_problem,
+    read_snapshot,
+    retry_after_seconds,
+)
+
+FLUSH_SECONDS = 0.5
+PROGRESS_SECONDS = 2.0
+POOL_CONNECTIONS = 64  # per worker: instances share connections, as proxies in front of a fleet do
+STATUS = "/sdk/v2/status"
+
+_state: dict[str, Any] = {"polls": [], "writes": [], "plan": None, "seq": 0}
+
+
+def plan_of(environment: Any) -> Plan:
+    plan = _state["plan"]
+    if plan is None:
+        plan = Plan.from_json(str(environment.parsed_options.rces_plan))
+        _state["plan"] = plan
+    assert isinstance(plan, Plan)
+    return plan
+
+
+def epoch_of(environment: Any) -> float:
+    return float(
+        getattr(environment.parsed_options, "rces_epoch", 0.0)
+        or _state.setdefault("epoch", time.time())
+    )
+
+
+@events.init_command_line_parser.add_listener  # type: ignore[untyped-decorator]
+def _options(parser: Any) -> None:
+    # Filled in by the master (never on a command line, so never in a process list).
+    parser.add_argument("--rces-plan", default="", include_in_web_ui=False, help="internal")
+    parser.add_argument("--rces-epoch", type=float, default=0.0, include_in_web_ui=False)
+
+
+class Polling(FastHttpUser):
+    """What every poller shares: one connection pool per worker, the plan, recording."""
+
+    abstract = True
+    client_pool = HTTPClientPool(concurrency=POOL_CONNECTIONS)
+    kind = WELL_BEHAVED
+
+    def __init__(self, environment: Any) -> None:
+        plan = plan_of(environment)
+        self.host = plan.base_url
+        self.network_timeout = plan.timeout_s
+        self.connection_timeout = plan.timeout_s
+        super().__init__(environment)
+        self.plan = plan
+        self.epoch = epoch_of(environment)
+        _state["seq"] += 1
+        index = getattr(environment.runner, "worker_index", 0)
+        self.instance = f"{plan.run_tag}-{index}-{self.kind}{_state['seq']}"
+        self.state = PollerState(plan.cadence_s, plan.jitter_ratio, plan.min_interval_s)
+        self.next_at = time.time()
+
+    def wait_time(self) -> float:
+        return max(0.0, self.next_at - time.time())
+
+    def headers(self, with_id: bool = True) -> dict[str, str]:
+        plan = self.plan
+        headers = {"authorization": plan.sdk_key, plan.environment_header: plan.environment}
+        if with_id:
+            headers[plan.instance_header] = self.instance
+        headers.update(self.state.request_headers())
+        return headers
+
+    def poll(self, with_id: bool = True) -> tuple[int, float | None]:
+        """One status poll at ``next_at``, recorded; its status and Retry-After."""
+        planned, sent = self.next_at, time.time()
+        problem, hint, seen, retry = "", 0, "", None
+        with self.client.get(
+            STATUS, headers=self.headers(with_id), catch_response=True, name=self.kind
+        ) as response:
+            latency = time.time() - sent
+            status = int(response.status_code or TRANSPORT_ERROR)
+            response.success()
+            if status == TRANSPORT_ERROR:
+                problem = f"no answer: {type(response.error).__name__}"
+            elif status == 200:
+                reading = read_snapshot(response.content or b"", self.plan.configuration_id)
+                seen, hint, problem = (
+                    self.state.succeeded(200, reading) or "",
+                    int(reading.hint_present),
+                    reading.problem,
+                )
+            elif status == 304:
+                seen = self.state.succeeded(304, None) or ""
+            else:
+                problem = error_body_problem(
+                    response.content or b"",
+                    response.headers.get("content-type", ""),
+                    self.plan.code_field,
+                    self.plan.message_field,
+                )
+                if status == 429:
+                    retry = retry_after_seconds(response.headers.get("retry-after"))
+        _state["polls"].append(
+            [
+                planned,
+                sent,
+                latency,
+                status,
+                self.kind,
+                self.instance,
+                seen,
+                hint,
+                problem,
+                retry,
+                socket.gethostname(),
+            ]
+        )
+        return status, retry
+
+    def sleep_until(self, start: float) -> bool:
+        """Wait for a phase starting ``start`` s into the run; False once the run is over."""
+        self.next_at = max(self.next_at, self.epoch + start)
+        return time.time() < self.epoch + self.plan.run_s
+
+
+class Instance(Polling):
+    """A well-behaved game-server instance: own id, last hash, hint, Retry-After, backoff."""
+
+    weight = 1000
+
+    @task
+    def tick(self) -> None:
+        status, retry = self.poll()
+        if status in (200, 304):
+            self.next_at += self.state.next_delay()
+        else:
+            self.next_at = time.time() + self.state.failed(retry)
+
+
+class Noisy(Polling):
+    """Polls far above the declared limit inside its phase, ignoring 429 and Retry-After."""
+
+    fixed_count = 0
+    kind = NOISY
+
+    @task
+    def tick(self) -> None:
+        start, end = self.plan.noisy_window
+        if time.time() < self.epoch + start:
+            self.sleep_until(start)
+            return
+        if time.time() >= self.epoch + end:
+            self.next_at = self.epoch + self.plan.run_s + 60
+            return
+        self.poll()
+        self.next_at += 1 / self.plan.noisy_rate
+
+
+class Anonymous(Polling):
+    """Sends no instance id (one of many servers behind one address), honours Retry-After."""
+
+    fixed_count = 0
+    kind = ANONYMOUS
+
+    @task
+    def tick(self) -> None:
+        start, end = self.plan.anonymous_window
+        if time.time() < self.epoch + start:
+            self.sleep_until(start)
+            return
+        if time.time() >= self.epoch + end:
+            self.next_at = self.epoch + self.plan.run_s + 60
+            return
+        _, retry = self.poll(with_id=False)
+        self.next_at = max(self.next_at + 1 / self.plan.anonymous_rate, time.time() + (retry or 0))
+
+
+class Writer(FastHttpUser):
+    """Patches the watched configuration every ``write_interval_s`` with the PAT."""
+
+    fixed_count = 0
+
+    def __init__(self, environment: Any) -> None:
+        plan = plan_of(environment)
+        self.host = plan.base_url
+        self.network_timeout = plan.timeout_s
+        self.connection_timeout = plan.timeout_s
+        super().__init__(environment)
+        self.plan = plan
+        self.epoch = epoch_of(environment)
+        self.next_at = self.epoch + plan.ramp_s + 1.0
+        self.sequence = 0
+
+    def wait_time(self) -> float:
+        return max(0.0, self.next_at - time.time())
+
+    @task
+    def write(self) -> None:
+        plan = self.plan
+        if time.time() < self.next_at - 0.01:  # Locust runs a task first, then waits
+            return
+        if plan.write_interval_s is None or time.time() > self.epoch + plan.run_s - 1:
+            self.next_at = self.epoch + plan.run_s + 60
+            return
+        self.sequence += 1
+        body = {
+            plan.operations_field: [{"op": "replace", "path": "/loadSeq", "value": self.sequence}]
+        }
+        headers = {
+            "Authorization": f"Bearer {plan.pat}",
+            "environment_id": str(plan.environment_id),
+            "Content-Type": "application/json",
+        }
+        path = f"/application/{plan.application_id}/v2/configuration/{plan.configuration_id}"
+        started = time.time()
+        problem, content_hash = "", ""
+        with self.client.request(
+            "PATCH", path, data=json.dumps(body), headers=headers, catch_response=True, name="write"
+        ) as response:
+            status = int(response.status_code or TRANSPORT_ERROR)
+            response.success()
+            try:
+                record = json.loads(response.content or b"")
+                content_hash = (
+                    str(record.get("contentHash", "")) if isinstance(record, dict) else ""
+                )
+            except ValueError:
+                problem = "patch answer is not JSON"
+            if status != 200:
+                problem = problem or f"patch answered {status}"
+        _state["writes"].append([started, time.time(), status, content_hash, problem])
+        self.next_at += plan.write_interval_s
+
+
+class Ramp(LoadTestShape):
+    """The whole fleet started over the ramp, held for the run, then stopped for the drain."""
+
+    def tick(self) -> tuple[int, float, list[type[Any]]] | None:
+        plan = _state["plan"]
+        if plan is None:
+            return None
+        elapsed = float(self.get_run_time())  # type: ignore[no-untyped-call]
+        counts: dict[type[Any], int] = {Instance: plan.fleet, Noisy: plan.noisy}
+        counts[Anonymous] = plan.anonymous
+        counts[Writer] = 1 if plan.write_interval_s else 0
+        classes = [cls for cls, count in counts.items() if count > 0]
+        fixed = sum(counts.values()) - plan.fleet
+        if elapsed < plan.run_s:
+            return plan.fleet + fixed, plan.spawn_rate + fixed, classes
+        if elapsed < plan.run_s + DRAIN_SECONDS:
+            return 0, 10_000.0, classes
+        return None
+
+
+# ------------------------------------------------------------------ master and workers
+
+
+@events.init.add_listener  # type: ignore[untyped-decorator]
+def _init(environment: Any, **_: Any) -> None:
+    runner = environment.runner
+    if isinstance(runner, MasterRunner) or runner is None or not isinstance(runner, WorkerRunner):
+        path = os.environ.get("RCES_LOAD_PLAN")
+        if path:
+            with open(path, encoding="utf-8") as file:
+                environment.parsed_options.rces_plan = file.read()
+            plan = plan_of(environment)
+            Noisy.fixed_count = plan.noisy
+            Anonymous.fixed_count = plan.anonymous
+            Writer.fixed_count = 1 if plan.write_interval_s else 0
+            _state["master"] = {"polls": [], "writes": [], "workers": {}, "users": []}
+        if isinstance(runner, MasterRunner):
+            runner.register_message("rces_records", _received)
+    if isinstance(runner, WorkerRunner):
+        gevent.spawn(_flush_loop, environment)
+
+
+@events.test_start.add_listener  # type: ignore[untyped-decorator]
+def _test_start(environment: Any, **_: Any) -> None:
+    if isinstance(environment.runner, MasterRunner):
+        environment.parsed_options.rces_epoch = time.time()
+        _state["started"] = environment.parsed_options.rces_epoch
+        gevent.spawn(_progress_loop, environment)
+
+
+def _flush(environment: Any) -> None:
+    polls, writes = _state["polls"], _state["writes"]
+    _state["polls"], _state["writes"] = [], []
+    runner = environment.runner
+    data = {
+        "worker": str(runner.worker_index),
+        "host": socket.gethostname(),
+        "cpu": time.process_time(),
+        "polls": polls,
+        "writes": writes,
+    }
+    runner.send_message("rces_records", data)
+
+
+def _flush_loop(environment: Any) -> None:
+    while True:
+        gevent.sleep(FLUSH_SECONDS)
+        if _state["polls"] or _state["writes"] or _state["plan"] is not None:
+            _flush(environment)
+
+
+def _received(environment: Any, msg: Any, **_: Any) -> None:
+    store = _state["master"]
+    data = msg.data
+    store["polls"].extend(data["polls"])
+    store["writes"].extend(data["writes"])
+    worker = store["workers"].setdefault(data["worker"], {"host": data["host"], "sent": 0})
+    worker["cpu"] = data["cpu"]
+    worker["sent"] += len(data["polls"])
+    worker.setdefault("first_cpu", data["cpu"])
+
+
+def _progress_loop(environment: Any) -> None:
+    target = os.environ.get("RCES_LOAD_PROGRESS", "-")
+    out = sys.stderr if target == "-" else open(target, "a", encoding="utf-8")  # noqa: SIM115
+    seen = 0
+    while True:
+        gevent.sleep(PROGRESS_SECONDS)
+        store = _state["master"]
+        polls = store["polls"]
+        fresh = polls[seen:]
+        seen = len(polls)
+        users = environment.runner.user_count
+        store["users"].append([time.time(), users])
+        statuses = Counter(p[3] for p in fresh)
+        hints = sum(p[7] for p in fresh)
+        ok = statuses[200] or 1
+        out.write(
+            f"load: {time.time() - _state['started']:5.1f}s fleet {users} "
+            f"{len(fresh) / PROGRESS_SECONDS:7.0f} req/s"
+            f"  429 {statuses[429] / max(1, len(fresh)):.1%}"
+            f"  hint {hints / ok:.0%} of 200  5xx/none "
+            f"{sum(v for k, v in statuses.items() if k >= 500 or k == 0)}\n"
+        )
+        out.flush()
+
+
+@events.quitting.add_listener  # type: ignore[untyped-decorator]
+def _quitting(environment: Any, **_: Any) -> None:
+    if not isinstance(environment.runner, MasterRunner):
+        return
+    path = os.environ.get("RCES_LOAD_RESULT")
+    store = _state.get("master")
+    if not path or store is None:
+        return
+    result = {
+        "started": _state.get("started", 0.0),
+        "polls": store["polls"],
+        "writes": store["writes"],
+        "workers": store["workers"],
+        "users": store["users"],
+        "initial_hash": "",
+    }
+    with open(path + ".part", "w", encoding="utf-8") as file:
+        json.dump(result, file)
+    os.replace(path + ".part", path)

@@ -1,0 +1,42 @@
+"""The load stage's pytest options (how many Locust workers, where the master listens); loaded
+with ``-p`` by ``conformance run --stage load``. Locust itself never enters a pytest process."""
+
+from __future__ import annotations
+
+import pytest
+
+from conformance.stages.load.engine import DEFAULT_PORT, Fleet, default_workers
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("conformance-load")
+    group.addoption("--load-workers", type=int, default=None, help="local Locust workers")
+    group.addoption("--load-remote-workers", type=int, default=0, help="workers from elsewhere")
+    group.addoption("--load-port", type=int, default=DEFAULT_PORT, help="the master's port")
+    group.addoption("--load-bind", default=None, help="where the master listens")
+    group.addoption("--load-progress", default="tty", help="progress: tty, -, or a file path")
+
+
+def fleet_of(config: pytest.Config) -> Fleet:
+    local = config.getoption("load_workers", None)
+    remote = int(config.getoption("load_remote_workers", 0) or 0)
+    bind = config.getoption("load_bind", None) or ("*" if remote else "127.0.0.1")
+    progress = str(config.getoption("load_progress", "tty") or "tty")
+    if progress == "tty":
+        progress = _tty_or_stderr()
+    return Fleet(
+        local_workers=default_workers() if local is None else int(local),
+        remote_workers=remote,
+        port=int(config.getoption("load_port", DEFAULT_PORT) or DEFAULT_PORT),
+        bind=bind,
+        progress=progress,
+    )
+
+
+def _tty_or_stderr() -> str:
+    """The terminal, even from an xdist worker whose output is captured; else stderr."""
+    try:
+        with open("/dev/tty", "a"):
+            return "/dev/tty"
+    except OSError:
+        return "-"

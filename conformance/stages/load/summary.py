@@ -1,0 +1,76 @@
+"""The load stage's details (plan, figures, per-second series, convergence) and how they read in
+every report format (``describe``); the HTML charts are ``charts``."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from conformance.stages.load import judge
+from conformance.stages.load.plan import Plan
+from conformance.stages.load.records import Results
+from conformance.stages.load.series import figures, per_second
+
+
+def details_of(plan: Plan, declared: judge.Declared, results: Results) -> dict[str, Any]:
+    """What the reports keep of a run: no credentials, no instance ids but counts."""
+    _, took = judge.convergence(results, plan, declared)
+    public = plan.public()
+    return {
+        "plan": {
+            key: public[key]
+            for key in (
+                "fleet",
+                "cadence_s",
+                "jitter_ratio",
+                "run_s",
+                "ramp_s",
+                "write_interval_s",
+                "noisy",
+                "noisy_rate",
+                "anonymous",
+                "anonymous_rate",
+            )
+        },
+        "planned_rps": round(plan.planned_rate, 1),
+        "threshold": declared.threshold,
+        "convergence_bound_s": round(judge.convergence_bound(plan), 1),
+        "convergence_s": None if took is None else round(took, 2),
+        "figures": figures(results),
+        "objectives": _objectives(results, declared),
+        "series": per_second(results),
+    }
+
+
+def _objectives(results: Results, declared: judge.Declared) -> str:
+    """The declared objectives as one line (met, missed, or none declared)."""
+    found = judge.objectives(results, declared)
+    if found.outcome == judge.NOT_CONFIGURED:
+        return "none declared (recorded only)"
+    return "met" if found.outcome == judge.PASS else f"missed: {found.received}"
+
+
+def describe(details: Mapping[str, Any]) -> list[str]:
+    """Short lines for the text, Markdown, JUnit and JSON summaries."""
+    plan = details.get("plan", {})
+    f = details.get("figures", {})
+    if not f:
+        return ["no fleet ran"]
+    statuses = ", ".join(f"{k}: {v}" for k, v in f.get("statuses", {}).items())
+    took = details.get("convergence_s")
+    return [
+        f"fleet {plan.get('fleet')} instances at {plan.get('cadence_s')}s cadence "
+        f"({details.get('planned_rps')}/s planned), {plan.get('noisy')} noisy, "
+        f"{plan.get('anonymous')} without id, a write every {plan.get('write_interval_s')}s; "
+        f"{f.get('workers')} Locust worker(s)",
+        f"{f.get('polls')} polls in {f.get('span_s')}s: {f.get('throughput_rps')}/s answered, "
+        f"peak {f.get('peak_rps')}/s offered; {statuses}",
+        f"latency p50 {f.get('latency_p50_ms')} ms, p95 {f.get('latency_p95_ms')} ms, p99 "
+        f"{f.get('latency_p99_ms')} ms; 304 share {f.get('not_modified_share')}",
+        f"generator timing error p50 {f.get('timing_error_p50_ms')} ms, p99 "
+        f"{f.get('timing_error_p99_ms')} ms",
+        f"hint threshold {details.get('threshold')}/s; hint gone "
+        + ("never" if took is None else f"{took}s")
+        + f" after it first appeared (bound {details.get('convergence_bound_s')}s)",
+        f"declared objectives: {details.get('objectives', 'none declared (recorded only)')}",
+    ]

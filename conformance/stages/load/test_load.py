@@ -1,0 +1,136 @@
+"""The load stage's tests: one fleet run (Locust, in its own processes) per session, then one
+test per rule judged from its records (``judge``). All in one xdist group: the fleet runs once.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+
+from conformance.errors import ContractViolation, NotConfigured, NotMeasurable
+from conformance.stages.load import judge
+from conformance.stages.load.plan import Plan, plan_from
+from conformance.stages.load.records import Results
+from conformance.stages.load.summary import details_of
+from conformance.stages.stage import STAGE_PROPERTY
+
+requirement = pytest.mark.requirement
+pytestmark = [pytest.mark.xdist_group("load")]
+
+
+@dataclass
+class LoadRun:
+    plan: Plan
+    declared: judge.Declared
+    results: Results
+
+
+@pytest.fixture(scope="session")
+def load_run(target: Any, run_prefix: str, pytestconfig: pytest.Config) -> LoadRun:
+    from conformance.checks.management import Configurations
+    from conformance.client import Client
+    from conformance.stages.load.engine import run_fleet
+    from conformance.stages.load.plugin import fleet_of
+
+    profile = target.profile
+    load = profile.load
+    with Client(target.base_url, profile, run_prefix=run_prefix) as client:
+        record = Configurations(client).create_ok("load", {"loadSeq": 0})
+    tag = f"{run_prefix}-{os.getpid()}-{int(time.time())}"
+    plan = plan_from(profile, target.base_url, tag, record.get("id"))
+    results = run_fleet(plan, fleet_of(pytestconfig))
+    results.initial_hash = str(record.get("contentHash", ""))
+    declared = judge.Declared(
+        burst=profile.rate_limit.burst,
+        refill=profile.rate_limit.refill_per_second,
+        threshold=load.shedding_threshold,
+        margin=load.threshold_margin,
+        propagation_s=load.propagation_seconds,
+        objectives={key: getattr(load, key) for key in judge.OBJECTIVES},
+    )
+    return LoadRun(plan, declared, results)
+
+
+def settle(found: judge.Finding) -> None:
+    """A finding as the test's outcome."""
+    if found.outcome == judge.FAIL:
+        raise ContractViolation((), found.title, found.expected, found.received)
+    if found.outcome == judge.NOT_CONFIGURED:
+        raise NotConfigured(found.key, found.note)
+    if found.outcome == judge.NOT_MEASURABLE:
+        raise NotMeasurable(found.note)
+
+
+@requirement("ERR-NO-SERVER-ERROR")
+def test_no_server_error(load_run: LoadRun, record_property: Any) -> None:
+    record_property(
+        STAGE_PROPERTY,
+        {"name": "load", "details": details_of(load_run.plan, load_run.declared, load_run.results)},
+    )
+    settle(judge.no_server_error(load_run.results))
+
+
+@requirement("ERR-STATUS-BODY-JSON")
+def test_error_bodies_json(load_run: LoadRun) -> None:
+    settle(judge.error_bodies(load_run.results, shape=False))
+
+
+@requirement("ERR-BODY-SHAPE")
+def test_error_bodies_shape(load_run: LoadRun) -> None:
+    settle(judge.error_bodies(load_run.results, shape=True))
+
+
+@requirement("LIMIT-RATE-429-RETRY-AFTER")
+def test_retry_after(load_run: LoadRun) -> None:
+    settle(judge.retry_after(load_run.results))
+
+
+@requirement("LIMIT-RATE-ENFORCED")
+def test_noisy_throttled(load_run: LoadRun) -> None:
+    settle(judge.noisy_throttled(load_run.results, load_run.plan, load_run.declared))
+
+
+@requirement("LIMIT-RATE-WITHIN-BUDGET")
+def test_fleet_within_budget(load_run: LoadRun) -> None:
+    settle(judge.own_buckets(load_run.results, load_run.plan, load_run.declared))
+
+
+@requirement("LIMIT-RATE-PER-INSTANCE")
+def test_own_buckets(load_run: LoadRun) -> None:
+    settle(judge.own_buckets_measured(load_run.results, load_run.plan, load_run.declared))
+
+
+@requirement("LIMIT-RATE-SHARED-WITHOUT-ID")
+def test_shared_bucket(load_run: LoadRun) -> None:
+    settle(judge.shared_bucket(load_run.results, load_run.plan, load_run.declared))
+
+
+@requirement("POLL-HINT-UNDER-LOAD")
+def test_hint_under_load(load_run: LoadRun) -> None:
+    settle(judge.hint_under_load(load_run.results, load_run.plan, load_run.declared))
+
+
+@requirement("POLL-HINT-ABSENT-NORMALLY")
+def test_hint_absent_normally(load_run: LoadRun) -> None:
+    settle(judge.hint_absent_when_quiet(load_run.results, load_run.declared, after=False))
+
+
+@requirement("POLL-HINT-GONE-AFTER-LOAD")
+def test_hint_gone(load_run: LoadRun) -> None:
+    """Gone once the load is low, and within the stated bound of its first appearance."""
+    settle(judge.hint_absent_when_quiet(load_run.results, load_run.declared, after=True))
+    settle(judge.convergence(load_run.results, load_run.plan, load_run.declared)[0])
+
+
+@requirement("POLL-HINT-VALUES-USABLE")
+def test_hint_usable(load_run: LoadRun) -> None:
+    settle(judge.hint_shape(load_run.results))
+
+
+@requirement("SDK-STATUS-HASH-MOVES-ON-WRITE", "SDK-STATUS-CONFIG-HASH-MOVES")
+def test_write_visible(load_run: LoadRun) -> None:
+    settle(judge.write_visible(load_run.results, load_run.plan, load_run.declared))
