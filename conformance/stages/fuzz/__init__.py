@@ -47,13 +47,22 @@ def _add_options(group: argparse._ArgumentGroup) -> None:
     group.add_argument(
         "--seed", type=int, default=None, help="fuzz stage seed, recorded in the report"
     )
+    group.add_argument(
+        "--fuzz-corpus",
+        default=None,
+        metavar="DIR",
+        help="fuzz failure corpus, replayed before any new case and where new failures are kept "
+        "(default: the profile's fuzz.corpus, else <report dir>/fuzz-corpus)",
+    )
 
 
 def _run_args(options: argparse.Namespace) -> list[str]:
     seed = getattr(options, "seed", None)
-    return plugin_args(
+    args = plugin_args(
         getattr(options, "tier", DEFAULT_TIER), DEFAULT_SEED if seed is None else seed
     )
+    corpus = getattr(options, "fuzz_corpus", None)
+    return [*args, "--fuzz-corpus", str(corpus)] if corpus else args
 
 
 def _requirements() -> frozenset[str]:

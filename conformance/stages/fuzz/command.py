@@ -21,7 +21,7 @@ from typing import Any
 from conformance.errors import UsageError
 
 EXIT_PASS, EXIT_FAILS, EXIT_USAGE, EXIT_INCONCLUSIVE = 0, 1, 2, 3
-DEFAULT_CORPUS = Path("reports") / "fuzz-corpus"
+DEFAULT_CORPUS = Path("reports") / "fuzz-corpus"  # as a run with the default --report-dir
 
 
 def add_parser(commands: Any) -> None:
@@ -39,9 +39,9 @@ def add_parser(commands: Any) -> None:
     prune.add_argument(
         "--corpus",
         type=Path,
-        default=DEFAULT_CORPUS,
+        default=None,
         metavar="DIR",
-        help=f"the corpus directory (default: {DEFAULT_CORPUS})",
+        help=f"the corpus directory (default: the profile's fuzz.corpus, else {DEFAULT_CORPUS})",
     )
     prune.add_argument("--dry-run", action="store_true", help="say what would go, remove nothing")
     for action in (replay, prune):
@@ -112,15 +112,22 @@ def replay_one(options: argparse.Namespace) -> int:
     return {FAILS: EXIT_FAILS, FIXED: EXIT_PASS}.get(result.verdict, EXIT_INCONCLUSIVE)
 
 
+def _profile_corpus(profile: Any) -> Path | None:
+    if not profile.fuzz.corpus:
+        return None
+    base = Path(profile.source).parent if profile.source is not None else Path()
+    return Path(base / profile.fuzz.corpus)
+
+
 def prune(options: argparse.Namespace) -> int:
     from conformance.stages.fuzz import corpus
     from conformance.stages.fuzz.replay import FAILS, FIXED, replay_corpus
 
-    directory: Path = options.corpus
-    if not corpus.files(directory):
-        print(f"{directory}: no corpus cases")
-        return EXIT_PASS
     with fuzz_run(options) as run:
+        directory = options.corpus or _profile_corpus(run.target.profile) or DEFAULT_CORPUS
+        if not corpus.files(directory):
+            print(f"{directory}: no corpus cases")
+            return EXIT_PASS
         results = replay_corpus(run, directory)
     for result in results:
         if result.verdict == FIXED:

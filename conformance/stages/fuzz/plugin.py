@@ -3,7 +3,8 @@ outcomes.
 
 - ``--fuzz-tier`` / ``--fuzz-seed`` choose the budget; they are read before the fuzz test module
   is imported (``active_settings``), because schemathesis fixes examples and seed at collection.
-- ``--fuzz-corpus DIR``: the failure corpus (default ``<report dir>/fuzz-corpus``).
+- ``--fuzz-corpus DIR``: the failure corpus (else the profile's ``fuzz.corpus``, else
+  ``<report dir>/fuzz-corpus``).
 - ``fuzz_run``: the session's ``FuzzRun`` (provisions real objects first, replays the corpus
   once per run before any case is generated, terminates the experiments it created at the end).
 - After each fuzz test its new real failures are written to the corpus; the replay's record
@@ -43,7 +44,7 @@ STATEFUL_REQUIREMENTS = (
 class FuzzSettings:
     tier: Tier
     seed: int
-    corpus: Path | None = None  # None: the default, <report dir>/fuzz-corpus
+    corpus: Path | None = None  # --fuzz-corpus; None: the profile's, else the default
 
 
 _ACTIVE: dict[str, FuzzSettings] = {}
@@ -90,20 +91,25 @@ def pytest_configure(config: pytest.Config) -> None:
     examples = config.getoption("fuzz_max_examples")
     if examples is not None:
         chosen = dataclasses.replace(chosen, max_examples=int(examples))
+    given = config.getoption("fuzz_corpus", None)
     _ACTIVE["settings"] = FuzzSettings(
-        chosen, int(config.getoption("fuzz_seed")), corpus_directory(config)
+        chosen, int(config.getoption("fuzz_seed")), Path(given) if given else None
     )
     config.stash[DETAILS] = {}
 
 
-def corpus_directory(config: pytest.Config) -> Path:
-    """``--fuzz-corpus``, else ``fuzz-corpus`` under the run's report directory."""
+def corpus_directory(config: pytest.Config, profile: Any) -> Path:
+    """``--fuzz-corpus``, else the profile's ``fuzz.corpus`` (relative to the profile file),
+    else ``fuzz-corpus`` under the run's report directory."""
     from conformance.run_state import DEFAULT_REPORT_DIR
     from conformance.stages.fuzz.corpus import DIRECTORY_NAME
 
-    given = config.getoption("fuzz_corpus", None)
-    if given:
-        return Path(given)
+    given = active_settings().corpus
+    if given is not None:
+        return given
+    if profile.fuzz.corpus:
+        base = Path(profile.source).parent if profile.source is not None else Path()
+        return Path(base / profile.fuzz.corpus)
     return Path(config.getoption("report_dir", None) or DEFAULT_REPORT_DIR) / DIRECTORY_NAME
 
 
@@ -188,7 +194,7 @@ def fuzz_run(request: pytest.FixtureRequest, target: Any, run_prefix: str) -> It
     run = FuzzRun(settings.tier, settings.seed, fuzz_target)
     # Replay first: the corpus is re-sent before this process generates any case.
     started = time.monotonic()
-    kept = CorpusRun(settings.corpus or corpus_directory(request.config))
+    kept = CorpusRun(corpus_directory(request.config, target.profile))
     kept.replayed, kept.owner = replay_once(run, kept.directory, request.config.stash[RUN_ID])
     kept.replay_seconds = time.monotonic() - started
     run.corpus = kept
