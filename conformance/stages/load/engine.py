@@ -12,6 +12,7 @@ import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TextIO
 
 from conformance.errors import UsageError
 from conformance.stages.load.plan import DRAIN_SECONDS, Plan
@@ -60,6 +61,41 @@ def _quiet_env(extra: dict[str, str]) -> dict[str, str]:
     return env
 
 
+class _Progress:
+    """Relays the master's progress lines to the terminal (a tty path) or to stderr ("-")."""
+
+    def __init__(self, source: Path, destination: str) -> None:
+        self.source, self.destination, self.offset = source, destination, 0
+        self.out: TextIO | None = None
+
+    def __enter__(self) -> _Progress:
+        if self.destination not in ("-", ""):
+            try:
+                self.out = open(self.destination, "a", encoding="utf-8")
+            except OSError:
+                self.out = None
+        return self
+
+    def relay(self) -> None:
+        try:
+            with self.source.open("rb") as file:
+                file.seek(self.offset)
+                chunk = file.read()
+        except OSError:
+            return
+        text = chunk[: chunk.rfind(b"\n") + 1].decode("utf-8", "replace")
+        self.offset += len(text.encode())
+        if text:
+            out = self.out or sys.__stderr__ or sys.stderr
+            out.write(text)
+            out.flush()
+
+    def __exit__(self, *_: object) -> None:
+        self.relay()
+        if self.out is not None:
+            self.out.close()
+
+
 def run_fleet(plan: Plan, fleet: Fleet, workdir: Path | None = None) -> Results:
     """Run the plan on a master and ``fleet.local_workers`` local workers; the master's results.
 
@@ -78,7 +114,7 @@ def run_fleet(plan: Plan, fleet: Fleet, workdir: Path | None = None) -> Results:
         {
             "RCES_LOAD_PLAN": str(plan_path),
             "RCES_LOAD_RESULT": str(result_path),
-            "RCES_LOAD_PROGRESS": fleet.progress,
+            "RCES_LOAD_PROGRESS": str(where / "progress.log"),
         }
     )
     master_args = [
@@ -115,8 +151,10 @@ def run_fleet(plan: Plan, fleet: Fleet, workdir: Path | None = None) -> Results:
             )
         deadline = time.monotonic() + plan.run_s + DRAIN_SECONDS + START_GRACE_S
         master = processes[0]
-        while master.poll() is None and time.monotonic() < deadline:
-            time.sleep(0.2)
+        with _Progress(where / "progress.log", fleet.progress) as progress:
+            while master.poll() is None and time.monotonic() < deadline:
+                time.sleep(0.2)
+                progress.relay()
         if master.poll() is None:
             raise UsageError(
                 f"the load generator did not finish ({fleet.workers} workers expected on port "
