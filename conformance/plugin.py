@@ -43,7 +43,7 @@ from conformance.run_state import (
     target_info,
 )
 
-pytest_plugins = ("conformance.fixtures",)
+pytest_plugins = ("conformance.fixtures", "conformance.stages.client.plugin")
 
 __all__ = ["COLLECTOR_NAME", "add_secrets", "requirement_ids", "test_id"]
 

@@ -37,6 +37,7 @@ def unmeasured(rid: str, why: str) -> Finding:
 def conclude(findings: Sequence[Finding], sections: Sequence[str] = ()) -> None:
     """Raise what the findings add up to: each failed id with its own evidence; ids never
     judged are not measurable (with the reason); nothing raised when every id passed."""
+    __tracebackhide__ = True
     broken = [f for f in findings if f.verdict == FAIL]
     failed_ids = {f.requirement_id for f in broken}
     open_ids = [

@@ -47,8 +47,8 @@ class Launched:
     name: str
     process: subprocess.Popen[bytes]
     started: float  # monotonic
-    output: IO[bytes]
-    key: str
+    output: IO[bytes] = field(repr=False)
+    key: str = field(repr=False)
     exit_status: int | None = None
     exited_early: bool = False  # ended on its own before the stage stopped it
     stopped_at: float | None = None

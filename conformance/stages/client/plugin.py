@@ -1,9 +1,10 @@
 """The client stage's pytest options and its one session fixture: every chosen scenario run at
 once against the scripted server (``runs.run_scenarios``), before the first test judges its own.
 
-Loaded as the package's conftest, so ``pytest --pyargs conformance.stages.client --client-command
-"..."`` works as it is, and ``conformance run --stage client`` / ``conformance client`` pass the
-same options.
+Registered by ``conformance.plugin`` (``pytest_plugins``), so the options exist wherever the
+suite's plugin does: ``pytest --pyargs conformance.stages.client --client-command "..."`` works
+as it is, and ``conformance run --stage client`` / ``conformance client`` pass the same options.
+Nothing heavy is imported until the fixture runs.
 """
 
 from __future__ import annotations
@@ -30,6 +31,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "(default: the reference client, python -m refclient)",
     )
     group.addoption(
+        "--client-profile",
+        metavar="FILE",
+        default=None,
+        help="a profile whose client: and headers: sections describe the client (no "
+        "credentials needed; default: --target-profile's, else the profile defaults)",
+    )
+    group.addoption(
         "--client-time-scale",
         metavar="SCALE",
         type=float,
@@ -49,7 +57,7 @@ def client_runs(request: pytest.FixtureRequest) -> dict[str, Any]:
     try:
         settings = settings_from(
             config.getoption("client_command"),
-            config.getoption("target_profile", None),
+            config.getoption("client_profile") or config.getoption("target_profile", None),
             config.getoption("client_time_scale"),
         )
     except UsageError as error:

@@ -12,10 +12,10 @@ from typing import Any
 import pytest
 
 from conformance.run_state import TRANSCRIPT
-from conformance.stages.client.conftest import SCENARIO_PARAMETER
 from conformance.stages.client.evidence import Timeline, scenario_details
 from conformance.stages.client.findings import conclude
 from conformance.stages.client.judging import judge
+from conformance.stages.client.plugin import SCENARIO_PARAMETER
 from conformance.stages.client.scenarios import SCENARIOS
 from conformance.stages.stage import STAGE_PROPERTY
 
@@ -42,6 +42,7 @@ def test_client_scenario(
     request: pytest.FixtureRequest,
     record_property: Any,
 ) -> None:
+    __tracebackhide__ = True
     run = client_runs[scenario]
     request.node.stash[TRANSCRIPT] = Timeline(run)
     record_property(
