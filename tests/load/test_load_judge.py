@@ -1,0 +1,168 @@
+"""The load stage's judging, on made-up records: each rule passes a correct run, fails the
+defect it names, and blames the generator only for its own shortfall."""
+
+from __future__ import annotations
+
+import random
+
+from conformance.stages.load import judge
+from conformance.stages.load.plan import Plan
+from conformance.stages.load.records import ANONYMOUS, NOISY, WELL_BEHAVED, Poll, Results, Write
+from conformance.stages.load.rules import PollerState, Reading, read_hint, read_snapshot
+from conformance.stages.load.series import Rate, per_second
+
+T0 = 1_000_000.0
+DECLARED = judge.Declared(burst=60, refill=30.0, threshold=150.0, margin=0.25, propagation_s=1.0)
+
+
+def plan(**changes: object) -> Plan:
+    values: dict[str, object] = dict(
+        base_url="http://127.0.0.1:1", sdk_key="k", pat="p", environment_header="environment",
+        environment="development", environment_id=1, instance_header="server-id",
+        application_id=1, configuration_id=7, operations_field="operations", fleet=100,
+        cadence_s=5.0, jitter_ratio=0.2, run_s=30.0, ramp_s=3.0, write_interval_s=4.0, noisy=1,
+        noisy_rate=90.0, anonymous=3, anonymous_rate=27.0, timeout_s=5.0, run_tag="t",
+        noisy_window=(10.0, 14.0), anonymous_window=(16.0, 20.0),
+    )  # fmt: skip
+    values.update(changes)
+    return Plan(**values)  # type: ignore[arg-type]
+
+
+def poll(
+    at: float,
+    status: int = 200,
+    kind: str = WELL_BEHAVED,
+    who: str = "i1",
+    seen: str = "",
+    hint: int = 0,
+    problem: str = "",
+    retry: float | None = None,
+    latency: float = 0.002,
+) -> Poll:
+    return Poll(T0 + at, T0 + at, latency, status, kind, who, seen, hint, problem, retry, "h")
+
+
+def results(polls: list[Poll], writes: list[Write] | None = None, initial: str = "") -> Results:
+    return Results(started=T0, polls=sorted(polls), writes=writes or [], initial_hash=initial)
+
+
+def test_a_5xx_or_no_answer_fails_and_nothing_excuses_it() -> None:
+    assert judge.no_server_error(results([poll(1)])).outcome == judge.PASS
+    found = judge.no_server_error(results([poll(1), poll(2, status=0, problem="no answer")]))
+    assert found.outcome == judge.FAIL and "1 of 2 polls" in found.received
+
+
+def test_well_behaved_429_fails_own_buckets_and_noisy_must_be_throttled() -> None:
+    fine = [
+        poll(i / 90, status=429 if i > 60 else 304, kind=NOISY, who="n", retry=1)
+        for i in range(360)
+    ]
+    assert judge.own_buckets_measured(results(fine), plan(), DECLARED).outcome == judge.PASS
+    assert judge.noisy_throttled(results(fine), plan(), DECLARED).outcome == judge.PASS
+    collided = [*fine, poll(12, status=429, retry=1)]
+    assert judge.own_buckets(results(collided), plan(), DECLARED).outcome == judge.FAIL
+    unlimited = [poll(i / 90, status=304, kind=NOISY, who="n") for i in range(360)]
+    assert judge.noisy_throttled(results(unlimited), plan(), DECLARED).outcome == judge.FAIL
+    short = [poll(i / 90, status=304, kind=NOISY, who="n") for i in range(100)]
+    found = judge.noisy_throttled(results(short), plan(), DECLARED)
+    assert found.outcome == judge.NOT_MEASURABLE and "shortfall" in found.note
+
+
+def test_pollers_without_id_must_share_one_bucket() -> None:
+    shared = [
+        poll(16 + i / 81, status=200 if i < 150 else 429, kind=ANONYMOUS, who=f"a{i % 3}", retry=1)
+        for i in range(300)
+    ]
+    assert judge.shared_bucket(results(shared), plan(), DECLARED).outcome == judge.PASS
+    separate = [poll(16 + i / 81, kind=ANONYMOUS, who=f"a{i % 3}") for i in range(324)]
+    found = judge.shared_bucket(results(separate), plan(), DECLARED)
+    assert found.outcome == judge.FAIL and "324 of 324 served" in found.received
+
+
+def herd(hinted: bool, stays: bool) -> list[Poll]:
+    """500 polls in the first second, then 30/s for 20 s; the hint while loaded (and after)."""
+    polls = [poll(i / 500, hint=int(hinted and i > 150), who=f"i{i}") for i in range(500)]
+    polls += [poll(2 + i / 30, hint=int(stays), who=f"q{i}") for i in range(600)]
+    return polls
+
+
+def test_hint_appears_over_the_threshold_and_goes_within_the_bound() -> None:
+    good = results(herd(hinted=True, stays=False))
+    assert judge.hint_under_load(good, plan(), DECLARED).outcome == judge.PASS
+    assert judge.hint_absent_when_quiet(good, DECLARED, after=True).outcome == judge.PASS
+    found, took = judge.convergence(good, plan(), DECLARED)
+    assert (
+        found.outcome == judge.PASS and took is not None and took < judge.convergence_bound(plan())
+    )
+    never = results(herd(hinted=False, stays=False))
+    assert judge.hint_under_load(never, plan(), DECLARED).outcome == judge.FAIL
+    stuck = results(herd(hinted=True, stays=True))
+    assert judge.hint_absent_when_quiet(stuck, DECLARED, after=True).outcome == judge.FAIL
+    assert judge.convergence(stuck, plan(), DECLARED)[0].outcome == judge.FAIL
+
+
+def test_hint_rules_not_configured_without_a_declared_threshold() -> None:
+    undeclared = judge.Declared(60, 30.0, None, 0.25, 1.0)
+    found = judge.hint_under_load(results(herd(True, False)), plan(), undeclared)
+    assert found.outcome == judge.NOT_CONFIGURED and found.key == "load.shedding_threshold"
+
+
+def test_a_load_below_the_band_is_the_generators_shortfall() -> None:
+    quiet = results([poll(i / 30) for i in range(300)])
+    found = judge.hint_under_load(quiet, plan(), DECLARED)
+    assert found.outcome == judge.NOT_MEASURABLE and "peak" in found.note
+
+
+def test_every_poll_after_a_write_sees_its_hash() -> None:
+    writes = [Write(T0 + 5, T0 + 5.1, 200, "h1", ""), Write(T0 + 9, T0 + 9.1, 200, "h2", "")]
+    fresh = [poll(4, seen="h0"), poll(6.5, seen="h1"), poll(11, seen="h2", status=304)]
+    assert judge.write_visible(results(fresh, writes, "h0"), plan(), DECLARED).outcome == "pass"
+    late_but_allowed = [poll(5.5, seen="h0")]  # within propagation_s of the write
+    assert (
+        judge.write_visible(results(late_but_allowed, writes, "h0"), plan(), DECLARED).outcome
+        == "pass"
+    )
+    stale = [*fresh, poll(12, seen="h1", who="i9", status=304)]
+    found = judge.write_visible(results(stale, writes, "h0"), plan(), DECLARED)
+    assert found.outcome == judge.FAIL and "i9" in found.received
+
+
+def test_objectives_judged_only_where_declared() -> None:
+    run = results([poll(i / 10, latency=0.05) for i in range(100)])
+    assert judge.objectives(run, DECLARED).outcome == judge.NOT_CONFIGURED
+    strict = judge.Declared(60, 30.0, 150.0, 0.25, 1.0, {"latency_p99_ms": 10.0})
+    assert judge.objectives(run, strict).outcome == judge.FAIL
+    loose = judge.Declared(60, 30.0, 150.0, 0.25, 1.0, {"latency_p99_ms": 100.0})
+    assert judge.objectives(run, loose).outcome == judge.PASS
+
+
+def test_malformed_error_bodies_and_bare_429s_fail() -> None:
+    bad = results([poll(1, status=429, problem="error body is not JSON", retry=None)])
+    assert judge.error_bodies(bad, shape=False).outcome == judge.FAIL
+    assert judge.error_bodies(bad, shape=True).outcome == judge.PASS
+    assert judge.retry_after(bad).outcome == judge.FAIL
+
+
+def test_the_client_rules_of_one_instance() -> None:
+    state = PollerState(5.0, 0.2, rng=random.Random(1))
+    assert state.request_headers() == {}
+    body = (
+        b'{"hash":"s1","configurations":[{"id":7,"hash":"c1"}],'
+        b'"polling":{"intervalSeconds":30,"jitterRatio":0.1}}'
+    )
+    reading = read_snapshot(body, 7)
+    assert state.succeeded(200, reading) == "c1"
+    assert state.request_headers() == {"If-None-Match": '"s1"'}
+    assert 27 <= state.next_delay() <= 33  # the hint's interval, its jitter
+    assert state.succeeded(304, None) == "c1" and state.hint is not None  # a 304 keeps it
+    assert state.succeeded(200, Reading(snapshot_hash="s2", config_hash="c2")) == "c2"
+    assert state.hint is None and 5 <= state.next_delay() <= 6  # gone: own cadence
+    assert state.failed(retry_after=12) == 12 and state.failed(None) == 10  # backoff doubles
+    assert read_hint({"intervalSeconds": 0, "jitterRatio": 2})[1].startswith("polling values")
+
+
+def test_rates_and_series() -> None:
+    run = results([poll(i / 100) for i in range(200)])
+    assert Rate(run.polls).trailing(T0 + 1.0) == 100
+    rows = per_second(run)
+    assert [row["rps"] for row in rows] == [100, 100]

@@ -1,0 +1,98 @@
+"""The load stage end to end (slow): the embedded reference server certified green with the
+default profile on two local Locust workers, and a worker joining the master by address."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from conformance.stages.load import REQUIREMENTS
+
+pytestmark = pytest.mark.slow
+TIMEOUT_S = 240
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def conformance(*args: str, cwd: Path) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [sys.executable, "-m", "conformance.cli", *args],
+        cwd=cwd,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"},
+    )
+
+
+def report(path: Path) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads((path / "conformance.json").read_text("utf-8"))
+    return data
+
+
+def outcomes(data: dict[str, Any]) -> dict[str, str]:
+    return {r["id"]: r["outcome"] for r in data["requirements"]}
+
+
+def load_details(data: dict[str, Any]) -> dict[str, Any]:
+    (stage,) = [s for s in data["stages"] if s["name"] == "load"]
+    details: dict[str, Any] = stage["details"]
+    return details
+
+
+def test_the_embedded_reference_server_is_green_on_two_local_workers(tmp_path: Path) -> None:
+    run = conformance(
+        "run", "--stage", "load", "--load-workers", "2", "--load-port", str(free_port()),
+        "--report-dir", str(tmp_path / "report"), "--quiet", cwd=tmp_path,
+    )  # fmt: skip
+    output, _ = run.communicate(timeout=TIMEOUT_S)
+    assert run.returncode == 0, output[-3000:]
+    data = report(tmp_path / "report")
+    assert outcomes(data) == dict.fromkeys(sorted(REQUIREMENTS), "pass")
+    figures = load_details(data)["figures"]
+    assert figures["workers"] == 2
+    assert all(polls > 0 for polls in figures["worker_polls"].values())
+    assert figures["instances"] == 1000
+
+
+def test_a_worker_joins_by_address(tmp_path: Path, reference_server: Any) -> None:
+    """The master waits for one local and one remote worker; the remote one is a second process
+    started with ``conformance load-worker --master 127.0.0.1:PORT``; both feed one report."""
+    profile = tmp_path / "profile.yaml"
+    data = yaml.safe_load(Path(reference_server.profile_path).read_text("utf-8"))
+    data["load"] = {"fleet": 400, "run_seconds": 15.0}
+    profile.write_text(yaml.safe_dump(data), "utf-8")
+    port = free_port()
+    run = conformance(
+        "run", "--stage", "load", "--base-url", str(reference_server.base_url),
+        "--profile", str(profile), "--load-workers", "1", "--load-remote-workers", "1",
+        "--load-bind", "127.0.0.1", "--load-port", str(port),
+        "--report-dir", str(tmp_path / "report"), "--quiet", cwd=tmp_path,
+    )  # fmt: skip
+    worker = conformance("load-worker", "--master", f"127.0.0.1:{port}", cwd=tmp_path)
+    try:
+        output, _ = run.communicate(timeout=TIMEOUT_S)
+        worker.wait(timeout=30)
+    finally:
+        for process in (run, worker):
+            if process.poll() is None:
+                process.kill()
+    assert run.returncode in (0, 3), output[-3000:]  # a small fleet may not pass the threshold
+    figures = load_details(report(tmp_path / "report"))["figures"]
+    assert figures["workers"] == 2
+    assert sorted(figures["worker_polls"]) == ["0", "1"]
+    assert all(polls > 0 for polls in figures["worker_polls"].values())
+    assert figures["instances"] == 400
+    assert "fail" not in outcomes(report(tmp_path / "report")).values()
