@@ -95,7 +95,8 @@ class References:
     def text(self, value: str) -> str:
         for secret, placeholder in sorted(self.secrets.items(), key=lambda p: -len(p[0])):
             value = value.replace(secret, placeholder)
-        if value.startswith(self.instance_prefix):
+        # An instance id the stage made up (<prefix>-fuzz-<n>); names share the prefix, not <n>.
+        if value.startswith(self.instance_prefix) and value[len(self.instance_prefix) :].isdigit():
             return "${instance_id}"
         return value.replace(self.run_prefix, "${run_prefix}") if self.run_prefix else value
 

@@ -200,10 +200,13 @@ def replay_corpus(
     run: FuzzRun, directory: Path, schema: BaseSchema | None = None
 ) -> list[Replayed]:
     """Every case of ``directory`` replayed in file order; an unreadable file is inconclusive."""
+    paths = corpus.files(directory)
+    if not paths:  # loading the contract costs half a second: only when there is a case
+        return []
     if schema is None:
         schema = replay_schema(run)
     results = []
-    for path in corpus.files(directory):
+    for path in paths:
         try:
             data = corpus.read(path)
         except ValueError as error:

@@ -1,0 +1,211 @@
+"""The failure corpus in pieces: references and placeholders, stable names, the schema, the once-
+per-run replay, the summary; and a corpus of 100 cases replayed against the reference server."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from corpus_cases import mixed_cases
+
+from conformance.stages.fuzz import corpus, replay
+from conformance.stages.fuzz.summary import merge_details, summary_lines
+
+PAT = "svc_pat_0123456789abcdefSECRET"
+SDK_KEY = "svc_pk_0123456789abcdefSECRET"
+SECRETS = {PAT: "$RCES_PAT", SDK_KEY: "$RCES_SDK_KEY_1"}
+
+
+def references() -> corpus.References:
+    return corpus.References(
+        by_name={
+            "application_id": 1,
+            "environment_id": 1,
+            "configuration_id": 5,
+            "experiment_id": 5,
+            "group_id_0": 9,
+        },
+        run_prefix="cf-abc123-gw0",
+        instance_prefix="cf-abc123-gw0-fuzz-",
+        secrets=SECRETS,
+    )
+
+
+def encoded() -> dict[str, Any]:
+    return corpus.encode_step(
+        "setManualAssignment",
+        "post",
+        "/application/{applicationId}/v2/experiments/{experimentId}/assignments",
+        {
+            "path_parameters": {"applicationId": 1, "experimentId": 5},
+            "query": {"limit": 5},
+            "headers": {
+                "Authorization": f"Bearer {PAT}",
+                "environment_id": "1",
+                "server-id": "cf-abc123-gw0-fuzz-17",
+                "X-Schemathesis-TestCaseId": "AbCdEf",
+            },
+            "body": {
+                "name": "cf-abc123-gw0-fuzz-exp",
+                "baseConfigurationId": 5,
+                "groupId": 9,
+                "unitId": 77,
+                "note": f"key {SDK_KEY}",
+            },
+            "media_type": "application/json",
+        },
+        references(),
+    )
+
+
+def test_run_bound_values_become_references_and_secrets_placeholders() -> None:
+    step = encoded()
+    assert step["method"] == "POST"
+    # Configuration 5 and experiment 5 share an id: the key says which one is meant.
+    assert step["path_parameters"] == {
+        "applicationId": "${application_id}",
+        "experimentId": "${experiment_id}",
+    }
+    assert step["query"] == {"limit": 5}  # not an id-like key: a value of its own
+    assert step["headers"] == {
+        "Authorization": "Bearer $RCES_PAT",
+        "environment_id": "${environment_id}",
+        "server-id": "${instance_id}",
+    }
+    assert step["body"] == {
+        "name": "${run_prefix}-fuzz-exp",
+        "baseConfigurationId": "${configuration_id}",
+        "groupId": "${group_id_0}",
+        "unitId": 77,
+        "note": "key $RCES_SDK_KEY_1",
+    }
+    assert PAT not in json.dumps(step) and SDK_KEY not in json.dumps(step)
+
+
+def test_references_are_filled_in_with_the_new_targets_values_and_types() -> None:
+    bound = {
+        "application_id": 3,
+        "environment_id": 8,
+        "configuration_id": 41,
+        "experiment_id": 42,
+        "group_id_0": 43,
+        "run_prefix": "cf-ffffff-gw1",
+        "instance_id": "cf-ffffff-gw1-fuzz-1",
+    }
+    secrets = corpus.secrets_by_placeholder({"new-pat": "$RCES_PAT", "new-key": "$RCES_SDK_KEY_1"})
+    step = corpus.decode(encoded(), bound, secrets)
+    assert step["path_parameters"] == {"applicationId": 3, "experimentId": 42}
+    assert step["headers"]["Authorization"] == "Bearer new-pat"
+    assert step["headers"]["server-id"] == "cf-ffffff-gw1-fuzz-1"
+    assert step["body"]["baseConfigurationId"] == 41 and step["body"]["groupId"] == 43
+    assert step["body"]["name"] == "cf-ffffff-gw1-fuzz-exp"
+    assert step["body"]["note"] == "key new-key"
+    assert corpus.unbound(encoded(), {}) >= {"configuration_id", "experiment_id"}
+
+
+def test_the_same_failure_found_again_keeps_its_name_and_is_not_written_twice(
+    tmp_path: Path,
+) -> None:
+    first, again = mixed_cases(1)[0], mixed_cases(1)[0]
+    again["found"] = {**again["found"], "seed": 99, "date": "2027-01-01"}
+    assert corpus.file_name(first) == corpus.file_name(again)
+    assert corpus.write(tmp_path, first) is not None
+    assert corpus.write(tmp_path, again) is None
+    assert [p.name for p in corpus.files(tmp_path)] == [corpus.file_name(first)]
+    assert corpus.read(tmp_path / corpus.file_name(first))["found"]["seed"] == 0  # kept as found
+    other = mixed_cases(2)[1]
+    assert corpus.file_name(other) != corpus.file_name(first)
+
+
+def test_a_file_that_is_no_corpus_case_is_refused_with_the_place(tmp_path: Path) -> None:
+    data = mixed_cases(1)[0]
+    del data["steps"][0]["method"]
+    with pytest.raises(ValueError, match="steps/0"):
+        corpus.validate(data)
+    for case in mixed_cases(8):
+        corpus.validate(case)
+
+
+def test_the_corpus_is_replayed_once_per_run_whatever_the_workers(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    calls: list[Path] = []
+    result = replay.Replayed("a.json", "0" * 16, "getSdkStatus", "c", ["R"], replay.FAILS, "t")
+
+    def replay_corpus(run: Any, directory: Path) -> list[replay.Replayed]:
+        calls.append(directory)
+        return [result]
+
+    monkeypatch.setattr(replay, "replay_corpus", replay_corpus)
+    run_id = f"unit-{time.monotonic_ns()}"
+    try:
+        first = replay.replay_once(object(), tmp_path, run_id)  # type: ignore[arg-type]
+        second = replay.replay_once(object(), tmp_path, run_id)  # type: ignore[arg-type]
+    finally:
+        replay.forget(run_id)
+    assert calls == [tmp_path]
+    assert first == ([result], True) and second == ([result], False)
+
+
+def test_the_summary_names_regressions_fixes_and_new_cases() -> None:
+    part = {
+        "directory": "fc",
+        "replayed": 3,
+        "replay_seconds": 0.4,
+        "regressions": ["a.json"],
+        "fixed": ["b.json"],
+        "inconclusive": [],
+        "written": ["c.json"],
+    }
+    merged = merge_details(
+        [{"tier": "smoke", "corpus": part}, {"corpus": {**part, "written": ["d.json"]}}]
+    )
+    assert merged["corpus"]["written"] == ["c.json", "d.json"]
+    lines = summary_lines(merged)
+    assert any("3 case(s) replayed" in line and "1 regression(s)" in line for line in lines)
+    assert "    regression: a.json" in lines
+    assert any(line.startswith("    fixed: b.json") for line in lines)
+
+
+@pytest.fixture(scope="module")
+def fuzz_run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    """A ``FuzzRun`` against the reference server, with its configuration and experiment."""
+    from conformance.client import Client
+    from conformance.profile import load
+    from conformance.stages.fuzz.budget import tier
+    from conformance.stages.fuzz.stage import FuzzRun
+    from conformance.stages.fuzz.target import FuzzTarget
+    from refserver.runner import start_server
+
+    server = start_server(tmp_path_factory.mktemp("replay") / "r.db")
+    profile = load(server.profile_path)
+    target = FuzzTarget(server.base_url, profile, "cf-unit00-gw0")
+    with Client(server.base_url, profile, run_prefix=target.run_prefix) as client:
+        target.provision(client)
+    run = FuzzRun(tier("smoke"), 1, target)
+    try:
+        yield run
+    finally:
+        run.session.close()
+        server.stop()
+
+
+def test_a_corpus_of_100_cases_replays_in_seconds(fuzz_run: Any, tmp_path: Path) -> None:
+    for data in mixed_cases(100):
+        corpus.write(tmp_path, data)
+    started = time.perf_counter()
+    results = replay.replay_corpus(fuzz_run, tmp_path)
+    seconds = time.perf_counter() - started
+    print(f"replayed 100 corpus cases in {seconds:.2f}s")
+    assert [r.verdict for r in results] == [replay.FIXED] * 100, [
+        (r.path, r.reason) for r in results if r.verdict != replay.FIXED
+    ]
+    assert seconds < 20  # about 1 s here; a tier's budget is 60 s and more
+    sent = "".join(e["request"] for r in results for e in r.exchanges)
+    assert f"/configuration/{fuzz_run.target.objects.configuration_id}" in sent
+    assert f"/experiments/{fuzz_run.target.objects.experiment_id}" in sent
+    assert "$RCES_PAT" in sent and fuzz_run.target.profile.credentials.pat not in sent
