@@ -209,6 +209,7 @@ class RequirementInfo:
     section: str
     text: str
     basis: str
+    subject: str = "server"
 
 
 def fold(
@@ -254,6 +255,7 @@ def fold(
                 tests=tuple(dict.fromkeys(tests.get(info.id, []))),
                 evidence=tuple(evidence.get(info.id, [])),
                 note=note,
+                subject=info.subject,
             )
         )
     return tuple(results)
@@ -386,6 +388,7 @@ def selected_requirements(
                 section=str(getattr(entry, "section", "")),
                 text=str(getattr(entry, "text", "")) or "(not in the requirement catalogue)",
                 basis=str(getattr(entry, "basis", "")),
+                subject=str(getattr(entry, "subject", "server")),
             )
         )
     return infos

@@ -284,12 +284,20 @@ def _row(requirement: RequirementResult) -> str:
     evidence_row = f'<tr class="ev"><td colspan="4">{evidence}</td></tr>' if evidence else ""
     return (
         f'<tbody class="req" id="req-{_e(requirement.id)}" data-outcome="'
-        f'{_e(requirement.outcome.value)}"><tr><td class="id">{_e(requirement.id)}</td>'
+        f'{_e(requirement.outcome.value)}" data-subject="{_e(requirement.subject)}"><tr>'
+        f'<td class="id">{_e(requirement.id)}{_subject_tag(requirement)}</td>'
         f"<td>{_badge(requirement.outcome)}</td>"
         f'<td>{_e(requirement.text)} <span class="basis">({_e(requirement.basis)})</span>'
         f"{note}</td>"
         f'<td class="tests">{tests}</td></tr>{evidence_row}</tbody>'
     )
+
+
+def _subject_tag(requirement: RequirementResult) -> str:
+    """A small tag on a client rule (the client stage); nothing on a server's."""
+    if requirement.subject == "server":
+        return ""
+    return f' <span class="basis">({_e(requirement.subject)} rule)</span>'
 
 
 def _by_id(requirement: RequirementResult) -> str:

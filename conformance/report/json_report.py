@@ -104,6 +104,7 @@ def _requirement_to_json(requirement: RequirementResult) -> dict[str, Any]:
         "tests": list(requirement.tests),
         "evidence": [evidence_to_json(e) for e in requirement.evidence],
         "note": requirement.note,
+        "subject": requirement.subject,
     }
 
 
@@ -117,6 +118,7 @@ def _requirement_from_json(data: dict[str, Any]) -> RequirementResult:
         tests=tuple(data["tests"]),
         evidence=tuple(evidence_from_json(e) for e in data.get("evidence", ())),
         note=data.get("note", ""),
+        subject=data.get("subject", "server"),  # before 1.2: every requirement was a server's
     )
 
 

@@ -73,6 +73,8 @@ def _testcase(
     ET.SubElement(properties, "property", {"name": "requirement", "value": requirement.id})
     ET.SubElement(properties, "property", {"name": "section", "value": requirement.section})
     ET.SubElement(properties, "property", {"name": "basis", "value": requirement.basis})
+    if requirement.subject != "server":  # a client rule (the client stage)
+        ET.SubElement(properties, "property", {"name": "subject", "value": requirement.subject})
     ET.SubElement(properties, "property", {"name": "outcome", "value": requirement.outcome.value})
     for test_id in requirement.tests:
         ET.SubElement(properties, "property", {"name": "test", "value": _clean(test_id)})

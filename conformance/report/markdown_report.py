@@ -99,9 +99,14 @@ def _evidence(evidence: Evidence) -> list[str]:
     return lines
 
 
+def _subject(requirement: RequirementResult) -> str:
+    """The heading's note on a rule of the SDK client (the client stage); none for a server's."""
+    return "" if requirement.subject == "server" else f", {_cell(requirement.subject)} rule"
+
+
 def _failure(requirement: RequirementResult) -> list[str]:
     lines = [
-        f"### {requirement.id} (§{_cell(requirement.section)})",
+        f"### {requirement.id} (§{_cell(requirement.section)}{_subject(requirement)})",
         "",
         f"> {_cell(requirement.text)}",
         "",

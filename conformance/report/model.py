@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-SCHEMA_VERSION = "1.1"  # 1.1: not-configured, incomplete, measured
+SCHEMA_VERSION = "1.2"  # 1.1: not-configured, incomplete, measured; 1.2: subject
 
 
 class Outcome(StrEnum):
@@ -105,6 +105,7 @@ class RequirementResult:
     tests: tuple[str, ...]
     evidence: tuple[Evidence, ...] = ()
     note: str = ""  # e.g. "baseline entry now passes: remove it", or why it was not measured
+    subject: str = "server"  # whose rule it is: "server" or "client" (the client stage)
 
 
 @dataclass(frozen=True)
