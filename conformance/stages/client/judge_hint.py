@@ -73,6 +73,15 @@ def judge_jitter(run: ScenarioRun) -> list[Finding]:
         return [unmeasured(HINT_JITTER, f"only {len(waits)} hinted waits (6 needed)")]
     interval, ratio = sample.after.hint
     width = hint_width(interval, ratio, reading)
+    bound = hint_bound(interval, ratio, reading)
+    if any(w < bound - margin(bound) for w in waits):
+        return [
+            unmeasured(
+                HINT_JITTER,
+                "the waits do not honour the hint (POLL-CLIENT-HONOUR-HINT): their spread says "
+                "nothing about jitterRatio",
+            )
+        ]
     quartiles = statistics.quantiles(waits, n=4)
     spread = quartiles[2] - quartiles[0]
     if spread < SPREAD_SHARE * width:

@@ -1,0 +1,83 @@
+"""The faulty clients as data: name, the client requirement ids the fault breaks, what it does,
+and the profile keys (``client:``) the stage is run with. ``CORRECT`` are variants that differ
+from the reference client but keep every rule: the stage must fail none of their requirements.
+
+Each name is a patch in ``patches.PATCHES``; ``run.py`` applies it and runs ``refclient``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+HASH = "POLL-CLIENT-SEND-LAST-HASH"
+HINT = "POLL-CLIENT-HONOUR-HINT"
+JITTER = "POLL-CLIENT-HINT-JITTER"
+RELEASE = "POLL-CLIENT-HINT-RELEASE"
+REFETCH = "POLL-CLIENT-REFETCH-CHANGED"
+RETRY_AFTER = "POLL-CLIENT-RETRY-AFTER"
+BACKOFF = "POLL-CLIENT-BACKOFF"
+INSTANCE_ID = "SDK-CLIENT-INSTANCE-ID"
+NUMERIC = "SDK-CLIENT-NUMERIC-HEADER"
+EVERY = frozenset(
+    {HASH, HINT, JITTER, RELEASE, REFETCH, RETRY_AFTER, BACKOFF, INSTANCE_ID, NUMERIC}
+)
+
+
+@dataclass(frozen=True)
+class ClientVariant:
+    """One variant of the reference client and what the client stage must make of it."""
+
+    name: str
+    breaks: frozenset[str]
+    doc: str
+    profile: dict[str, str] = field(default_factory=dict)  # client: keys the stage is run with
+
+
+def fault(name: str, breaks: set[str] | frozenset[str], doc: str, **profile: str) -> ClientVariant:
+    return ClientVariant(name, frozenset(breaks), doc, dict(profile))
+
+
+FAULTS: tuple[ClientVariant, ...] = (
+    fault("polls-through-hint", {HINT}, "keeps its own cadence while the hint is in force"),
+    fault(
+        "symmetric-under-above",
+        {HINT},
+        "reads jitterRatio symmetrically where the profile declares 'above'",
+        jitter_reading="above",
+    ),
+    fault("no-jitter", {JITTER}, "waits exactly intervalSeconds: the spread of jitterRatio is 0"),
+    fault(
+        "shared-seed",
+        {JITTER, BACKOFF},
+        "seeds its random draws with a constant: every instance waits the same sequence",
+    ),
+    fault("slow-after-hint", {RELEASE}, "keeps the last hint after a 200 without polling"),
+    fault("no-hash", {HASH}, "never sends the hash it was given"),
+    fault("stale-hash", {HASH}, "keeps sending the first hash it was given"),
+    fault("refetch-everything", {REFETCH}, "refetches whenever the snapshot hash moves"),
+    fault("ignores-retry-after", {RETRY_AFTER}, "backs off after a 429 but ignores Retry-After"),
+    fault("tight-5xx-loop", {BACKOFF}, "retries a failure every 50 ms, without backing off"),
+    fault("no-backoff-jitter", {BACKOFF}, "doubles its backoff without jitter (lockstep retries)"),
+    fault("no-instance-id", {INSTANCE_ID}, "never sends the instance id it was given"),
+    fault("long-instance-id", {INSTANCE_ID}, "sends an instance id of 200 characters"),
+    fault("project-id-zero", {NUMERIC}, "sends the numeric header as 0"),
+    fault("exits-early", EVERY, "exits on its own after a second"),
+)
+
+CORRECT: tuple[ClientVariant, ...] = (
+    fault("reference", set(), "the reference client as it is (symmetric reading, header hash)"),
+    fault("query-hash", set(), "sends the hash as ?hash=", hash_transport="query"),
+    fault("above-reading", set(), "reads jitterRatio as 'above'", jitter_reading="above"),
+    fault(
+        "per-configuration",
+        set(),
+        "refetches one GET /sdk/v2/configurations/{id} per moved configuration",
+        refetch_request="/sdk/v2/configurations/{id}",
+    ),
+)
+
+ALL: tuple[ClientVariant, ...] = FAULTS + CORRECT
+
+
+def by_name() -> dict[str, ClientVariant]:
+    return {variant.name: variant for variant in ALL}

@@ -1,0 +1,183 @@
+"""Each faulty (or correct-but-different) client as a patch of the reference client, applied in
+the client's own process before ``refclient.cli.main`` runs: one small defect each."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import random
+import threading
+from collections.abc import Callable
+from types import MappingProxyType
+from typing import Any
+
+from refclient import core, environment, timing
+from refclient.core import PollCore, Request
+
+INSTANCE_HEADER = "server-id"
+
+
+def _config(**changes: Any) -> None:
+    """Start the client with these ``Config`` fields changed."""
+    original = environment.launch_from
+
+    def launch_from(environ: Any) -> environment.Launch:
+        launch = original(environ)
+        return dataclasses.replace(launch, config=dataclasses.replace(launch.config, **changes))
+
+    environment.launch_from = launch_from
+    import refclient.cli
+
+    refclient.cli.launch_from = launch_from  # type: ignore[attr-defined]
+
+
+def _request(change: Callable[[PollCore, dict[str, str], dict[str, str]], None]) -> None:
+    """Rewrite every status request's headers and query."""
+    original = PollCore.poll_request
+
+    def poll_request(self: PollCore) -> Request:
+        request = original(self)
+        headers, params = dict(request.headers), dict(request.params)
+        change(self, headers, params)
+        return Request(request.path, MappingProxyType(headers), MappingProxyType(params), "status")
+
+    PollCore.poll_request = poll_request  # type: ignore[method-assign]
+
+
+def _identity(change: Callable[[dict[str, str]], None]) -> None:
+    """Rewrite the identity headers of every request (status and refetch)."""
+    original = PollCore._identity_headers
+
+    def identity(self: PollCore) -> dict[str, str]:
+        headers = original(self)
+        change(headers)
+        return headers
+
+    PollCore._identity_headers = identity  # type: ignore[method-assign]
+
+
+def polls_through_hint() -> None:
+    def success_delay(self: PollCore) -> float:
+        c = self.config
+        wait = timing.spread(c.scaled(c.cadence), c.cadence_jitter, c.random(), c.jitter_reading)
+        return max(c.scaled(c.floor), wait)
+
+    PollCore.success_delay = success_delay  # type: ignore[method-assign]
+
+
+def no_jitter() -> None:
+    timing.spread = lambda interval, ratio, u, reading: interval
+
+
+def shared_seed() -> None:
+    random.seed(1234)
+
+
+def slow_after_hint() -> None:
+    original = PollCore.on_poll_reply
+
+    def on_poll_reply(self: PollCore, reply: core.Reply) -> Any:
+        outcome = original(self, reply)
+        if self._hint is not None:
+            self._kept_hint = self._hint  # type: ignore[attr-defined]
+        elif getattr(self, "_kept_hint", None) is not None:
+            self._hint = self._kept_hint  # type: ignore[attr-defined]
+        return outcome
+
+    PollCore.on_poll_reply = on_poll_reply  # type: ignore[method-assign]
+
+
+def no_hash() -> None:
+    def drop(core_: PollCore, headers: dict[str, str], params: dict[str, str]) -> None:
+        headers.pop("if-none-match", None)
+        params.pop("hash", None)
+
+    _request(drop)
+
+
+def stale_hash() -> None:
+    def first(core_: PollCore, headers: dict[str, str], params: dict[str, str]) -> None:
+        kept = getattr(core_, "_first_hash", None) or core_.snapshot.hash
+        core_._first_hash = kept  # type: ignore[attr-defined]
+        if kept is not None and "if-none-match" in headers:
+            headers["if-none-match"] = f'"{kept}"'
+
+    _request(first)
+
+
+def refetch_everything() -> None:
+    core._moved = lambda held, summary: True  # type: ignore[assignment]
+
+
+def ignores_retry_after() -> None:
+    original = PollCore.failure_delay
+
+    def failure_delay(self: PollCore, retry_after: float | None = None) -> float:
+        return original(self, None)
+
+    PollCore.failure_delay = failure_delay  # type: ignore[method-assign]
+
+
+def tight_5xx_loop() -> None:
+    def failure_delay(self: PollCore, retry_after: float | None = None) -> float:
+        return max(0.05, retry_after or 0.0)
+
+    PollCore.failure_delay = failure_delay  # type: ignore[method-assign]
+
+
+def no_backoff_jitter() -> None:
+    _config(backoff_jitter=0.0)
+
+
+def no_instance_id() -> None:
+    _identity(lambda headers: headers.pop(INSTANCE_HEADER, None))
+
+
+def long_instance_id() -> None:
+    def lengthen(headers: dict[str, str]) -> None:
+        headers[INSTANCE_HEADER] = (headers.get(INSTANCE_HEADER, "x") * 200)[:200]
+
+    _identity(lengthen)
+
+
+def project_id_zero() -> None:
+    _identity(lambda headers: headers.__setitem__("project-id", "0"))
+
+
+def symmetric_under_above() -> None:
+    _config(jitter_reading="symmetric")
+
+
+def exits_early() -> None:
+    threading.Timer(1.0, lambda: os._exit(0)).start()
+
+
+def per_configuration() -> None:
+    _config(refetch="per-configuration")
+
+
+def unchanged() -> None:
+    """The reference client, or a variant that differs only by the environment it is given."""
+
+
+PATCHES: dict[str, Callable[[], None]] = {
+    "polls-through-hint": polls_through_hint,
+    "symmetric-under-above": symmetric_under_above,
+    "no-jitter": no_jitter,
+    "shared-seed": shared_seed,
+    "slow-after-hint": slow_after_hint,
+    "no-hash": no_hash,
+    "stale-hash": stale_hash,
+    "refetch-everything": refetch_everything,
+    "ignores-retry-after": ignores_retry_after,
+    "tight-5xx-loop": tight_5xx_loop,
+    "no-backoff-jitter": no_backoff_jitter,
+    "no-instance-id": no_instance_id,
+    "long-instance-id": long_instance_id,
+    "project-id-zero": project_id_zero,
+    "exits-early": exits_early,
+    "reference": unchanged,
+    "query-hash": unchanged,
+    "above-reading": unchanged,
+    "per-configuration": per_configuration,
+}
