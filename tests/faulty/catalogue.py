@@ -22,6 +22,7 @@ from faulty import (
     experiment_edges,
     experiments,
     identity,
+    load_faults,
     patches,
     sdk,
 )
@@ -43,3 +44,6 @@ SECTIONS: dict[str, tuple[Fault, ...]] = {
 }
 
 FAULTS: tuple[Fault, ...] = tuple(f for section in SECTIONS.values() for f in section)
+
+# Faults only a fleet shows, run by ``conformance run --stage load`` (tests/load), not the selftest.
+LOAD_SECTIONS: dict[str, tuple[Fault, ...]] = {"load": load_faults.load_faults()}

@@ -122,6 +122,8 @@ def test_every_poll_after_a_write_sees_its_hash() -> None:
         judge.write_visible(results(late_but_allowed, writes, "h0"), plan(), DECLARED).outcome
         == "pass"
     )
+    missing = [*fresh, poll(7, seen="", who="i8")]  # the configuration not in the snapshot
+    assert judge.write_visible(results(missing, writes, "h0"), plan(), DECLARED).outcome == "fail"
     stale = [*fresh, poll(12, seen="h1", who="i9", status=304)]
     found = judge.write_visible(results(stale, writes, "h0"), plan(), DECLARED)
     assert found.outcome == judge.FAIL and "i9" in found.received

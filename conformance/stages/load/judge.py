@@ -334,6 +334,9 @@ def write_visible(results: Results, plan: Plan, declared: Declared) -> Finding:
             note="the snapshot's configuration hashes are not the records' contentHash: "
             "writes cannot be told apart",
         )
+    # The configuration existed before the fleet started: an answer without it is older still.
+    generation[""] = -1
+    known += [p for p in results.polls if p.status in (200, 304) and not p.config_hash]
     done = [w.done + declared.propagation_s for w in writes]
     stale = []
     for poll in known:
@@ -341,7 +344,7 @@ def write_visible(results: Results, plan: Plan, declared: Declared) -> Finding:
         if generation[poll.config_hash] < due:
             stale.append(poll)
     if stale:
-        lag = max(p.sent - done[generation[p.config_hash]] for p in stale)
+        lag = max(p.sent - done[max(0, generation[p.config_hash])] for p in stale)
         return Finding(
             FAIL,
             "polls after a write still saw the previous configuration",
