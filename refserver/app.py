@@ -3,7 +3,8 @@
 ``create_app(settings)`` opens the store, applies the core and experiment schemas, provisions a
 fresh database, and returns a Starlette app whose ``app.state.rces`` is the ``AppState``
 (handlers reach it with ``refserver.state.state_of(request)``). Experiment routes come from
-``refserver.experiments.routes()``.
+``refserver.experiments.routes()``. Middleware: the access log, then ``StatusFastPath`` (a GET of
+the status, the hot path, answered without the router).
 """
 
 from __future__ import annotations
@@ -25,20 +26,22 @@ from refserver.errors import error_handlers
 from refserver.group_commit import GroupCommit
 from refserver.provisioning import provision
 from refserver.ratelimit import RateLimiter
-from refserver.sdk import sdk_bootstrap, sdk_status
+from refserver.sdk import BOOTSTRAP_PATH, STATUS_PATH, sdk_bootstrap, sdk_status
 from refserver.settings import Settings
 from refserver.shedding import LoadMeter
 from refserver.snapshot import SnapshotCache
 from refserver.state import AppState
+from refserver.status_fast_path import StatusFastPath
 from refserver.store import Store
 
 Endpoint = Callable[[Request], Awaitable[Response]]
 
 # operationId, method, path, endpoint: the routes this module serves (experiments add theirs).
-# The SDK routes come first: Starlette tries routes in order, and the status poll is the hot path.
+# The SDK routes come first: Starlette tries routes in order. A GET of the status is answered
+# before the router, by StatusFastPath; the route still serves HEAD and a non-empty root_path.
 ROUTES: tuple[tuple[str, str, str, Endpoint], ...] = (
-    ("getSdkStatus", "GET", "/sdk/v2/status", sdk_status),
-    ("getSdkBootstrap", "GET", "/sdk/v2/bootstrap", sdk_bootstrap),
+    ("getSdkStatus", "GET", STATUS_PATH, sdk_status),
+    ("getSdkBootstrap", "GET", BOOTSTRAP_PATH, sdk_bootstrap),
     (
         "createConfiguration",
         "POST",
@@ -98,7 +101,7 @@ def create_app(settings: Settings) -> Starlette:
 
     app = Starlette(
         routes=routes(),
-        middleware=[Middleware(AccessLog)],
+        middleware=[Middleware(AccessLog), Middleware(StatusFastPath)],
         exception_handlers=error_handlers(),
         lifespan=lifespan,
     )

@@ -54,16 +54,26 @@ HTTP_CODES: dict[int, tuple[str, str]] = {
 }
 
 
+def api_error_response(exc: ApiError) -> Response:
+    """The answer to an ``ApiError``."""
+    return error_response(exc.status, exc.code, exc.message, exc.headers)
+
+
+def http_error_response(exc: HTTPException) -> Response:
+    """The answer to one of Starlette's own HTTP errors."""
+    code, message = HTTP_CODES.get(exc.status_code, ("HTTP_ERROR", "request failed"))
+    headers = dict(exc.headers or {})
+    return error_response(exc.status_code, code, message, headers)
+
+
 async def _api_error(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, ApiError)
-    return error_response(exc.status, exc.code, exc.message, exc.headers)
+    return api_error_response(exc)
 
 
 async def _http_error(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, HTTPException)
-    code, message = HTTP_CODES.get(exc.status_code, ("HTTP_ERROR", "request failed"))
-    headers = dict(exc.headers or {})
-    return error_response(exc.status_code, code, message, headers)
+    return http_error_response(exc)
 
 
 async def _unexpected(request: Request, exc: Exception) -> Response:

@@ -29,6 +29,8 @@ from refserver.inputs import loads
 from refserver.snapshot import Snapshot
 from refserver.state import AppState, state_of
 
+STATUS_PATH = "/sdk/v2/status"
+BOOTSTRAP_PATH = "/sdk/v2/bootstrap"
 MAX_SAFE_INTEGER = 9007199254740991
 SERVER_ID_MAX = 128
 UNIT_ID_MAX = 256
