@@ -81,6 +81,7 @@ def outcomes(report_dir: Path) -> tuple[str, dict[str, str]]:
 
 
 @pytest.mark.slow
+@pytest.mark.long
 def test_embedded_and_served_reference_give_the_same_result(
     tmp_path: Path, served: tuple[str, Path]
 ) -> None:

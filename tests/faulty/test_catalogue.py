@@ -18,7 +18,7 @@ from faulty.escapes import ESCAPE_PREFIX
 from faulty.harness import run_fault
 from faulty.mismatches import KNOWN_MISMATCHES
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.long]
 ONLY_ENV = "RCES_SELFTEST_ONLY"  # conformance selftest --only / --section
 
 

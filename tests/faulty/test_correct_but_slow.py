@@ -21,7 +21,7 @@ from latency_proxy import LatencyProxy
 from faulty.harness import checkable_ids
 from refserver.runner import start_server
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.long]
 RUN_TIMEOUT_SECONDS = 600
 
 
