@@ -85,7 +85,7 @@ class _Progress:
             return
         text = chunk[: chunk.rfind(b"\n") + 1].decode("utf-8", "replace")
         self.offset += len(text.encode())
-        if text:
+        if text and self.destination:
             out = self.out or sys.__stderr__ or sys.stderr
             out.write(text)
             out.flush()

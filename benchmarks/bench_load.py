@@ -1,0 +1,170 @@
+"""The load stage's generator is never the bottleneck: fleet size, timing error, worker scaling.
+
+Against the reference server on 127.0.0.1 (in this process, its fast stack when installed):
+
+(a) fleet: ``--fleet`` instances (50,000) at a ``--cadence`` (30 s) on ``--workers`` (2) Locust
+    worker processes, ramped over one cadence then held for ``--hold`` seconds: offered rate, the
+    p99 timing error (send time - planned time) over the held part (target < 100 ms), and each
+    worker's CPU-seconds;
+(b) scaling: one saturating plan (``--sat-fleet`` instances polling every 50 ms, far over what a
+    worker can send) on 1 worker, then on 2: requests per worker CPU-second with two workers
+    against one (target >= 0.85: CPU-seconds, since on 2 cores the target shares the machine);
+(c) wrk on the same endpoint with the same headers (a 304 poll), ``-t1 -c64``, beside the
+    requests/s each worker process reached in (b).
+
+Locust runs only in child processes (``conformance.stages.load.engine``). Prints the machine
+load (``uptime``) before and after; see benchmarks/README.md, load section.
+
+Usage: python benchmarks/bench_load.py [--fleet 50000] [--cadence 30] [--hold 20]
+       [--workers 2] [--sat-fleet 1000] [--sat-seconds 12] [--skip-fleet] [--skip-scaling]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from conformance.profile import load as load_profile
+from conformance.stages.load.engine import Fleet, run_fleet
+from conformance.stages.load.plan import Plan, plan_from
+from conformance.stages.load.records import Results
+from conformance.stages.load.series import percentile
+from refserver.runner import start_server
+
+PORT = 5590
+
+
+def uptime() -> str:
+    return subprocess.run(["uptime"], capture_output=True, text=True, check=False).stdout.strip()
+
+
+def bench_plan(profile: Any, base_url: str, **changes: Any) -> Plan:
+    quiet = {"noisy": 0, "anonymous": 0, "write_interval_s": None, "min_interval_s": 0.0}
+    return plan_from(profile, base_url, f"bench-{os.getpid()}", None, **{**quiet, **changes})
+
+
+def worker_cpu(results: Results) -> dict[str, float]:
+    return {
+        name: float(w.get("cpu", 0.0)) - float(w.get("first_cpu", 0.0))
+        for name, w in results.workers.items()
+    }
+
+
+def fleet_case(profile: Any, base_url: str, options: argparse.Namespace) -> None:
+    ramp = options.cadence
+    plan = bench_plan(
+        profile,
+        base_url,
+        fleet=options.fleet,
+        cadence_s=options.cadence,
+        jitter_ratio=0.2,
+        ramp_s=ramp,
+        run_s=ramp + options.hold,
+        timeout_s=10.0,
+    )
+    started = time.monotonic()
+    results = run_fleet(plan, Fleet(local_workers=options.workers, port=PORT, progress="-"))
+    held = [p for p in results.polls if p.planned - results.started >= ramp]
+    lags = [(p.sent - p.planned) * 1000 for p in held]
+    span = options.hold
+    statuses: dict[int, int] = {}
+    for poll in results.polls:
+        statuses[poll.status] = statuses.get(poll.status, 0) + 1
+    instances = len({p.instance for p in results.polls})
+    print(
+        f"(a) fleet {options.fleet} at {options.cadence:g}s cadence on {options.workers} "
+        f"workers: {instances} instances polled, {len(held) / span:.0f} req/s offered while held "
+        f"(planned {options.fleet / options.cadence:.0f}/s), timing error p50 "
+        f"{percentile(lags, 0.5):.1f} ms, p99 {percentile(lags, 0.99):.1f} ms, max "
+        f"{max(lags, default=0):.0f} ms; statuses {statuses}; worker CPU-s "
+        f"{ {k: round(v, 1) for k, v in worker_cpu(results).items()} }; "
+        f"{time.monotonic() - started:.0f}s wall"
+    )
+
+
+def saturate(profile: Any, base_url: str, workers: int, options: argparse.Namespace) -> float:
+    """Requests per worker CPU-second of a plan no worker can keep up with; prints the rates."""
+    plan = bench_plan(
+        profile,
+        base_url,
+        fleet=options.sat_fleet,
+        cadence_s=0.05,
+        jitter_ratio=0.0,
+        ramp_s=1.0,
+        run_s=options.sat_seconds,
+    )
+    results = run_fleet(plan, Fleet(local_workers=workers, port=PORT + workers, progress=""))
+    cpu = worker_cpu(results)
+    sent = {name: int(w.get("sent", 0)) for name, w in results.workers.items()}
+    per_cpu = sum(sent.values()) / max(1e-9, sum(cpu.values()))
+    rates = ", ".join(f"{sent[n] / options.sat_seconds:.0f}/s" for n in sorted(sent))
+    print(
+        f"(b) {workers} worker(s): {sum(sent.values())} requests, per worker process {rates}; "
+        f"{per_cpu:.0f} requests per worker CPU-second (CPU-s "
+        f"{ {k: round(v, 1) for k, v in cpu.items()} })"
+    )
+    return per_cpu
+
+
+def wrk(base_url: str, headers: dict[str, str]) -> None:
+    if shutil.which("wrk") is None:
+        print("(c) wrk: not installed (apt-get install -y wrk)")
+        return
+    args = ["wrk", "-t1", "-c64", "-d5s"]
+    for name, value in headers.items():
+        args += ["-H", f"{name}: {value}"]
+    out = subprocess.run(
+        [*args, f"{base_url}/sdk/v2/status"], capture_output=True, text=True, check=False
+    ).stdout
+    found = re.search(r"Requests/sec:\s+([\d.]+)", out)
+    print(f"(c) wrk -t1 -c64 on the same 304 poll: {found.group(1) if found else '?'} req/s")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--fleet", type=int, default=50_000)
+    parser.add_argument("--cadence", type=float, default=30.0)
+    parser.add_argument("--hold", type=float, default=20.0)
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--sat-fleet", type=int, default=1000)
+    parser.add_argument("--sat-seconds", type=float, default=12.0)
+    parser.add_argument("--skip-fleet", action="store_true")
+    parser.add_argument("--skip-scaling", action="store_true")
+    options = parser.parse_args()
+    print(f"machine before: {uptime()}")
+    workdir = Path(tempfile.mkdtemp(prefix="bench-load-"))
+    # A rate limit no instance reaches: the benchmark measures the generator, not the buckets.
+    server = start_server(
+        workdir / "ref.db", port=0, rate_burst=10**6, rate_refill=10**6, shed_threshold=10**9
+    )
+    base_url = str(server.base_url).rstrip("/")
+    profile = load_profile(server.profile_path)
+    try:
+        if not options.skip_fleet:
+            fleet_case(profile, base_url, options)
+        if not options.skip_scaling:
+            one = saturate(profile, base_url, 1, options)
+            two = saturate(profile, base_url, 2, options)
+            print(f"(b) scaling: two workers / one = {two / one:.2f} (target >= 0.85)")
+        key = profile.key_for("development")
+        assert key is not None
+        headers = {"authorization": key.key, profile.headers.environment: "development"}
+        current = httpx.get(f"{base_url}/sdk/v2/status", headers=headers).headers.get("etag", "")
+        wrk(base_url, {**headers, profile.headers.instance_id: "wrk", "If-None-Match": current})
+    finally:
+        server.stop()
+        shutil.rmtree(workdir, ignore_errors=True)
+    print(f"machine after: {uptime()}")
+
+
+if __name__ == "__main__":
+    main()
