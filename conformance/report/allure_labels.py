@@ -61,6 +61,8 @@ def labels_for(
     pairs += [("feature", f"§{section}") for section in sections if section]
     pairs += [("story", rid) for rid in ids]
     pairs += [("requirement", rid) for rid in ids]
+    subjects = {_entry_field(catalogue[rid], "subject") for rid in ids if rid in catalogue}
+    pairs += [("subject", s) for s in sorted(subjects) if s and s != "server"]  # a client rule
     return pairs
 
 

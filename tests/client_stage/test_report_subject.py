@@ -6,7 +6,9 @@ from __future__ import annotations
 import dataclasses
 import json
 
+from conformance.catalogue import load_catalogue
 from conformance.report import samples
+from conformance.report.allure_labels import labels_for
 from conformance.report.html_report import render as render_html
 from conformance.report.json_report import from_json, to_json
 from conformance.report.junit_report import render as render_junit
@@ -66,3 +68,9 @@ def test_markdown_html_and_junit_name_the_client_rule() -> None:
     assert 'data-subject="client"' in html and "(client rule)" in html
     junit = render_junit(report)
     assert '<property name="subject" value="client"' in junit
+
+
+def test_allure_labels_a_client_rule_with_its_subject() -> None:
+    catalogue = {r.id: r for r in load_catalogue()}
+    assert ("subject", "client") in labels_for([CLIENT_ID], catalogue)
+    assert not any(kind == "subject" for kind, _ in labels_for(["VER-PATH-V2"], catalogue))
