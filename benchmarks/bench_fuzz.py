@@ -7,17 +7,26 @@ credentials). Cases are counted from each one's output: the stage's summary line
 ("fuzz: ... N cases in T s") and the CLI's "Test cases: N generated" and "in T s".
 
     python benchmarks/bench_fuzz.py [--examples 30] [--seed 20261122] [--rounds 3]
+    python benchmarks/bench_fuzz.py --profile [--examples 30]   # py-spy on the stage: top entries
+    python benchmarks/bench_fuzz.py --replay 100                 # replay a corpus of 100 cases
+    python benchmarks/bench_fuzz.py --baseline DIR   # also the stage of another checkout (before)
 
 Each round runs both, in alternating order (stage first in odd rounds, the CLI first in even
 ones), so a burst of noise on this shared machine hits both sides alike. Prints every round's
-figures and ratio (stage / CLI), then the median ratio over the rounds; the goal is at least 0.9.
-Not a test: nothing here asserts.
+figures and three ratios (stage / CLI): cases per second as each tool times itself, per wall-clock
+second of the whole process, and per CPU-second of the process (user + system: what the tool
+itself spent, the figure least moved by other jobs on the machine), with the load average before
+and after; then the median ratios over the rounds. The goal is at least 0.9. Not a test:
+nothing here asserts.
 """
 
 from __future__ import annotations
 
 import argparse
+import collections
+import os
 import re
+import resource
 import statistics
 import subprocess
 import sys
@@ -25,6 +34,7 @@ import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import yaml
 
@@ -41,6 +51,7 @@ class Figures:
     cases: int
     seconds: float  # as the tool itself reports its run
     wall_seconds: float  # the whole process, start-up and collection included
+    cpu_seconds: float  # user + system time of the process
 
     @property
     def rate(self) -> float:
@@ -50,26 +61,48 @@ class Figures:
     def wall_rate(self) -> float:
         return self.cases / self.wall_seconds if self.wall_seconds else 0.0
 
+    @property
+    def cpu_rate(self) -> float:
+        return self.cases / self.cpu_seconds if self.cpu_seconds else 0.0
 
-def run(command: list[str], cwd: Path) -> tuple[str, float]:
+
+def run(command: list[str], cwd: Path, source: Path | None = None) -> tuple[str, float, float]:
+    """Output, wall seconds and CPU seconds (user + system) of one child process; ``source``:
+    a checkout whose ``conformance`` package it imports instead of this one."""
+    env = dict(os.environ, PYTHONPATH=str(source)) if source is not None else None
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
-    result = subprocess.run(command, cwd=cwd, capture_output=True, text=True, check=False)
-    return result.stdout + result.stderr, time.perf_counter() - started
+    result = subprocess.run(command, cwd=cwd, capture_output=True, text=True, check=False, env=env)
+    wall = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
+    return result.stdout + result.stderr, wall, cpu
 
 
-def stage(base_url: str, profile: Path, examples: int, seed: int, work: Path) -> Figures:
-    command = [
+def load_average() -> str:
+    return " ".join(f"{value:.2f}" for value in os.getloadavg())
+
+
+def stage_command(base_url: str, profile: Path, examples: int, seed: int, work: Path) -> list[str]:
+    return [
         sys.executable, "-m", "pytest",
         *plugin_args("pr", seed), "--fuzz-max-examples", str(examples),
         "--pyargs", TEST_MODULE, "-k", "test_fuzz and not credentials and not Stateful",
         "--base-url", base_url, "--target-profile", str(profile),
         "--report-dir", str(work / "stage-report"), "-q", "-p", "no:cacheprovider",
     ]  # fmt: skip
-    output, wall = run(command, ROOT)
+
+
+def stage(
+    base_url: str, profile: Path, examples: int, seed: int, work: Path, source: Path | None = None
+) -> Figures:
+    command = stage_command(base_url, profile, examples, seed, work)
+    output, wall, cpu = run(command, source or ROOT, source)
     found = re.search(r"fuzz: tier \w+, seed \d+: (\d+) cases in ([\d.]+)s", output)
     if found is None:
         raise SystemExit(f"no fuzz summary line in the stage output:\n{output[-3000:]}")
-    return Figures("fuzz stage", int(found.group(1)), float(found.group(2)), wall)
+    name = "fuzz stage" if source is None else "stage, baseline"
+    return Figures(name, int(found.group(1)), float(found.group(2)), wall, cpu)
 
 
 def cli(base_url: str, profile: dict[str, object], examples: int, seed: int, work: Path) -> Figures:
@@ -85,26 +118,33 @@ def cli(base_url: str, profile: dict[str, object], examples: int, seed: int, wor
         "-H", f"Authorization: Bearer {credentials['pat']}",
         "-H", f"environment_id: {environment}",
     ]  # fmt: skip
-    output, wall = run(command, work)
+    output, wall, cpu = run(command, work)
     cases = re.search(r"(\d+) generated", output)
     seconds = re.search(r" in ([\d.]+)s =+", output)
     if cases is None or seconds is None:
         raise SystemExit(f"no case count in the schemathesis output:\n{output[-3000:]}")
-    return Figures("schemathesis run", int(cases.group(1)), float(seconds.group(1)), wall)
+    return Figures("schemathesis run", int(cases.group(1)), float(seconds.group(1)), wall, cpu)
 
 
-def measure(name: str, examples: int, seed: int, work: Path) -> Figures:
-    """One run of ``name`` ("stage" or "cli") against a fresh reference server of its own."""
+def fresh_server(work: Path, name: str) -> Any:
     from refserver.runner import start_server
 
-    # A fresh server per run: neither run pays for the other's data.
-    server = start_server(
+    return start_server(
         work / f"{name}-{time.monotonic_ns()}.db", rate_burst=HIGH_BURST, rate_refill=HIGH_REFILL
     )
+
+
+def measure(
+    name: str, examples: int, seed: int, work: Path, baseline: Path | None = None
+) -> Figures:
+    """One run of ``name`` ("stage", "baseline" or "cli") against a fresh reference server."""
+    # A fresh server per run: neither run pays for the other's data.
+    server = fresh_server(work, name)
     try:
         profile_path = Path(server.profile_path)
-        if name == "stage":
-            return stage(server.base_url, profile_path, examples, seed, work)
+        if name in ("stage", "baseline"):
+            source = baseline if name == "baseline" else None
+            return stage(server.base_url, profile_path, examples, seed, work, source)
         profile = yaml.safe_load(profile_path.read_text("utf-8"))
         return cli(server.base_url, profile, examples, seed, work)
     finally:
@@ -113,9 +153,78 @@ def measure(name: str, examples: int, seed: int, work: Path) -> Figures:
 
 def show(f: Figures) -> None:
     print(
-        f"  {f.name:17} {f.cases:6d} cases in {f.seconds:7.2f}s = {f.rate:7.1f} cases/s "
-        f"(wall clock {f.wall_seconds:6.2f}s = {f.wall_rate:6.1f} cases/s)",
+        f"  {f.name:17} {f.cases:5d} cases in {f.seconds:6.2f}s = {f.rate:5.1f} cases/s "
+        f"(wall {f.wall_seconds:6.2f}s = {f.wall_rate:5.1f}/s; "
+        f"CPU {f.cpu_seconds:6.2f}s = {f.cpu_rate:5.1f}/s)",
         flush=True,
+    )
+
+
+def profile_stage(examples: int, seed: int, work: Path, top: int = 25) -> None:
+    """The stage under py-spy (wall-clock samples of every frame): top self and cumulative."""
+    server = fresh_server(work, "profile")
+    try:
+        command = stage_command(server.base_url, Path(server.profile_path), examples, seed, work)
+        raw = work / "stage.raw"
+        spy = ["py-spy", "record", "--format", "raw", "-r", "200", "-o", str(raw), "--", *command]
+        output, wall, _ = run(spy, ROOT)
+    finally:
+        server.stop()
+    line = re.search(r"fuzz: tier .*", output)
+    print(f"{line.group(0) if line else output[-2000:]} (wall {wall:.1f}s; load {load_average()})")
+    own: collections.Counter[str] = collections.Counter()
+    total: collections.Counter[str] = collections.Counter()
+    samples = 0
+    for text in raw.read_text("utf-8").splitlines():
+        stack, _, counted = text.rpartition(" ")
+        frames = [frame.split(" (")[0] for frame in stack.split(";")]
+        samples += int(counted)
+        own[frames[-1]] += int(counted)
+        for frame in set(frames):
+            total[frame] += int(counted)
+    print(f"{samples} samples; top {top} by own time:")
+    for name, count in own.most_common(top):
+        print(f"  {100 * count / samples:5.1f}%  {name}")
+    print(f"top {top} by cumulative time (below the pytest and Hypothesis engine frames):")
+    shown = [(f, c) for f, c in total.most_common() if 100 * c / samples < 60][:top]
+    for name, count in shown:
+        print(f"  {100 * count / samples:5.1f}%  {name}")
+
+
+def replay_timing(count: int, work: Path) -> None:
+    """Replay ``count`` hand-written corpus cases (tests/fuzz/corpus_cases.py) against the
+    reference server, as the stage does before it generates anything."""
+    sys.path.insert(0, str(ROOT / "tests" / "fuzz"))
+    from corpus_cases import mixed_cases  # type: ignore[import-not-found]
+
+    from conformance.client import Client
+    from conformance.profile import load
+    from conformance.stages.fuzz import corpus
+    from conformance.stages.fuzz.budget import tier
+    from conformance.stages.fuzz.replay import replay_corpus
+    from conformance.stages.fuzz.stage import FuzzRun
+    from conformance.stages.fuzz.target import FuzzTarget
+
+    directory = work / "corpus"
+    for data in mixed_cases(count):
+        corpus.write(directory, data)
+    server = fresh_server(work, "replay")
+    try:
+        profile = load(server.profile_path)
+        target = FuzzTarget(server.base_url, profile, "cf-bench0-gw0")
+        with Client(server.base_url, profile, run_prefix=target.run_prefix) as client:
+            target.provision(client)
+        run_ = FuzzRun(tier("smoke"), 1, target)
+        started = time.perf_counter()
+        results = replay_corpus(run_, directory)
+        seconds = time.perf_counter() - started
+    finally:
+        server.stop()
+    verdicts = collections.Counter(result.verdict for result in results)
+    print(
+        f"replayed {len(results)} corpus cases in {seconds:.2f}s "
+        f"({seconds / max(1, len(results)) * 1000:.0f} ms each; contract loaded once included): "
+        f"{dict(verdicts)}; load {load_average()}"
     )
 
 
@@ -124,27 +233,56 @@ def main() -> None:
     parser.add_argument("--examples", type=int, default=30, help="examples per operation")
     parser.add_argument("--seed", type=int, default=20261122)
     parser.add_argument("--rounds", type=int, default=3, help="alternating rounds (median taken)")
+    parser.add_argument("--profile", action="store_true", help="py-spy the stage, print top")
+    parser.add_argument("--replay", type=int, metavar="N", help="time replaying N corpus cases")
+    parser.add_argument(
+        "--baseline",
+        type=Path,
+        metavar="DIR",
+        help="a checkout of an earlier version (git archive REV | tar -x -C DIR): its stage "
+        "runs in every round too, with its own ratios to the CLI",
+    )
     options = parser.parse_args()
 
-    ratios: list[float] = []
-    wall_ratios: list[float] = []
     with tempfile.TemporaryDirectory(prefix="bench-fuzz-") as tmp:
-        for round_number in range(1, options.rounds + 1):
-            order = ("stage", "cli") if round_number % 2 else ("cli", "stage")
-            print(f"round {round_number} ({' then '.join(order)}):", flush=True)
-            figures = {}
-            for name in order:
-                figures[name] = measure(name, options.examples, options.seed, Path(tmp))
-                show(figures[name])
-            ours, theirs = figures["stage"], figures["cli"]
-            ratios.append(ours.rate / theirs.rate)
-            wall_ratios.append(ours.wall_rate / theirs.wall_rate)
-            print(f"  ratio {ratios[-1]:.2f} (wall clock {wall_ratios[-1]:.2f})", flush=True)
-    print(
-        f"median ratio over {options.rounds} rounds (stage / schemathesis run): "
-        f"{statistics.median(ratios):.2f} (wall clock: {statistics.median(wall_ratios):.2f}); "
-        "goal >= 0.90"
-    )
+        if options.profile:
+            profile_stage(options.examples, options.seed, Path(tmp))
+            return
+        if options.replay:
+            replay_timing(options.replay, Path(tmp))
+            return
+        compare(options.examples, options.seed, options.rounds, Path(tmp), options.baseline)
+
+
+def compare(examples: int, seed: int, rounds: int, work: Path, baseline: Path | None) -> None:
+    stages = ("stage", "baseline") if baseline is not None else ("stage",)
+    ratios: dict[str, dict[str, list[float]]] = {
+        name: {"own timing": [], "wall clock": [], "CPU": []} for name in stages
+    }
+    for round_number in range(1, rounds + 1):
+        order = (*stages, "cli") if round_number % 2 else ("cli", *reversed(stages))
+        print(f"round {round_number} ({' then '.join(order)}; load {load_average()}):", flush=True)
+        figures = {}
+        for name in order:
+            figures[name] = measure(name, examples, seed, work, baseline)
+            show(figures[name])
+        theirs = figures["cli"]
+        for name in stages:
+            ours, kept = figures[name], ratios[name]
+            kept["own timing"].append(ours.rate / theirs.rate)
+            kept["wall clock"].append(ours.wall_rate / theirs.wall_rate)
+            kept["CPU"].append(ours.cpu_rate / theirs.cpu_rate)
+            print(
+                f"  ratio {name}: " + ", ".join(f"{k} {v[-1]:.2f}" for k, v in kept.items()),
+                flush=True,
+            )
+        print(f"  (load after the round {load_average()})", flush=True)
+    for name in stages:
+        print(
+            f"median ratio over {rounds} rounds ({name} / schemathesis run): "
+            + ", ".join(f"{k} {statistics.median(v):.2f}" for k, v in ratios[name].items())
+            + "; goal >= 0.90"
+        )
 
 
 if __name__ == "__main__":
