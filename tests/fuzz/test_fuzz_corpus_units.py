@@ -209,3 +209,67 @@ def test_a_corpus_of_100_cases_replays_in_seconds(fuzz_run: Any, tmp_path: Path)
     assert f"/configuration/{fuzz_run.target.objects.configuration_id}" in sent
     assert f"/experiments/{fuzz_run.target.objects.experiment_id}" in sent
     assert "$RCES_PAT" in sent and fuzz_run.target.profile.credentials.pat not in sent
+
+
+def test_a_call_sequence_refers_to_what_earlier_steps_received() -> None:
+    from types import SimpleNamespace
+
+    from conformance.profile import parse
+    from conformance.stages.fuzz.capture import Sent, encode_steps
+    from conformance.stages.fuzz.target import FuzzTarget
+
+    profile = parse(
+        f"credentials:\n  pat: {PAT}\n  sdk_keys:\n    - {{key: {SDK_KEY}, "
+        "environments: [development]}\nproject:\n  application_id: 1\n"
+        "  environments: {development: 1}\n"
+    )
+    target = FuzzTarget("http://127.0.0.1:9", profile, "cf-abc123-gw0")
+    target.objects.configuration_id = 5
+
+    def sent(operation_id: str, method: str, path: str, answer: Any, **parts: Any) -> Sent:
+        response = SimpleNamespace(
+            headers={"etag": ['"h-57"']} if answer else {},
+            content=json.dumps(answer).encode() if answer else b"",
+        )
+        return Sent(
+            operation_id=operation_id,
+            method=method,
+            path=path,
+            headers=parts.get("headers", {}),
+            path_parameters=parts.get("path_parameters", {}),
+            query={},
+            body=parts.get("body"),
+            has_body="body" in parts,
+            media_type="application/json" if "body" in parts else None,
+            meta=None,
+            response=response,  # type: ignore[arg-type]
+        )
+
+    app = "/application/{applicationId}/v2"
+    steps = encode_steps(
+        target,
+        [
+            sent("createConfiguration", "POST", f"{app}/configuration", {"id": 57},
+                 path_parameters={"applicationId": 1}, body={"name": "cf-abc123-gw0-fuzz-a"},
+                 headers={"Authorization": f"Bearer {PAT}", "environment_id": "1"}),
+            sent("getSdkStatus", "GET", "/sdk/v2/status", None,
+                 headers={"authorization": SDK_KEY, "If-None-Match": '"h-57"'}),
+            sent("patchConfiguration", "PATCH", f"{app}/configuration/{{configurationId}}",
+                 None, path_parameters={"applicationId": 1, "configurationId": 57},
+                 body={"operations": []}),
+        ],
+    )  # fmt: skip
+    assert steps[0]["body"] == {"name": "${run_prefix}-fuzz-a"}
+    assert steps[1]["headers"] == {
+        "authorization": "$RCES_SDK_KEY_1",
+        "If-None-Match": "${step1.etag}",
+    }
+    assert steps[2]["path_parameters"] == {
+        "applicationId": "${application_id}",
+        "configurationId": "${step1.id}",
+    }
+    bound = {"application_id": 2, "step1.id": 900, "step1.etag": '"new"'}
+    assert corpus.decode(steps[2]["path_parameters"], bound, {}) == {
+        "applicationId": 2,
+        "configurationId": 900,
+    }
