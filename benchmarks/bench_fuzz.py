@@ -160,18 +160,22 @@ def show(f: Figures) -> None:
     )
 
 
-def profile_stage(examples: int, seed: int, work: Path, top: int = 25) -> None:
-    """The stage under py-spy (wall-clock samples of every frame): top self and cumulative."""
+def profile_stage(
+    examples: int, seed: int, work: Path, source: Path | None = None, top: int = 25
+) -> None:
+    """The stage (of ``source``, a checkout, if given) under py-spy, sampling every frame on the
+    wall clock: the top entries by own time and by cumulative time."""
     server = fresh_server(work, "profile")
     try:
         command = stage_command(server.base_url, Path(server.profile_path), examples, seed, work)
         raw = work / "stage.raw"
         spy = ["py-spy", "record", "--format", "raw", "-r", "200", "-o", str(raw), "--", *command]
-        output, wall, _ = run(spy, ROOT)
+        output, wall, _ = run(spy, source or ROOT, source)
     finally:
         server.stop()
     line = re.search(r"fuzz: tier .*", output)
-    print(f"{line.group(0) if line else output[-2000:]} (wall {wall:.1f}s; load {load_average()})")
+    print(f"{'baseline ' + str(source) if source else 'this checkout'}: load {load_average()}")
+    print(f"{line.group(0) if line else output[-2000:]} (wall {wall:.1f}s)")
     own: collections.Counter[str] = collections.Counter()
     total: collections.Counter[str] = collections.Counter()
     samples = 0
@@ -246,6 +250,8 @@ def main() -> None:
 
     with tempfile.TemporaryDirectory(prefix="bench-fuzz-") as tmp:
         if options.profile:
+            if options.baseline is not None:
+                profile_stage(options.examples, options.seed, Path(tmp), options.baseline)
             profile_stage(options.examples, options.seed, Path(tmp))
             return
         if options.replay:
