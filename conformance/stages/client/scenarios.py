@@ -188,10 +188,10 @@ SCENARIOS: tuple[Scenario, ...] = (
         snapshots=(BASE,),
         steps=(
             Step("snapshot", polls=2),
-            Step("error", polls=6, status=503),
+            Step("error", polls=8, status=503),  # long enough to reach a 5-minute cap
             Step("snapshot"),
         ),
-        duration_s=500.0,
+        duration_s=1050.0,
         instances=4,
         timing=True,
     ),
