@@ -8,6 +8,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 import pytest
 from corpus_cases import mixed_cases
@@ -16,7 +17,7 @@ from conformance.stages.fuzz import corpus, replay
 from conformance.stages.fuzz.summary import merge_details, summary_lines
 
 PAT = "svc_pat_0123456789abcdefSECRET"
-SDK_KEY = "svc_pk_0123456789abcdefSECRET"
+SDK_KEY = "svc_pk_0123456789+abcdef/SECRET"  # "+" and "/" have an escaped URL spelling
 SECRETS = {PAT: "$RCES_PAT", SDK_KEY: "$RCES_SDK_KEY_1"}
 
 
@@ -55,6 +56,7 @@ def encoded() -> dict[str, Any]:
                 "groupId": 9,
                 "unitId": 77,
                 "note": f"key {SDK_KEY}",
+                "url": "https://x/?k=" + quote(SDK_KEY, safe=""),
             },
             "media_type": "application/json",
         },
@@ -82,6 +84,7 @@ def test_run_bound_values_become_references_and_secrets_placeholders() -> None:
         "groupId": "${group_id_0}",
         "unitId": 77,
         "note": "key $RCES_SDK_KEY_1",
+        "url": "https://x/?k=$RCES_SDK_KEY_1",
     }
     assert PAT not in json.dumps(step) and SDK_KEY not in json.dumps(step)
 

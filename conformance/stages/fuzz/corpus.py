@@ -22,10 +22,12 @@ import json
 import os
 import re
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 from typing import Any
+
+from conformance.redaction import Redactor
 
 FORMAT = "rces-fuzz-case/1"
 SCHEMA_FILE = "corpus.schema.json"
@@ -67,6 +69,10 @@ class References:
     run_prefix: str
     instance_prefix: str
     secrets: Mapping[str, str]  # secret value -> its placeholder
+    redactor: Redactor = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self.redactor = Redactor(self.secrets)
 
     def name_of(self, value: Any, key: str = "") -> str | None:
         """The reference ``value`` stands for under ``key`` (None: a value of its own).
@@ -93,8 +99,7 @@ class References:
         return captured[-1] if captured else matches[0]
 
     def text(self, value: str) -> str:
-        for secret, placeholder in sorted(self.secrets.items(), key=lambda p: -len(p[0])):
-            value = value.replace(secret, placeholder)
+        value = self.redactor.text(value)  # every spelling of a secret (JSON, URL, ...)
         # An instance id the stage made up (<prefix>-fuzz-<n>); names share the prefix, not <n>.
         if value.startswith(self.instance_prefix) and value[len(self.instance_prefix) :].isdigit():
             return "${instance_id}"
