@@ -24,7 +24,7 @@ def scenario_details(run: ScenarioRun) -> dict[str, Any]:
         "requirements": list(run.scenario.requirement_ids),
         "instances": len(run.instances),
         "requests": len(records),
-        "seconds": run.seconds,
+        "seconds": run.seconds,  # from the launch of every scenario to this one's last stop
         "timeline": lines[:TIMELINE_LINES] + (["..."] if len(lines) > TIMELINE_LINES else []),
     }
     if run.scenario.timing:

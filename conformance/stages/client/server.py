@@ -22,7 +22,12 @@ from typing import Any
 from urllib.parse import parse_qsl
 
 from conformance.stages.client.doorman import Doorman
-from conformance.stages.client.recording import Recorded, redacted_headers, strip_tag
+from conformance.stages.client.recording import (
+    KEY_PLACEHOLDER,
+    Recorded,
+    redacted_headers,
+    strip_tag,
+)
 from conformance.stages.client.scenarios import Snapshot
 from conformance.stages.client.script import InstanceScript
 from conformance.stages.client.settings import BOOTSTRAP_PATH, STATUS_PATH, ClientSettings
@@ -67,7 +72,10 @@ class ScriptedApp:
             seq=script.saw_request(now),
             method=str(scope["method"]),
             path=path,
-            query=dict(parse_qsl(scope.get("query_string", b"").decode("latin-1"))),
+            query={
+                name: value.replace(self.key, KEY_PLACEHOLDER)
+                for name, value in parse_qsl(scope.get("query_string", b"").decode("latin-1"))
+            },
             headers=redacted_headers(scope["headers"], self.key),
             arrived=now,
             kind=self._kind(path),

@@ -31,7 +31,11 @@ def summary_lines(details: Mapping[str, Any]) -> list[str]:
             f"hash as {settings.get('hash_transport')}, jitter {settings.get('jitter_reading')}, "
             f"refetch by {settings.get('refetch_request')}"
         )
-    for name, scenario in sorted((details.get("scenarios") or {}).items()):
+    scenarios = details.get("scenarios") or {}
+    if scenarios:
+        wall = max(float(s.get("seconds") or 0) for s in scenarios.values())
+        lines.append(f"{len(scenarios)} scenarios run at once in {wall:.1f}s")
+    for name, scenario in sorted(scenarios.items()):
         line = (
             f"{name}: {scenario.get('instances')} instance(s), {scenario.get('requests')} "
             f"requests in {scenario.get('seconds')}s"
