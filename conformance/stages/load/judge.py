@@ -219,7 +219,7 @@ def hint_under_load(results: Results, plan: Plan, declared: Declared) -> Finding
             NOT_MEASURABLE,
             note=f"the offered rate never passed {high:.0f}/s (threshold "
             f"{declared.threshold:g} + {declared.margin:.0%}) with a 200 answered: peak "
-            f"{rate.peak():.0f}/s against {plan.spawn_rate + plan.planned_rate:.0f}/s planned "
+            f"{rate.peak():.0f}/s against {plan.herd_rate:.0f}/s planned "
             "at the ramp (the generator's shortfall)",
         )
     share = sum(p.hint for p in loaded) / len(loaded)

@@ -11,6 +11,7 @@ progress to ``RCES_LOAD_PROGRESS`` (a path, or ``-`` for its stderr).
 
 from __future__ import annotations
 
+import heapq
 import json
 import os
 import socket
@@ -20,6 +21,7 @@ from collections import Counter
 from typing import Any
 
 import gevent
+import gevent.event
 from geventhttpclient.client import HTTPClientPool
 from locust import FastHttpUser, LoadTestShape, events, task
 from locust.runners import MasterRunner, WorkerRunner
@@ -35,7 +37,7 @@ from conformance.stages.load.rules import (
 
 FLUSH_SECONDS = 0.5
 PROGRESS_SECONDS = 2.0
-POOL_CONNECTIONS = 64  # per worker: instances share connections, as proxies in front of a fleet do
+POOL_CONNECTIONS = 256  # per worker: instances share connections, as proxies in front of a fleet do
 STATUS = "/sdk/v2/status"
 
 _state: dict[str, Any] = {"polls": [], "writes": [], "plan": None, "seq": 0}
@@ -88,20 +90,27 @@ class Polling(FastHttpUser):
     def wait_time(self) -> float:
         return max(0.0, self.next_at - time.time())
 
-    def headers(self, with_id: bool = True) -> dict[str, str]:
+    def headers_of(self, instance: str | None, state: PollerState) -> dict[str, str]:
         plan = self.plan
         headers = {"authorization": plan.sdk_key, plan.environment_header: plan.environment}
-        if with_id:
-            headers[plan.instance_header] = self.instance
-        headers.update(self.state.request_headers())
+        if instance is not None:
+            headers[plan.instance_header] = instance
+        headers.update(state.request_headers())
         return headers
 
     def poll(self, with_id: bool = True) -> tuple[int, float | None]:
-        """One status poll at ``next_at``, recorded; its status and Retry-After."""
-        planned, sent = self.next_at, time.time()
+        """This user's own poll at ``next_at`` (noisy and anonymous pollers)."""
+        return self.poll_as(self.instance, self.state, self.next_at, with_id)
+
+    def poll_as(
+        self, instance: str, state: PollerState, planned: float, with_id: bool = True
+    ) -> tuple[int, float | None]:
+        """One status poll of ``instance`` planned at ``planned``, recorded; status, Retry-After."""
+        sent = time.time()
         problem, hint, seen, retry = "", 0, "", None
+        headers = self.headers_of(instance if with_id else None, state)
         with self.client.get(
-            STATUS, headers=self.headers(with_id), catch_response=True, name=self.kind
+            STATUS, headers=headers, catch_response=True, name=self.kind
         ) as response:
             latency = time.time() - sent
             status = int(response.status_code or TRANSPORT_ERROR)
@@ -111,12 +120,12 @@ class Polling(FastHttpUser):
             elif status == 200:
                 reading = read_snapshot(response.content or b"", self.plan.configuration_id)
                 seen, hint, problem = (
-                    self.state.succeeded(200, reading) or "",
+                    state.succeeded(200, reading) or "",
                     int(reading.hint_present),
                     reading.problem,
                 )
             elif status == 304:
-                seen = self.state.succeeded(304, None) or ""
+                seen = state.succeeded(304, None) or ""
             else:
                 problem = error_body_problem(
                     response.content or b"",
@@ -133,7 +142,7 @@ class Polling(FastHttpUser):
                 latency,
                 status,
                 self.kind,
-                self.instance,
+                instance,
                 seen,
                 hint,
                 problem,
@@ -149,18 +158,61 @@ class Polling(FastHttpUser):
         return time.time() < self.epoch + self.plan.run_s
 
 
+class Member:
+    """One simulated instance of a shard: its id, its polling state, its next planned poll."""
+
+    __slots__ = ("index", "instance", "next_at", "state")
+
+    def __init__(self, index: int, instance: str, state: PollerState, next_at: float) -> None:
+        self.index, self.instance, self.state, self.next_at = index, instance, state, next_at
+
+
 class Instance(Polling):
-    """A well-behaved game-server instance: own id, last hash, hint, Retry-After, backoff."""
+    """A shard of the well-behaved fleet: ``plan.shard`` instances, each with its own id and
+    state (last hash, hint, Retry-After, backoff), polled open-loop at their planned times by
+    one scheduler: a poll is its own greenlet, so a slow answer delays no other instance."""
 
     weight = 1000
 
+    def on_start(self) -> None:
+        plan, now = self.plan, time.time()
+        spread = plan.ramp_s / max(1, plan.users) / plan.shard  # first polls across the ramp
+        self.members = [
+            Member(
+                k,
+                f"{self.instance}.{k}",
+                PollerState(plan.cadence_s, plan.jitter_ratio, plan.min_interval_s),
+                now + k * spread,
+            )
+            for k in range(plan.shard)
+        ]
+        self.heap = [(m.next_at, m.index) for m in self.members]
+        self.wake = gevent.event.Event()
+        self.target = 0.0
+
     @task
-    def tick(self) -> None:
-        status, retry = self.poll()
+    def schedule(self) -> None:
+        while True:
+            now = time.time()
+            if self.heap and self.heap[0][0] <= now:
+                at, index = heapq.heappop(self.heap)
+                member = self.members[index]
+                if at == member.next_at:  # else a stale entry: the member was rescheduled
+                    gevent.spawn(self.poll_member, member)
+                continue
+            self.target = self.heap[0][0] if self.heap else now + 60.0
+            self.wake.clear()
+            self.wake.wait(timeout=max(0.0, self.target - now))
+
+    def poll_member(self, member: Member) -> None:
+        status, retry = self.poll_as(member.instance, member.state, member.next_at)
         if status in (200, 304):
-            self.next_at += self.state.next_delay()
+            member.next_at += member.state.next_delay()
         else:
-            self.next_at = time.time() + self.state.failed(retry)
+            member.next_at = time.time() + member.state.failed(retry)
+        heapq.heappush(self.heap, (member.next_at, member.index))
+        if member.next_at < self.target:
+            self.wake.set()
 
 
 class Noisy(Polling):
@@ -266,13 +318,13 @@ class Ramp(LoadTestShape):
         if plan is None:
             return None
         elapsed = float(self.get_run_time())  # type: ignore[no-untyped-call]
-        counts: dict[type[Any], int] = {Instance: plan.fleet, Noisy: plan.noisy}
+        counts: dict[type[Any], int] = {Instance: plan.users, Noisy: plan.noisy}
         counts[Anonymous] = plan.anonymous
         counts[Writer] = 1 if plan.write_interval_s else 0
         classes = [cls for cls, count in counts.items() if count > 0]
-        fixed = sum(counts.values()) - plan.fleet
+        fixed = sum(counts.values()) - plan.users
         if elapsed < plan.run_s:
-            return plan.fleet + fixed, plan.spawn_rate + fixed, classes
+            return plan.users + fixed, plan.spawn_rate + fixed, classes
         if elapsed < plan.run_s + DRAIN_SECONDS:
             return 0, 10_000.0, classes
         return None

@@ -17,6 +17,7 @@ ANONYMOUS_START_SHARE = 0.55  # ...the anonymous pollers from this one...
 PHASE_SECONDS = 4.0  # ...each for this long (apart, so each bucket rule is seen on its own)
 DRAIN_SECONDS = 2.0  # after the run: users stopped, the last records reach the master
 SECRET_FIELDS = ("sdk_key", "pat")
+MAX_USERS = 1000  # Locust users per fleet: larger fleets are simulated in shards (greenlets, CPU)
 
 
 @dataclass(frozen=True)
@@ -48,12 +49,23 @@ class Plan:
     noisy_window: tuple[float, float] = (0.0, 0.0)
     anonymous_window: tuple[float, float] = (0.0, 0.0)
     min_interval_s: float = 5.0  # clients never poll faster (observed conventions)
+    shard: int = 1  # instances one Locust user simulates (each its own id and state)
     extra: dict[str, Any] = field(default_factory=dict)
 
     @property
+    def users(self) -> int:
+        """Locust users of the well-behaved fleet: one per shard of ``shard`` instances."""
+        return -(-self.fleet // self.shard)
+
+    @property
     def spawn_rate(self) -> float:
-        """Instances started per second: the whole fleet over the ramp."""
-        return max(1.0, self.fleet / self.ramp_s) if self.ramp_s > 0 else float(self.fleet)
+        """Users started per second: the whole fleet over the ramp."""
+        return max(1.0, self.users / self.ramp_s) if self.ramp_s > 0 else float(self.users)
+
+    @property
+    def herd_rate(self) -> float:
+        """First polls per second during the ramp (each instance polls as it starts)."""
+        return self.fleet / self.ramp_s if self.ramp_s > 0 else float(self.fleet)
 
     @property
     def planned_rate(self) -> float:
@@ -130,4 +142,5 @@ def plan_from(
         "anonymous_window": anonymous_window,
     }
     values.update(overrides)
+    values.setdefault("shard", -(-int(values["fleet"]) // MAX_USERS))
     return Plan(**values)

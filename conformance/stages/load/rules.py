@@ -17,6 +17,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 MAX_BACKOFF_S = 300.0
+# One generator for every instance of a process: seeding one per instance costs more than its
+# polls (an os.urandom read each), and the draws need no independence beyond a shared stream.
+SHARED_RANDOM = random.Random()
 
 
 @dataclass(frozen=True)
@@ -116,7 +119,7 @@ class PollerState:
     config_hash: str | None = None
     hint: Hint | None = None
     failures: int = 0
-    rng: random.Random = field(default_factory=random.Random)
+    rng: random.Random = field(default=SHARED_RANDOM)
 
     def request_headers(self) -> dict[str, str]:
         """The conditional header of the next poll: the last hash seen (none on the first)."""
