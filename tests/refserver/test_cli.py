@@ -13,6 +13,7 @@ import httpx
 import yaml
 
 from refserver.cli import parser
+from refserver.http_stack import choose
 
 
 def test_defaults() -> None:
@@ -36,6 +37,7 @@ def test_serve_on_port_zero_then_sigterm(tmp_path: Path) -> None:
         assert "profile written to" in lines[0]
         match = re.search(r"serving (http://127\.0\.0\.1:(\d+))", lines[1])
         assert match and match.group(2) != "0", lines
+        assert f"; {choose()})" in lines[1], lines  # the HTTP stack it serves with
         profile = yaml.safe_load((tmp_path / "cli.db.profile.yaml").read_text())
         assert profile["rate_limit"]["burst"] == 9
         assert profile["load_shedding"]["provoke"] == "forced"
