@@ -16,13 +16,16 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import urlencode
 
 import httpx
 
+from conformance import raw_http
 from conformance.errors import ContractViolation, NoAnswer, NotMeasurable, UnboundedAnswer
 from conformance.own_traffic import LEDGER, Ledger, Limit, Replay
 from conformance.pacing import SHARE, Pacer, TrafficGate
 from conformance.profile import Profile, RateLimit
+from conformance.raw_http import RawAnswer
 from conformance.redaction import Redactor
 from conformance.report.model import Exchange
 from conformance.reproduction import curl_command
@@ -418,16 +421,8 @@ class Client:
         pace: bool = True,
     ) -> Reply:
         """A GET under ``/sdk/v2``. ``instance_id``: UNSET uses this client's own, None omits it."""
-        names = self.profile.headers
-        sent: dict[str, str] = {}
-        if key is not None:
-            sent["authorization"] = key
-        if environment is not None:
-            sent[names.environment] = environment
         instance = self.instance_id if instance_id is UNSET else instance_id
-        if instance is not None:
-            sent[names.instance_id] = instance
-        sent.update(headers or {})
+        sent = self._sdk_headers(key, environment, instance, headers)
         bucket = (key or "", instance)
         return self.request(
             "GET",
@@ -439,6 +434,71 @@ class Client:
             pace_bucket=bucket if pace else None,
             rate_bucket=bucket,
         )
+
+    def _sdk_headers(
+        self,
+        key: str | None,
+        environment: str | None,
+        instance: str | None,
+        headers: Mapping[str, str] | None,
+    ) -> dict[str, str]:
+        names = self.profile.headers
+        sent: dict[str, str] = {}
+        if key is not None:
+            sent["authorization"] = key
+        if environment is not None:
+            sent[names.environment] = environment
+        if instance is not None:
+            sent[names.instance_id] = instance
+        sent.update(headers or {})
+        return sent
+
+    def raw_sdk(
+        self,
+        path: str,
+        *,
+        key: str,
+        environment: str,
+        headers: Mapping[str, str] | None = None,
+        params: Mapping[str, str] | None = None,
+    ) -> tuple[RawAnswer, str]:
+        """``sdk`` over a plain socket (``raw_http``), for the bytes HTTP framing hides; paced
+        and counted like any SDK request, recorded in the transcript. Returns the answer and
+        its curl line."""
+        sent = self._sdk_headers(key, environment, self.instance_id, headers)
+        bucket = (key, self.instance_id)
+        spent, limit, _ = self._rate_bucket("/sdk/v2" + path, bucket)
+        self.pacer.wait(bucket, shared=False)
+        if spent is not None and limit is not None:
+            self.ledger.record(spent, limit)
+        limits = self.profile.responses
+        started = time.perf_counter()
+        answer = raw_http.exchange(
+            self.base_url,
+            "/sdk/v2" + path,
+            sent,
+            params=params,
+            max_bytes=limits.max_bytes,
+            max_seconds=limits.max_seconds,
+        )
+        redact = self.redactor
+        query = f"?{urlencode(params)}" if params else ""
+        exchange = Exchange(
+            method="GET",
+            url=redact.text(f"{self.base_url}/sdk/v2{path}{query}"),
+            request_headers=redact.headers(sent.items()),
+            request_body=None,
+            status=answer.status,
+            response_headers=redact.headers(answer.headers.items()),
+            response_body=(
+                _clip(redact.text(answer.after_head.decode("utf-8", errors="replace")))
+                if answer.after_head
+                else None
+            ),
+            elapsed_ms=(time.perf_counter() - started) * 1000,
+        )
+        self.transcript.add(exchange)
+        return answer, self.curl(exchange)
 
     def status(self, **kwargs: Any) -> Reply:
         return self.sdk("/status", **kwargs)

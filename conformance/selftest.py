@@ -170,6 +170,8 @@ def main(options: argparse.Namespace) -> int:
         "--tb=line",
         "-p",
         "no:randomly",
+        "-m",
+        "long or not long",  # the catalogue is the project's long tier, deselected by default
     ]
     if str(options.workers) not in ("0", "1"):
         args += ["-n", str(options.workers)]

@@ -15,11 +15,6 @@ NOT_BREAKABLE: dict[str, str] = {
         "The owner's token is what every experiment scenario uses; refusing it fails every "
         "experiment requirement (and the suite's pre-flight, which lists experiments with it)."
     ),
-    "SDK-STATUS-304-NO-BODY": (
-        "HTTP/1.1 framing forbids a body on a 304 (RFC 9112 section 6.3): the server's HTTP layer "
-        "(uvicorn/h11) sends none, and a client reads none even if bytes followed. A body can "
-        "only be shown by breaking the connection's framing, which no ASGI app can do."
-    ),
     "VER-PATH-V2": (
         "Moving the v2 path segment moves every endpoint: every requirement fails together (and "
         "the pre-flight stops the run), so no one-defect server breaks only this rule."

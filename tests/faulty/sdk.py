@@ -302,6 +302,16 @@ def sdk() -> tuple[Fault, ...]:
             ),
         ),
         fault(
+            "status-304-with-body",
+            "SDK-STATUS-304-NO-BODY",
+            "A 304 is followed by a body with its Content-Length (on the wire under httptools; an "
+            "HTTP client reads the 304 as bodiless and the next answer on the connection breaks).",
+            edit_response(
+                STATUS,
+                lambda r, resp: resp.replace(body=b"{}") if resp.status == 304 else resp,
+            ),
+        ),
+        fault(
             "status-any-hash-is-current",
             "SDK-STATUS-200-ON-OTHER-HASH",
             "Any If-None-Match or ?hash= answers 304, current or not.",

@@ -183,6 +183,36 @@ def test_if_none_match_gives_304(snapshots: Snapshots) -> None:
             repr(reply.headers.get("etag")),
             reply,
         )
+        _no_bytes_after_the_304_head(snapshots, current, soft)
+
+
+def _no_bytes_after_the_304_head(snapshots: Snapshots, current: str, soft: Soft) -> None:
+    """An HTTP client reads a 304 as bodiless whatever follows it; the wire shows a body."""
+    environment = "development"
+    answer, curl = snapshots.client.raw_sdk(
+        "/status",
+        key=snapshots.key(environment).key,
+        environment=environment,
+        headers={"If-None-Match": f'"{current}"'},
+    )
+    if answer.status != 304:
+        soft.check(
+            False,
+            ("SDK-STATUS-304-IF-NONE-MATCH",),
+            "the current hash was answered 304 over HTTP, but not over a plain HTTP/1.1 socket",
+            "304 again for the same current hash (nothing was written in between)",
+            f"{answer.problem or f'HTTP {answer.status}'}; reproduce: {curl}",
+        )
+        return
+    soft.check(
+        not answer.after_head,
+        ("SDK-STATUS-304-NO-BODY",),
+        "a 304 carried a body on the wire",
+        "nothing after the 304's header block (RFC 9112 section 6.3); HTTP clients drop it and "
+        "the next answer on the connection starts with it",
+        f"{len(answer.after_head)} bytes after the header block: {answer.after_head[:120]!r}; "
+        f"reproduce: {curl} --raw",
+    )
 
 
 @requirement("SDK-STATUS-304-HASH-QUERY", "SDK-STATUS-304-NO-BODY")
