@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import pytest
@@ -63,52 +63,51 @@ def test_create_answers_the_new_experiment(experiments: Experiments) -> None:
 
 @requirement("EXP-CREATE-UNIT-TYPES")
 def test_every_declared_unit_type_can_be_used(experiments: Experiments) -> None:
-    ids = ("EXP-CREATE-UNIT-TYPES",)
-    with Soft() as soft:
-        for unit_type in experiments.profile.experiments.unit_types:
-            reply = experiments.create(
-                experiments.body(
-                    f"type-{unit_type}",
-                    experiments.base(BASE)["id"],
-                    _two_groups(experiments),
-                    unit_type=unit_type,
-                )
-            )
-            record = body_of(reply)
-            soft.check(
-                reply.status == experiments.profile.statuses.create_experiment
-                and isinstance(record, dict)
-                and record.get("unitType") == unit_type,
-                ids,
-                f"unit type {unit_type!r} was not accepted and reported",
-                f"HTTP {experiments.profile.statuses.create_experiment}, unitType {unit_type!r}",
-                reply.describe(),
-                reply,
-            )
+    _each_declared_value_is_created(
+        experiments,
+        ("EXP-CREATE-UNIT-TYPES",),
+        "unitType",
+        experiments.profile.experiments.unit_types,
+        lambda unit_type: experiments.body(
+            f"type-{unit_type}",
+            experiments.base(BASE)["id"],
+            _two_groups(experiments),
+            unit_type=unit_type,
+        ),
+    )
 
 
 @requirement("EXP-CREATE-ASSIGNMENT-MODES")
 def test_every_declared_assignment_mode_can_be_used(experiments: Experiments) -> None:
-    ids = ("EXP-CREATE-ASSIGNMENT-MODES",)
+    _each_declared_value_is_created(
+        experiments,
+        ("EXP-CREATE-ASSIGNMENT-MODES",),
+        "assignmentMode",
+        experiments.profile.experiments.assignment_modes,
+        lambda mode: experiments.body(
+            f"mode-{mode}", experiments.base(BASE)["id"], _two_groups(experiments, mode), mode=mode
+        ),
+    )
+
+
+def _each_declared_value_is_created(
+    experiments: Experiments,
+    ids: tuple[str, ...],
+    field: str,
+    values: Sequence[str],
+    body_for: Callable[[str], dict[str, Any]],
+) -> None:
+    """Each value the profile declares for ``field`` is accepted and reported back as sent."""
+    created = experiments.profile.statuses.create_experiment
     with Soft() as soft:
-        for mode in experiments.profile.experiments.assignment_modes:
-            reply = experiments.create(
-                experiments.body(
-                    f"mode-{mode}",
-                    experiments.base(BASE)["id"],
-                    _two_groups(experiments, mode),
-                    mode=mode,
-                )
-            )
+        for value in values:
+            reply = experiments.create(body_for(value))
             record = body_of(reply)
             soft.check(
-                reply.status == experiments.profile.statuses.create_experiment
-                and isinstance(record, dict)
-                and record.get("assignmentMode") == mode,
+                reply.status == created and isinstance(record, dict) and record.get(field) == value,
                 ids,
-                f"assignment mode {mode!r} was not accepted and reported",
-                f"HTTP {experiments.profile.statuses.create_experiment} with assignmentMode "
-                f"{mode!r}",
+                f"{field} {value!r} was not accepted and reported",
+                f"HTTP {created} with {field} {value!r}",
                 reply.describe(),
                 reply,
             )
