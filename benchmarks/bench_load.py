@@ -80,12 +80,14 @@ def fleet_case(profile: Any, base_url: str, options: argparse.Namespace) -> None
     for poll in results.polls:
         statuses[poll.status] = statuses.get(poll.status, 0) + 1
     instances = len({p.instance for p in results.polls})
+    latencies = [p.latency * 1000 for p in held if p.status]
     print(
         f"(a) fleet {options.fleet} at {options.cadence:g}s cadence on {options.workers} "
         f"workers: {instances} instances polled, {len(held) / span:.0f} req/s offered while held "
         f"(planned {options.fleet / options.cadence:.0f}/s), timing error p50 "
         f"{percentile(lags, 0.5):.1f} ms, p99 {percentile(lags, 0.99):.1f} ms, max "
-        f"{max(lags, default=0):.0f} ms; statuses {statuses}; worker CPU-s "
+        f"{max(lags, default=0):.0f} ms; target latency p50 {percentile(latencies, 0.5):.1f} ms, "
+        f"p99 {percentile(latencies, 0.99):.1f} ms; statuses {statuses}; worker CPU-s "
         f"{ {k: round(v, 1) for k, v in worker_cpu(results).items()} }; "
         f"{time.monotonic() - started:.0f}s wall"
     )

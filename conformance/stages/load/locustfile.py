@@ -207,7 +207,9 @@ class Instance(Polling):
     def poll_member(self, member: Member) -> None:
         status, retry = self.poll_as(member.instance, member.state, member.next_at)
         if status in (200, 304):
-            member.next_at += member.state.next_delay()
+            # Planned from the last planned time, but never before this answer came back: a
+            # client waits for it, so a slow answer is the target's latency, not a late send.
+            member.next_at = max(member.next_at + member.state.next_delay(), time.time())
         else:
             member.next_at = time.time() + member.state.failed(retry)
         heapq.heappush(self.heap, (member.next_at, member.index))

@@ -23,8 +23,8 @@ MAX_USERS = 1000  # Locust users per fleet: larger fleets are simulated in shard
 @dataclass(frozen=True)
 class Plan:
     base_url: str
-    sdk_key: str
-    pat: str
+    sdk_key: str = field(repr=False)
+    pat: str = field(repr=False)
     environment_header: str
     environment: str
     environment_id: int
