@@ -3,8 +3,7 @@ redacted), and what it was answered."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass
 
 KEY_PLACEHOLDER = "$RCES_SDK_KEY"
 
@@ -31,7 +30,6 @@ class Recorded:
     refetched: tuple[int, ...] = ()  # configuration ids a refetch answer carried
     changed: tuple[int, ...] | None = None  # status 200: ids whose hash moved since the held one
     note: str = ""
-    extra: dict[str, Any] = field(default_factory=dict)
 
     def sent_hash(self, transport: str) -> str | None:
         """The hash this request carried in the form ``transport`` names (None: none)."""

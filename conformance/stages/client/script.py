@@ -3,7 +3,7 @@ request, and the snapshot it holds (what a refetch is served from)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from conformance.stages.client.scenarios import Scenario, Snapshot, Step
 
@@ -22,7 +22,6 @@ class InstanceScript:
     served: Snapshot | None = None  # the snapshot of the last status 200 or 304
     held: Snapshot | None = None  # the snapshot of the last status 200 (what the client holds)
     requests: int = 0
-    log: list[str] = field(default_factory=list)
 
     def saw_request(self, now: float) -> int:
         """Count a request (any kind); returns its sequence number."""

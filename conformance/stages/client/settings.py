@@ -34,11 +34,6 @@ class ClientSettings:
     numeric_header: str
     profile_source: str = ""  # the profile file read, "" for the defaults
 
-    @property
-    def refetch_path(self) -> str:
-        """The refetch request's path template (the bootstrap path in bootstrap mode)."""
-        return BOOTSTRAP_PATH if self.refetch_request == BOOTSTRAP else self.refetch_request
-
     def scaled(self, nominal_s: float) -> float:
         return nominal_s * self.time_scale
 

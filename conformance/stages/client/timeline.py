@@ -73,11 +73,5 @@ def gaps(instance: InstanceRun) -> list[Gap]:
     return found
 
 
-def next_request(instance: InstanceRun, record: Recorded) -> Recorded | None:
-    """The instance's next request of any kind after ``record``."""
-    later = [r for r in instance.records if r.seq > record.seq]
-    return min(later, key=lambda r: r.seq, default=None)
-
-
 def _waits_from_answer(record: Recorded) -> bool:
     return record.status is None or record.status == 429 or record.status >= 500
