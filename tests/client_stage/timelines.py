@@ -65,4 +65,3 @@ def every(start: float, waits: Sequence[float]) -> list[float]:
     for wait in waits:
         times.append(times[-1] + wait)
     return times
-
