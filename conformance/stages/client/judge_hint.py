@@ -7,7 +7,7 @@ a fixed one: the interquartile range of all hinted waits must reach 10 % of the 
 reading allows (a fixed wait shows only noise there), and the instances must not move in
 lockstep (the median, over poll indices, of the instances' range must pass 30 ms + 1 % of the
 interval; a shared random seed shows as lockstep). Simulated with 10 ms of exponential
-scheduling noise, a correct client fails either check less than once in 20,000 runs.
+scheduling noise, a correct client failed them once in 20,000 runs (the lockstep check, "above").
 """
 
 from __future__ import annotations
