@@ -1,6 +1,8 @@
 """The load stage's generator is never the bottleneck: fleet size, timing error, worker scaling.
 
-Against the reference server on 127.0.0.1 (in this process, its fast stack when installed):
+Against a bare status endpoint in its own process on 127.0.0.1 (``--target bare``, default:
+uvicorn on the fast stack, a 200 without a hash, else 304, so the target is never what limits
+the generator) or the reference server in this process (``--target refserver``):
 
 (a) fleet: ``--fleet`` instances (50,000) at a ``--cadence`` (30 s) on ``--workers`` (2) Locust
     worker processes, ramped over one cadence then held for ``--hold`` seconds: offered rate, the
@@ -15,8 +17,9 @@ Against the reference server on 127.0.0.1 (in this process, its fast stack when 
 Locust runs only in child processes (``conformance.stages.load.engine``). Prints the machine
 load (``uptime``) before and after; see benchmarks/README.md, load section.
 
-Usage: python benchmarks/bench_load.py [--fleet 50000] [--cadence 30] [--hold 20]
-       [--workers 2] [--sat-fleet 1000] [--sat-seconds 12] [--skip-fleet] [--skip-scaling]
+Usage: python benchmarks/bench_load.py [--target bare|refserver] [--fleet 50000] [--cadence 30]
+       [--hold 20] [--workers 2] [--sat-fleet 1000] [--sat-seconds 12]
+       [--skip-fleet] [--skip-scaling]
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -41,6 +45,56 @@ from conformance.stages.load.series import percentile
 from refserver.runner import start_server
 
 PORT = 5590
+BARE_BODY = b'{"hash":"h1","configurations":[],"primaryConfigurationId":null,' + (
+    b'"experiments":{"user":[],"server":[]},"requiredProperties":[]}'
+)
+
+
+def bare_app() -> Any:
+    """A status endpoint that costs nothing: 200 with a fixed snapshot, 304 once it is held."""
+    from starlette.applications import Starlette
+    from starlette.requests import Request
+    from starlette.responses import Response
+    from starlette.routing import Route
+
+    etag = {"etag": '"h1"'}
+
+    async def status(request: Request) -> Response:
+        if "if-none-match" in request.headers:
+            return Response(status_code=304, headers=etag)
+        return Response(BARE_BODY, media_type="application/json", headers=etag)
+
+    return Starlette(routes=[Route("/sdk/v2/status", status)])
+
+
+def serve_bare(port: int) -> None:
+    import uvicorn
+
+    from refserver.http_stack import choose
+
+    stack = choose()
+    uvicorn.run(
+        bare_app(), host="127.0.0.1", port=port, http=stack.http, loop=stack.loop,
+        log_level="warning", access_log=False, lifespan="off",
+    )  # fmt: skip
+
+
+def start_bare() -> tuple[subprocess.Popen[bytes], str]:
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    process = subprocess.Popen([sys.executable, __file__, "--serve-bare", str(port)])
+    url = f"http://127.0.0.1:{port}"
+    for _ in range(100):
+        try:
+            httpx.get(url + "/sdk/v2/status", timeout=1.0)
+            return process, url
+        except httpx.HTTPError:
+            time.sleep(0.1)
+    process.kill()
+    raise SystemExit("the bare endpoint did not start")
 
 
 def uptime() -> str:
@@ -141,7 +195,12 @@ def main() -> None:
     parser.add_argument("--sat-seconds", type=float, default=12.0)
     parser.add_argument("--skip-fleet", action="store_true")
     parser.add_argument("--skip-scaling", action="store_true")
+    parser.add_argument("--target", choices=["bare", "refserver"], default="bare")
+    parser.add_argument("--serve-bare", type=int, default=0, help=argparse.SUPPRESS)
     options = parser.parse_args()
+    if options.serve_bare:
+        serve_bare(options.serve_bare)
+        return
     print(f"machine before: {uptime()}")
     workdir = Path(tempfile.mkdtemp(prefix="bench-load-"))
     # A rate limit no instance reaches: the benchmark measures the generator, not the buckets.
@@ -149,7 +208,11 @@ def main() -> None:
         workdir / "ref.db", port=0, rate_burst=10**6, rate_refill=10**6, shed_threshold=10**9
     )
     base_url = str(server.base_url).rstrip("/")
-    profile = load_profile(server.profile_path)
+    profile = load_profile(server.profile_path)  # credentials and header names for the plan
+    bare = None
+    if options.target == "bare":
+        bare, base_url = start_bare()
+    print(f"target: {options.target}")
     try:
         if not options.skip_fleet:
             fleet_case(profile, base_url, options)
@@ -163,6 +226,9 @@ def main() -> None:
         current = httpx.get(f"{base_url}/sdk/v2/status", headers=headers).headers.get("etag", "")
         wrk(base_url, {**headers, profile.headers.instance_id: "wrk", "If-None-Match": current})
     finally:
+        if bare is not None:
+            bare.terminate()
+            bare.wait(timeout=10)
         server.stop()
         shutil.rmtree(workdir, ignore_errors=True)
     print(f"machine after: {uptime()}")
