@@ -1,6 +1,6 @@
 """End to end: the fuzz stage against the real reference server (uvicorn, SQLite, real HTTP).
 
-The smoke tier runs in the default test run; the pr and nightly tiers are ``slow``.
+The smoke tier runs in the default test run; the pr and nightly tiers are ``long``.
 """
 
 from __future__ import annotations
@@ -61,6 +61,7 @@ def test_smoke_tier_is_clean_against_the_reference_server(tmp_path: Path) -> Non
 
 
 @pytest.mark.slow
+@pytest.mark.long  # minutes each: the long tier (pytest -m long)
 @pytest.mark.parametrize("tier", ["pr", "nightly"])
 def test_longer_tiers_are_clean(tmp_path: Path, tier: str) -> None:
     with serve(tmp_path, **HIGH_RATE) as server:
