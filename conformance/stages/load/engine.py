@@ -31,7 +31,8 @@ class Fleet:
     remote_workers: int = 0
     port: int = DEFAULT_PORT
     bind: str = "127.0.0.1"  # where the master listens; "*" when workers join from elsewhere
-    progress: str = "-"  # a path, or "-" for the master's stderr
+    progress: str = "-"  # where progress lines go: a path (the terminal), "-" stderr, "" none
+    log: Path | None = None  # a file that keeps them too (the report directory's), to tail -f
 
     @property
     def workers(self) -> int:
@@ -114,7 +115,7 @@ def run_fleet(plan: Plan, fleet: Fleet, workdir: Path | None = None) -> Results:
         {
             "RCES_LOAD_PLAN": str(plan_path),
             "RCES_LOAD_RESULT": str(result_path),
-            "RCES_LOAD_PROGRESS": str(where / "progress.log"),
+            "RCES_LOAD_PROGRESS": str(fleet.log or where / "progress.log"),
         }
     )
     master_args = [
@@ -151,7 +152,7 @@ def run_fleet(plan: Plan, fleet: Fleet, workdir: Path | None = None) -> Results:
             )
         deadline = time.monotonic() + plan.run_s + DRAIN_SECONDS + START_GRACE_S
         master = processes[0]
-        with _Progress(where / "progress.log", fleet.progress) as progress:
+        with _Progress(fleet.log or where / "progress.log", fleet.progress) as progress:
             while master.poll() is None and time.monotonic() < deadline:
                 time.sleep(0.2)
                 progress.relay()

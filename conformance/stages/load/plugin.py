@@ -3,6 +3,8 @@ with ``-p`` by ``conformance run --stage load``. Locust itself never enters a py
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from conformance.stages.load.engine import DEFAULT_PORT, Fleet, default_workers
@@ -24,12 +26,19 @@ def fleet_of(config: pytest.Config) -> Fleet:
     progress = str(config.getoption("load_progress", "tty") or "tty")
     if progress == "tty":
         progress = _tty_or_stderr()
+    log = None
+    report_dir = config.getoption("report_dir", None)
+    if report_dir:
+        Path(report_dir).mkdir(parents=True, exist_ok=True)
+        log = Path(report_dir) / "load-progress.txt"
+        log.write_text("", "utf-8")
     return Fleet(
         local_workers=default_workers() if local is None else int(local),
         remote_workers=remote,
         port=int(config.getoption("load_port", DEFAULT_PORT) or DEFAULT_PORT),
         bind=bind,
         progress=progress,
+        log=log,
     )
 
 
