@@ -168,3 +168,21 @@ def test_rates_and_series() -> None:
     assert Rate(run.polls).trailing(T0 + 1.0) == 100
     rows = per_second(run)
     assert [row["rps"] for row in rows] == [100, 100]
+
+
+def test_the_plan_keeps_credentials_out_of_its_public_view_and_shards_large_fleets() -> None:
+    from conformance.profile import parse
+    from conformance.stages.load.plan import plan_from
+
+    profile = parse(
+        "credentials: {pat: svc_pat_unit, sdk_keys: [{key: svc_pk_dev, "
+        "environments: [development]}]}\n"
+        "project: {application_id: 1, environments: {development: 1}}\n"
+    )
+    small = plan_from(profile, "http://127.0.0.1:1/", "t", 7)
+    large = plan_from(profile, "http://127.0.0.1:1", "t", 7, fleet=50_000)
+    assert Plan.from_json(small.to_json()) == small
+    assert "svc_p" not in repr(small) and "svc_p" not in str(small.public())
+    assert small.base_url == "http://127.0.0.1:1" and small.shard == 1 and small.users == 1000
+    assert large.shard == 50 and large.users == 1000
+    assert small.noisy_rate == 90.0 and small.anonymous_rate == 27.0  # refill 30/s by default

@@ -406,11 +406,14 @@ def _progress_loop(environment: Any) -> None:
         seen = len(polls)
         users = environment.runner.user_count
         store["users"].append([time.time(), users])
+        plan = _state["plan"]
+        others = plan.noisy + plan.anonymous + (1 if plan.write_interval_s else 0)
+        fleet = min(plan.fleet, max(0, users - others) * plan.shard)
         statuses = Counter(p[3] for p in fresh)
         hints = sum(p[7] for p in fresh)
         ok = statuses[200] or 1
         out.write(
-            f"load: {time.time() - _state['started']:5.1f}s fleet {users} "
+            f"load: {time.time() - _state['started']:5.1f}s fleet {fleet:6d} "
             f"{len(fresh) / PROGRESS_SECONDS:7.0f} req/s"
             f"  429 {statuses[429] / max(1, len(fresh)):.1%}"
             f"  hint {hints / ok:.0%} of 200  5xx/none "
