@@ -65,6 +65,17 @@ def _add_options(group: argparse._ArgumentGroup) -> None:
 
 
 def _pytest_args(options: argparse.Namespace) -> list[str]:
+    local, remote = (
+        getattr(options, "load_workers", None),
+        getattr(options, "load_remote_workers", 0),
+    )
+    if (local is not None and local < 0) or remote < 0 or (local == 0 and not remote):
+        from conformance.errors import UsageError
+
+        raise UsageError(
+            "the load stage needs at least one Locust worker",
+            "pass --load-workers N (N >= 1), or --load-remote-workers M with workers joining",
+        )
     args = ["--load-port", str(getattr(options, "load_port", 5557))]
     if getattr(options, "load_workers", None) is not None:
         args += ["--load-workers", str(options.load_workers)]

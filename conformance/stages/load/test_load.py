@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from conformance.errors import ContractViolation, NotConfigured, NotMeasurable
+from conformance.errors import ContractViolation, NotConfigured, NotMeasurable, UsageError
 from conformance.stages.load import judge
 from conformance.stages.load.plan import Plan, plan_from
 from conformance.stages.load.records import Results
@@ -41,8 +41,11 @@ def load_run(target: Any, run_prefix: str, pytestconfig: pytest.Config) -> LoadR
     with Client(target.base_url, profile, run_prefix=run_prefix) as client:
         record = Configurations(client).create_ok("load", {"loadSeq": 0})
     tag = f"{run_prefix}-{os.getpid()}-{int(time.time())}"
-    plan = plan_from(profile, target.base_url, tag, record.get("id"))
-    results = run_fleet(plan, fleet_of(pytestconfig))
+    try:
+        plan = plan_from(profile, target.base_url, tag, record.get("id"))
+        results = run_fleet(plan, fleet_of(pytestconfig))
+    except UsageError as error:  # the generator was run wrongly: no verdict on the target
+        pytest.exit(f"conformance usage error: {error}", returncode=pytest.ExitCode.USAGE_ERROR)
     results.initial_hash = str(record.get("contentHash", ""))
     declared = judge.Declared(
         burst=profile.rate_limit.burst,
