@@ -4,7 +4,8 @@ Required: ``RCES_BASE_URL``, ``RCES_SDK_KEY``, ``RCES_INSTANCE_ID``.
 Optional: ``RCES_ENVIRONMENT`` (default development), ``RCES_SCENARIO`` (logged only),
 ``RCES_TIME_SCALE`` (float > 0, default 1.0: multiplies the own cadence, floor and backoff;
 never the server's ``intervalSeconds`` or ``Retry-After``), ``RCES_HASH_TRANSPORT``
-(``if-none-match`` or ``query``), ``RCES_JITTER_READING`` (``above`` or ``symmetric``).
+(``if-none-match`` or ``query``), ``RCES_JITTER_READING`` (``above`` or ``symmetric``),
+``RCES_PROJECT_ID`` (the numeric header's value, 1 to 2^53 - 1; not sent without it).
 """
 
 from __future__ import annotations
@@ -43,6 +44,7 @@ def launch_from(environ: Mapping[str, str]) -> Launch:
     reading = environ.get("RCES_JITTER_READING", "above")
     if reading not in JITTER_READINGS:
         problems.append(f"RCES_JITTER_READING must be one of {', '.join(JITTER_READINGS)}")
+    project_id = _project_id(environ.get("RCES_PROJECT_ID"), problems)
     if problems:
         raise UsageError("; ".join(problems))
     try:
@@ -54,6 +56,7 @@ def launch_from(environ: Mapping[str, str]) -> Launch:
             time_scale=scale,
             hash_transport=_transport(transport),
             jitter_reading=_reading(reading),
+            project_id=project_id,
         )
     except ValueError as error:
         raise UsageError(str(error)) from None
@@ -71,6 +74,15 @@ def _time_scale(raw: str | None, problems: list[str]) -> float:
         problems.append(f"RCES_TIME_SCALE must be a number > 0, not {raw!r}")
         return 1.0
     return value
+
+
+def _project_id(raw: str | None, problems: list[str]) -> int | None:
+    if raw is None or raw == "":
+        return None
+    if not raw.isdigit():
+        problems.append(f"RCES_PROJECT_ID must be a whole number, not {raw!r}")
+        return None
+    return int(raw)  # Config checks the bounds
 
 
 def _transport(value: str) -> HashTransport:

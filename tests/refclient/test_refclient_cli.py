@@ -172,9 +172,11 @@ def test_environment_contract_reads_every_variable() -> None:
             "RCES_TIME_SCALE": "0.5",
             "RCES_HASH_TRANSPORT": "query",
             "RCES_JITTER_READING": "symmetric",
+            "RCES_PROJECT_ID": "42",
         }
     )
     config = launch.config
+    assert config.project_id == 42
     assert launch.scenario == "hint"
     assert (config.environment, config.instance_id, config.time_scale) == ("production", "i", 0.5)
     assert (config.hash_transport, config.jitter_reading) == ("query", "symmetric")
@@ -183,6 +185,7 @@ def test_environment_contract_reads_every_variable() -> None:
     ).config
     assert (defaults.environment, defaults.time_scale) == ("development", 1.0)
     assert (defaults.hash_transport, defaults.jitter_reading) == ("if-none-match", "above")
+    assert defaults.project_id is None
 
 
 @pytest.mark.parametrize(
@@ -193,6 +196,9 @@ def test_environment_contract_reads_every_variable() -> None:
         ({"RCES_TIME_SCALE": "nan"}, "RCES_TIME_SCALE"),
         ({"RCES_JITTER_READING": "below"}, "RCES_JITTER_READING"),
         ({"RCES_HASH_TRANSPORT": "cookie"}, "RCES_HASH_TRANSPORT"),
+        ({"RCES_PROJECT_ID": "-1"}, "RCES_PROJECT_ID"),
+        ({"RCES_PROJECT_ID": "0"}, "project_id must be in"),
+        ({"RCES_PROJECT_ID": "9007199254740992"}, "project_id must be in"),
         ({"RCES_ENVIRONMENT": "staging"}, "environment must be one of"),
         ({"RCES_INSTANCE_ID": "x" * 129}, "instance_id must be 1 to 128"),
         ({"RCES_BASE_URL": "ftp://h"}, "base_url"),

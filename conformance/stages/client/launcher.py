@@ -2,7 +2,8 @@
 SIGTERM then SIGKILL to the process group it started, its output captured with the key redacted.
 
 The contract (docs/client-stage.md): RCES_BASE_URL, RCES_SDK_KEY, RCES_INSTANCE_ID,
-RCES_ENVIRONMENT, RCES_SCENARIO, RCES_TIME_SCALE, RCES_HASH_TRANSPORT, RCES_JITTER_READING.
+RCES_ENVIRONMENT, RCES_SCENARIO, RCES_TIME_SCALE, RCES_HASH_TRANSPORT, RCES_JITTER_READING,
+RCES_PROJECT_ID.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from conformance.stages.client.recording import KEY_PLACEHOLDER
 from conformance.stages.client.settings import ClientSettings
 
 GRACE_S = 3.0  # after SIGTERM, before SIGKILL
+PROJECT_ID = 1  # the numeric header's value a client may send (judged within the spec's bounds)
 OUTPUT_TAIL = 2000  # characters of output kept as evidence
 
 
@@ -37,6 +39,7 @@ def contract_env(
         "RCES_TIME_SCALE": f"{settings.time_scale:g}",
         "RCES_HASH_TRANSPORT": settings.hash_transport,
         "RCES_JITTER_READING": settings.jitter_reading,
+        "RCES_PROJECT_ID": str(PROJECT_ID),
     }
 
 
