@@ -8,7 +8,6 @@ machines need synchronised clocks (docs/load.md).
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -78,22 +77,3 @@ class Results:
 
     def of_kind(self, kind: str) -> list[Poll]:
         return [p for p in self.polls if p.kind == kind]
-
-
-def merge(parts: Iterable[Results]) -> Results:
-    """Results of several masters' runs as one (the earliest start is the zero)."""
-    items = list(parts)
-    merged = Results(started=min(r.started for r in items))
-    for part in items:
-        merged.polls += part.polls
-        merged.writes += part.writes
-        merged.workers.update(part.workers)
-        merged.users += part.users
-        merged.initial_hash = merged.initial_hash or part.initial_hash
-    merged.polls.sort(key=lambda p: p.sent)
-    merged.writes.sort(key=lambda w: w.done)
-    return merged
-
-
-def rows(polls: Sequence[Poll]) -> list[list[Any]]:
-    return [list(p) for p in polls]
