@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import collections
+import importlib
 import os
 import re
 import resource
@@ -199,7 +200,7 @@ def replay_timing(count: int, work: Path) -> None:
     """Replay ``count`` hand-written corpus cases (tests/fuzz/corpus_cases.py) against the
     reference server, as the stage does before it generates anything."""
     sys.path.insert(0, str(ROOT / "tests" / "fuzz"))
-    from corpus_cases import mixed_cases  # type: ignore[import-not-found]
+    mixed_cases = importlib.import_module("corpus_cases").mixed_cases
 
     from conformance.client import Client
     from conformance.profile import load

@@ -6,11 +6,12 @@ The smoke tier runs in the default test run; the pr and nightly tiers are ``long
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 from stage_runner import StageResult, run_stage, serve
 
-HIGH_RATE = {"rate_burst": 100000, "rate_refill": 100000.0}
+HIGH_RATE: dict[str, Any] = {"rate_burst": 100000, "rate_refill": 100000.0}
 
 
 def assert_clean(result: StageResult) -> None:
