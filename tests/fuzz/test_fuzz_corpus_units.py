@@ -276,3 +276,14 @@ def test_a_call_sequence_refers_to_what_earlier_steps_received() -> None:
         "applicationId": 2,
         "configurationId": 900,
     }
+
+
+def test_a_corpus_that_cannot_be_written_is_reported_not_fatal(tmp_path: Path) -> None:
+    from conformance.stages.fuzz.corpus_run import CorpusRun
+
+    blocked = tmp_path / "file-not-dir"
+    blocked.write_text("", "utf-8")
+    kept = CorpusRun(blocked / "corpus")
+    assert kept.keep(mixed_cases(1)) == []
+    assert kept.problems and corpus.file_name(mixed_cases(1)[0]) in kept.problems[0]
+    assert any("not kept:" in line for line in summary_lines({"corpus": kept.details()}))

@@ -29,6 +29,7 @@ class CorpusRun:
     owner: bool = False  # this process replayed (and reports the replay's record)
     reported: bool = False
     written: list[str] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)  # cases that could not be written
 
     def regressed(self) -> set[tuple[str, str, str]]:
         """(operation, mode, check) of every case that failed again: found again, not new."""
@@ -42,7 +43,11 @@ class CorpusRun:
             mode = "stateful" if data["kind"] == "stateful" else data["mode"]
             if (data["operation_id"], mode, data["check"]) in regressed:
                 continue
-            path = corpus.write(self.directory, data)
+            try:
+                path = corpus.write(self.directory, data)
+            except OSError as error:  # a read-only corpus must not break the run
+                self.problems.append(f"{corpus.file_name(data)}: {error.strerror or error}")
+                continue
             if path is not None:
                 written.append(path.name)
         self.written += written
@@ -92,6 +97,7 @@ class CorpusRun:
             "fixed": by(FIXED),
             "inconclusive": by(INCONCLUSIVE),
             "written": list(self.written),
+            "problems": list(self.problems),
         }
 
 

@@ -35,6 +35,7 @@ def merge_details(per_worker: Sequence[dict[str, Any]]) -> dict[str, Any]:
         corpus = dict(corpora[0])
         corpus["replay_seconds"] = max(float(c.get("replay_seconds", 0.0)) for c in corpora)
         corpus["written"] = sorted({name for c in corpora for name in c.get("written", ())})
+        corpus["problems"] = sorted({text for c in corpora for text in c.get("problems", ())})
         merged["corpus"] = corpus
     return merged
 
@@ -71,4 +72,5 @@ def corpus_lines(corpus: Mapping[str, Any]) -> list[str]:
     lines += [f"    fixed: {name} (conformance fuzz prune removes it)" for name in fixed]
     lines += [f"    inconclusive: {name}" for name in inconclusive]
     lines += [f"    new: {name}" for name in written]
+    lines += [f"    not kept: {text}" for text in corpus.get("problems") or ()]
     return lines
