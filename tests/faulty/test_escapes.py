@@ -23,7 +23,8 @@ import pytest
 from conformance.client import TIMEOUT
 from faulty import recipes
 from faulty.asgi import FaultyApp, Handler
-from faulty.catalogue import FAULTS
+from faulty.catalogue import FAULTS, LOAD_SECTIONS
+from faulty.clients.catalogue import FAULTS as CLIENT_FAULTS
 from faulty.escapes import ESCAPE_PREFIX
 from faulty.recipes import hold, reset
 from refserver.runner import RunningServer, start_server
@@ -193,7 +194,8 @@ def test_closed_paths_no_longer_yield_not_measurable() -> None:
 
 
 def test_each_path_names_who_tries_it() -> None:
-    names = {f.name for f in FAULTS}
+    load = [f for section in LOAD_SECTIONS.values() for f in section]
+    names = {f.name for f in (*FAULTS, *load)} | {c.name for c in CLIENT_FAULTS}
     for row in rows(OPEN_TABLE) + rows(CLOSED_TABLE):
         assert row.why and row.who, row
         for who in row.who:
