@@ -18,7 +18,6 @@ import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
 
 from conformance.errors import UsageError
 from conformance.report.headline import summary_line
@@ -221,22 +220,6 @@ def pytest_args(
     return [*args, *options.pytest_args]
 
 
-class _Capture:
-    """Picks up the Report the plugin built on the controller."""
-
-    def __init__(self) -> None:
-        self.report: Any = None
-        self.written: list[Path] = []
-
-    def pytest_unconfigure(self, config: Any) -> None:
-        from conformance.run_state import COLLECTOR_NAME
-
-        collector = config.pluginmanager.get_plugin(COLLECTOR_NAME)
-        if collector is not None:
-            self.report = collector.report
-            self.written = collector.written
-
-
 @contextmanager
 def _plugin_autoload(enabled: bool) -> Iterator[None]:
     """Turn pytest's plugin autoloading off for this run (xdist workers inherit it)."""
@@ -273,7 +256,9 @@ def run(options: argparse.Namespace) -> int:
         with tempfile.TemporaryDirectory(prefix="conformance-") as tmp:
             ini = Path(tmp) / "pytest.ini"
             ini.write_text(PYTEST_INI, encoding="utf-8")
-            capture = _Capture()
+            from conformance.run_collector import ReportCapture
+
+            capture = ReportCapture()
             args = pytest_args(
                 options, target.base_url, target.profile_path or Path(), ini, workers
             )

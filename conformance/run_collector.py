@@ -12,6 +12,7 @@ import pytest
 from conformance.outcomes import USER_PROPERTY, TestRecord
 from conformance.output_redaction import OutputRedaction
 from conformance.run_state import (
+    COLLECTOR_NAME,
     DEFAULT_REPORT_DIR,
     REDACTION_NAME,
     REPORT,
@@ -103,3 +104,18 @@ class RunCollector:
         if problem:
             terminalreporter.write_line(problem, red=True)
         terminalreporter.write_sep("=", summary_line(self.report, where=where))
+
+
+class ReportCapture:
+    """A pytest plugin object that picks up the Report the collector built, once the run ends
+    (what ``conformance run`` and ``conformance client`` read after ``pytest.main``)."""
+
+    def __init__(self) -> None:
+        self.report: Any = None
+        self.written: list[Path] = []
+
+    def pytest_unconfigure(self, config: Any) -> None:
+        collector = config.pluginmanager.get_plugin(COLLECTOR_NAME)
+        if collector is not None:
+            self.report = collector.report
+            self.written = collector.written

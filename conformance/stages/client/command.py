@@ -88,22 +88,6 @@ def pytest_args(options: argparse.Namespace, ini: Path) -> list[str]:
     return args
 
 
-class _Capture:
-    """Picks up the Report the plugin built."""
-
-    def __init__(self) -> None:
-        self.report: Any = None
-        self.written: list[Path] = []
-
-    def pytest_unconfigure(self, config: Any) -> None:
-        from conformance.run_state import COLLECTOR_NAME
-
-        collector = config.pluginmanager.get_plugin(COLLECTOR_NAME)
-        if collector is not None:
-            self.report = collector.report
-            self.written = collector.written
-
-
 def main(options: argparse.Namespace) -> int:
     import os
 
@@ -124,7 +108,9 @@ def main(options: argparse.Namespace) -> int:
     if not options.quiet:
         print(f"conformance: certifying the client {settings.summary()['command']}", flush=True)
     started = time.monotonic()
-    capture = _Capture()
+    from conformance.run_collector import ReportCapture
+
+    capture = ReportCapture()
     saved = os.environ.get("PYTEST_DISABLE_PLUGIN_AUTOLOAD")
     os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
     try:

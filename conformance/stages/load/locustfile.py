@@ -217,6 +217,19 @@ class Instance(Polling):
             self.wake.set()
 
 
+def _in_window(user: Polling, window: tuple[float, float]) -> bool:
+    """Whether ``user`` is inside its phase (seconds from the epoch); before it, it sleeps until
+    the phase starts; after it, it is parked past the end of the run."""
+    start, end = window
+    if time.time() < user.epoch + start:
+        user.sleep_until(start)
+        return False
+    if time.time() >= user.epoch + end:
+        user.next_at = user.epoch + user.plan.run_s + 60
+        return False
+    return True
+
+
 class Noisy(Polling):
     """Polls far above the declared limit inside its phase, ignoring 429 and Retry-After."""
 
@@ -225,12 +238,7 @@ class Noisy(Polling):
 
     @task
     def tick(self) -> None:
-        start, end = self.plan.noisy_window
-        if time.time() < self.epoch + start:
-            self.sleep_until(start)
-            return
-        if time.time() >= self.epoch + end:
-            self.next_at = self.epoch + self.plan.run_s + 60
+        if not _in_window(self, self.plan.noisy_window):
             return
         self.poll()
         self.next_at += 1 / self.plan.noisy_rate
@@ -244,12 +252,7 @@ class Anonymous(Polling):
 
     @task
     def tick(self) -> None:
-        start, end = self.plan.anonymous_window
-        if time.time() < self.epoch + start:
-            self.sleep_until(start)
-            return
-        if time.time() >= self.epoch + end:
-            self.next_at = self.epoch + self.plan.run_s + 60
+        if not _in_window(self, self.plan.anonymous_window):
             return
         _, retry = self.poll(with_id=False)
         self.next_at = max(self.next_at + 1 / self.plan.anonymous_rate, time.time() + (retry or 0))
