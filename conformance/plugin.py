@@ -267,6 +267,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
     if not ids or report.when == "teardown":
         return report
     if report.when == "setup" and report.passed:
+        item.stash[_SETUP_S] = report.duration  # a stage's work may sit in a fixture's setup
         return report
     error = call.excinfo.value if call.excinfo is not None else None
     transcript = item.stash.get(TRANSCRIPT, None)
@@ -282,7 +283,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
         ids,
         error,
         failed=report.failed and not isinstance(error, (NotMeasurable, Unsupported)),
-        duration_s=report.duration,
+        duration_s=report.duration + item.stash.get(_SETUP_S, 0.0),
         exchanges=exchanges,
         message=message,
     )
@@ -305,3 +306,4 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
 
 
 _SENT_TARGET = pytest.StashKey[bool]()
+_SETUP_S = pytest.StashKey[float]()

@@ -138,6 +138,30 @@ def test_report_dir_receives_the_result_file(pytester: pytest.Pytester) -> None:
     result.stdout.fnmatch_lines(["*conformance: not-conformant*out/here*"])
 
 
+def test_a_tests_duration_counts_its_fixture_setup(pytester: pytest.Pytester) -> None:
+    """A stage whose work runs in a session fixture (client, load) shows that time."""
+    pytester.makepyfile(
+        test_setup="""
+import time
+import pytest
+
+@pytest.fixture(scope="session")
+def fleet():
+    time.sleep(0.4)
+
+@pytest.mark.requirement("REQ-A")
+def test_a(fleet):
+    pass
+"""
+    )
+    result = pytester.runpytest("-p", "no:cacheprovider")
+    result.assert_outcomes(passed=1)
+    report = _report(pytester)
+    (test,) = report["tests"]
+    assert test["duration_s"] >= 0.4
+    assert sum(stage["duration_s"] for stage in report["stages"]) >= 0.4
+
+
 def test_unmarked_tests_are_left_alone(pytester: pytest.Pytester) -> None:
     pytester.makepyfile(test_plain="def test_plain():\n    pass\n")
     result = pytester.runpytest("-p", "no:cacheprovider")
