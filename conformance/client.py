@@ -473,14 +473,15 @@ class Client:
             self.ledger.record(spent, limit)
         limits = self.profile.responses
         started = time.perf_counter()
-        answer = raw_http.exchange(
-            self.base_url,
-            "/sdk/v2" + path,
-            sent,
-            params=params,
-            max_bytes=limits.max_bytes,
-            max_seconds=limits.max_seconds,
-        )
+        with self.gate.shared():  # exclusive scenarios of other workers pause it too
+            answer = raw_http.exchange(
+                self.base_url,
+                "/sdk/v2" + path,
+                sent,
+                params=params,
+                max_bytes=limits.max_bytes,
+                max_seconds=limits.max_seconds,
+            )
         redact = self.redactor
         query = f"?{urlencode(params)}" if params else ""
         exchange = Exchange(
