@@ -35,6 +35,7 @@ from faulty.recipes import (
     id_stripped,
     no_rate_limit,
     on_status,
+    owner_without_credentials,
     sha,
     with_path,
 )
@@ -176,14 +177,7 @@ def edges() -> tuple[Fault, ...]:
             "management-open",
             "AUTH-PAT-MISSING",
             "Management without credentials acts as the owner.",
-            lambda ctx: edit_request(
-                MANAGEMENT,
-                lambda r: (
-                    r
-                    if r.header("authorization")
-                    else r.with_header("authorization", f"Bearer {ctx.pat}")
-                ),
-            ),
+            owner_without_credentials(MANAGEMENT),
         ),
         fault(
             "any-token-is-owner",

@@ -17,6 +17,7 @@ from faulty.recipes import (
     edit_response,
     fault,
     on_status,
+    owner_without_credentials,
     with_path,
 )
 
@@ -76,14 +77,7 @@ def experiment_edges() -> tuple[Fault, ...]:
             "experiments-open",
             "AUTH-EXP-MISSING",
             "Experiment endpoints without credentials act as the owner.",
-            lambda ctx: edit_request(
-                EXPERIMENTS,
-                lambda r: (
-                    r
-                    if r.header("authorization")
-                    else r.with_header("authorization", f"Bearer {ctx.pat}")
-                ),
-            ),
+            owner_without_credentials(EXPERIMENTS),
         ),
         fault(
             "experiments-any-pat-is-owner",

@@ -424,3 +424,13 @@ def error_code_of(response: Response) -> str | None:
     data = response.json()
     code = data.get("errorCode") if isinstance(data, dict) else None
     return code if isinstance(code, str) else None
+
+
+def owner_without_credentials(where: Route) -> Make:
+    """Requests on ``where`` without credentials act as the owner (the profile's token is added)."""
+    return lambda ctx: edit_request(
+        where,
+        lambda r: (
+            r if r.header("authorization") else r.with_header("authorization", f"Bearer {ctx.pat}")
+        ),
+    )
