@@ -101,6 +101,29 @@ def test_hint_appears_over_the_threshold_and_goes_within_the_bound() -> None:
     assert judge.convergence(stuck, plan(), DECLARED)[0].outcome == judge.FAIL
 
 
+def slotted(hints: bool) -> list[Poll]:
+    """160/s for 3 s with 80 more polls in 20 ms at t=1; the hint as a service counting its
+    trailing second in ten 100 ms slots decides it (the current slot and the nine before)."""
+    times = sorted([i / 160 for i in range(480)] + [1 + i / 4000 for i in range(80)])
+    polls = []
+    for k, at in enumerate(times):
+        tick = int(at * 10)
+        counted = sum(1 for t in times[: k + 1] if tick - 10 < int(t * 10) <= tick)
+        polls.append(poll(at, hint=int(hints and counted > 150), who=f"s{k}"))
+    return polls
+
+
+def test_the_hint_is_judged_in_the_services_own_window() -> None:
+    """Just after a burst leaves the service's slotted window it may not hint although the
+    generator's trailing second still holds the burst: not judged; with the burst inside both
+    views it must hint."""
+    rate = Rate(results(slotted(True)).polls)
+    after = T0 + 2.01  # the burst's first half is still in the trailing second, not in the slots
+    assert rate.trailing(after) > 187.5 and not judge.over_in_view(rate, after, 187.5, 1.0)
+    assert judge.hint_under_load(results(slotted(True)), plan(), DECLARED).outcome == judge.PASS
+    assert judge.hint_under_load(results(slotted(False)), plan(), DECLARED).outcome == judge.FAIL
+
+
 def test_hint_rules_not_configured_without_a_declared_threshold() -> None:
     undeclared = judge.Declared(60, 30.0, None, 0.25, 1.0)
     found = judge.hint_under_load(results(herd(True, False)), plan(), undeclared)

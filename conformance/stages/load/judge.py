@@ -20,6 +20,7 @@ PASS, FAIL, NOT_MEASURABLE, NOT_CONFIGURED = "pass", "fail", "not-measurable", "
 SHORTFALL = 0.8  # the generator offered less than this share of its plan: its own shortfall
 HINT_SHARE = 0.8  # least share of 200s above the threshold band that must carry the hint
 STRAY_HINT_SHARE = 0.1  # most share of 200s below the band (load gone) that may carry it
+METER_SLOT = 0.1  # a service may count its window in slots: its view may miss this share of it
 BUCKET_SLACK = 1.2  # a shared bucket may serve this much over burst + refill x span
 
 
@@ -33,6 +34,7 @@ class Declared:
     margin: float
     propagation_s: float
     objectives: dict[str, float | None] = field(default_factory=dict)
+    window_s: float = 1.0  # the window the service counts its own rate over
 
 
 @dataclass(frozen=True)
@@ -202,32 +204,48 @@ def _not_declared() -> Finding:
     )
 
 
+def over_in_view(rate: Rate, at: float, high: float, window: float) -> bool:
+    """Whether ``rate`` was over ``high`` at ``at`` in the service's view: over its whole window
+    and over the window less its oldest ``METER_SLOT`` (a meter counting in slots leaves out the
+    part of the oldest slot that has aged; a burst there is in one view and not in the other)."""
+    return min(rate.trailing(at, window), rate.trailing(at, window * (1 - METER_SLOT))) > high
+
+
 def hint_under_load(results: Results, plan: Plan, declared: Declared) -> Finding:
+    """200s sent while the offered rate was over the band (and answered while the answered rate
+    was too), in the service's own measuring window, carry the hint."""
     if declared.threshold is None:
         return _not_declared()
     high, _ = _hint_band(declared)
+    window = declared.window_s
     rate, handled = Rate(results.polls), Rate(results.polls, answered=True)
     loaded = [
         p
         for p in results.polls
         if p.status == 200
-        and rate.trailing(p.sent) > high
-        and handled.trailing(p.sent + p.latency) > high
+        and over_in_view(rate, p.sent, high, window)
+        and over_in_view(handled, p.sent + p.latency, high, window)
     ]
     if not loaded:
+        planned = max(plan.herd_rate, plan.planned_rate)
+        why = (
+            "the generator's shortfall"
+            if planned > high
+            else "the profile's fleet is too small to pass the band"
+        )
         return Finding(
             NOT_MEASURABLE,
-            note=f"the offered rate never passed {high:.0f}/s (threshold "
-            f"{declared.threshold:g} + {declared.margin:.0%}) with a 200 answered: peak "
-            f"{rate.peak():.0f}/s against {plan.herd_rate:.0f}/s planned "
-            "at the ramp (the generator's shortfall)",
+            note=f"the offered rate was never over {high:.0f}/s (threshold "
+            f"{declared.threshold:g} + {declared.margin:.0%}) over a {window:g}s window with a 200 "
+            f"answered: peak {rate.peak():.0f}/s against {planned:.0f}/s planned ({why})",
         )
     share = sum(p.hint for p in loaded) / len(loaded)
     if share < HINT_SHARE:
         return Finding(
             FAIL,
             "no polling hint while the offered load was over the declared threshold",
-            f"polling in at least {HINT_SHARE:.0%} of 200s sent while over {high:.0f}/s",
+            f"polling in at least {HINT_SHARE:.0%} of 200s sent while the offered rate was over "
+            f"{high:.0f}/s both in the {window:g}s and the {window * (1 - METER_SLOT):g}s before",
             f"{share:.0%} of {len(loaded)} such 200s carried it",
         )
     return passed()

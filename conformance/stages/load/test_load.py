@@ -53,6 +53,7 @@ def load_run(target: Any, run_prefix: str, pytestconfig: pytest.Config) -> LoadR
         threshold=load.shedding_threshold,
         margin=load.threshold_margin,
         propagation_s=load.propagation_seconds,
+        window_s=profile.load_shedding.window_seconds,
         objectives={key: getattr(load, key) for key in judge.OBJECTIVES},
     )
     return LoadRun(plan, declared, results)
