@@ -67,11 +67,12 @@ class Requirement:
     section: str
     title: str
     text: str
-    basis: str  # "stated" | "inferred"
+    basis: str  # "stated" | "inferred" | "declared" (the target's own objective)
     operations: tuple[str, ...]
     scope: str  # "core" | "experiments"
     capability: str | None
     subject: str  # "server" | "client"
+    stage: str | None = None  # the one stage that judges it; None: the scenarios stage
 
     @property
     def capabilities(self) -> tuple[str, ...]:
@@ -87,8 +88,10 @@ class Requirement:
 
     @property
     def checkable(self) -> bool:
-        """True when a test against a server can pass or fail it (client rules cannot)."""
-        return self.subject == "server"
+        """True when a scenarios run against a server can pass or fail it: a server rule no
+        other stage owns (client rules, and a stage's own rules such as the declared load
+        objectives, are judged by their stage only)."""
+        return self.subject == "server" and self.stage is None
 
 
 @dataclass(frozen=True)
@@ -214,6 +217,7 @@ def _requirement(entry: dict[str, Any]) -> Requirement:
         scope=entry["scope"],
         capability=entry.get("capability"),
         subject=entry["subject"],
+        stage=entry.get("stage"),
     )
 
 

@@ -368,7 +368,7 @@ def selected_requirements(
     wanted: set[str] | None, seen: Iterable[str], scope: frozenset[str] | None = None
 ) -> list[RequirementInfo]:
     """The requirements a run reports on: ``wanted`` if given, else those in ``scope`` (what the
-    stages that ran answer for, of any subject), else every server requirement."""
+    stages that ran answer for, of any subject), else every server rule no stage owns alone."""
     index = catalogue_index()
     if wanted is not None:
         ids = sorted(wanted)
@@ -376,7 +376,7 @@ def selected_requirements(
         ids = [
             r.id
             for r in index.values()
-            if (r.id in scope if scope is not None else getattr(r, "subject", "server") == "server")
+            if (r.id in scope if scope is not None else getattr(r, "checkable", True))
         ]
         ids += [i for i in dict.fromkeys(seen) if i not in index]
     infos = []

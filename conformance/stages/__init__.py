@@ -53,11 +53,20 @@ def of_module(module: str) -> str:
     return CUSTOM
 
 
-def scope(ran: Iterable[str]) -> frozenset[str] | None:
-    """The requirements the stages that ran answer for; None: every requirement of the subject.
+def default_scope() -> frozenset[str]:
+    """What a stage without a narrower scope (scenarios) answers for: every server rule that no
+    other stage owns (the catalogue's ``stage`` field names the owner)."""
+    from conformance.catalogue import load_catalogue
 
-    A stage without a narrower scope (scenarios) answers for everything, so does a run in which no
-    test ran (nothing is left out of scope by accident); tests of no stage answer for themselves.
+    return frozenset(r.id for r in load_catalogue() if r.checkable)
+
+
+def scope(ran: Iterable[str]) -> frozenset[str] | None:
+    """The requirements the stages that ran answer for; None: ``default_scope()``.
+
+    A stage without a narrower scope (scenarios) answers for the default scope, so does a run in
+    which no test ran (nothing is left out of scope by accident); tests of no stage answer for
+    themselves.
     """
     names = set(ran) - {CUSTOM}
     if not names:
@@ -65,7 +74,7 @@ def scope(ran: Iterable[str]) -> frozenset[str] | None:
     ids: set[str] = set()
     for name in names:
         stage = named(name)
-        if stage is None or stage.requirements is None:
+        if stage is None:
             return None
-        ids |= stage.requirements()
+        ids |= default_scope() if stage.requirements is None else stage.requirements()
     return frozenset(ids)

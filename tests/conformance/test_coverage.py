@@ -44,7 +44,7 @@ def _collect(config: pytest.Config) -> Iterator[pytest.Item]:
 
 
 def test_every_core_server_requirement_has_a_scenario(scenario_ids: dict[str, set[str]]) -> None:
-    wanted = {r.id for r in load_catalogue() if r.subject == "server"}  # core and experiments
+    wanted = {r.id for r in load_catalogue() if r.checkable}  # core and experiments
     missing = sorted(wanted - set(scenario_ids))
     assert not missing, f"core server requirements without a scenario: {missing}"
 
@@ -53,6 +53,13 @@ def test_scenarios_name_only_catalogue_ids(scenario_ids: dict[str, set[str]]) ->
     known = {r.id for r in load_catalogue()}
     unknown = {rid: sorted(nodes)[:2] for rid, nodes in scenario_ids.items() if rid not in known}
     assert not unknown, f"scenarios name requirement ids missing from the catalogue: {unknown}"
+
+
+def test_a_stages_own_requirements_have_no_scenario(scenario_ids: dict[str, set[str]]) -> None:
+    owned = {r.id: r.stage for r in load_catalogue() if r.stage is not None}
+    assert owned, "the catalogue names no stage-owned requirement"
+    named = sorted(set(owned) & set(scenario_ids))
+    assert not named, f"scenarios name requirements another stage judges alone: {named}"
 
 
 def test_scenarios_never_name_client_requirements(scenario_ids: dict[str, set[str]]) -> None:

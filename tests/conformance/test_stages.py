@@ -11,7 +11,7 @@ import pytest
 import conformance
 from conformance import cli
 from conformance.outcomes import selected_requirements
-from conformance.stages import CUSTOM, REGISTRY, Stage, by_name, of_module, scope
+from conformance.stages import CUSTOM, REGISTRY, Stage, by_name, default_scope, of_module, scope
 from conformance.stages.fuzz.plugin import stage_requirements
 
 PACKAGE = Path(conformance.__file__).parent
@@ -37,7 +37,10 @@ def test_a_run_of_the_fuzz_stage_alone_answers_for_the_fuzz_stages_requirements(
     fuzz = scope(["fuzz", "fuzz"])
     assert fuzz == stage_requirements() and "ERR-NO-SERVER-ERROR" in fuzz
     every = selected_requirements(None, [])
-    assert scope(["scenarios", "fuzz"]) is None  # scenarios answer for every rule
+    # scenarios answer for every server rule no stage owns alone
+    assert scope(["scenarios", "fuzz"]) == default_scope() == {r.id for r in every}
+    with_load = scope(["scenarios", "load"])
+    assert with_load is not None and "POLL-DECLARED-LATENCY" in with_load - default_scope()
     assert scope([]) is None  # nothing ran: nothing is out of scope by accident
     assert scope(["a-stage-nobody-knows"]) is None
     assert scope([CUSTOM, "fuzz"]) == fuzz  # a user's own tests widen nothing

@@ -1,21 +1,32 @@
 """The *load* section: defects that only show under a fleet, judged by the load stage.
 
 A rate limit whose buckets are shared among many instance ids, a polling hint that never goes
-away, a hint that comes only after a 5xx, a write some pollers never see, and pollers without an
-id limited per connection instead of sharing one bucket. Each entry declares the exact set of
-requirement ids ``conformance run --stage load`` fails on it (``tests/load/test_load_faults.py``
-runs them; the scenarios' selftest does not, these defects do not show one request at a time).
+away, a hint that comes only after a 5xx, a write some pollers never see, pollers without an id
+limited per connection instead of sharing one bucket, and a target that misses an objective it
+declares for itself (latency, 304 share, throughput: each fault declares its own in ``profile``).
+Each entry declares the exact set of requirement ids ``conformance run --stage load`` fails on
+it (``tests/load/test_load_faults.py`` runs them; the scenarios' selftest does not, these
+defects do not show one request at a time).
 """
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
+import itertools
 from typing import Any
 
 from faulty.asgi import Forward, Handler, Request, Response, error_response
 from faulty.context import Context
 from faulty.recipes import STATUS, Fault, edit_request, fault, quoted, unquoted
 
+SLOW_STATUS_S = 0.5  # status-slower-than-declared: added to every status poll
+CAPACITY_RPS = 100  # status-under-declared-throughput: status polls served one at a time
+# The objectives these faults miss, declared as a target would (each fault declares only its own;
+# the reference server meets all of them: tests/load/test_load_faults.py).
+DECLARED_LATENCY = {"load": {"latency_p99_ms": 400}}
+DECLARED_NOT_MODIFIED = {"load": {"min_not_modified_share": 0.9, "write_interval_seconds": 10.0}}
+DECLARED_THROUGHPUT = {"load": {"min_throughput": 150}}
 SHARED_BUCKETS = 4  # bucket-shared-under-many-ids: every id lands in one of this many buckets
 UNSEEN_SHARE = 5  # write-unseen-by-some: one instance id in this many is served a stale snapshot
 
@@ -112,6 +123,39 @@ def write_unseen_by_some(ctx: Context) -> Handler:
     return handler
 
 
+async def slow_status(request: Request, forward: Forward) -> Response:
+    """Every status poll answered ``SLOW_STATUS_S`` late (correct otherwise)."""
+    if STATUS(request):
+        await asyncio.sleep(SLOW_STATUS_S)
+    return await forward(request)
+
+
+def serial_status(ctx: Context) -> Handler:
+    """Status polls served one at a time, each taking at least 1/``CAPACITY_RPS`` s."""
+    state: dict[str, asyncio.Lock] = {}
+
+    async def handler(request: Request, forward: Forward) -> Response:
+        if not STATUS(request):
+            return await forward(request)
+        lock = state.setdefault("lock", asyncio.Lock())
+        async with lock:
+            await asyncio.sleep(1 / CAPACITY_RPS)
+            return await forward(request)
+
+    return handler
+
+
+def ignore_every_other_hash(ctx: Context) -> Handler:
+    """Every other status poll is answered as if it sent no hash: a 200 for an unchanged
+    snapshot (a cache that drops the conditional header half the time)."""
+    turn = itertools.count()
+
+    def edit(request: Request) -> Request:
+        return request.with_header("if-none-match", None) if next(turn) % 2 else request
+
+    return edit_request(STATUS, edit)
+
+
 def load_faults() -> tuple[Fault, ...]:
     return (
         fault(
@@ -146,5 +190,28 @@ def load_faults() -> tuple[Fault, ...]:
             f"one instance id in {UNSEEN_SHARE} is served the first snapshot for ever: writes "
             "some pollers never see",
             write_unseen_by_some,
+        ),
+        fault(
+            "status-slower-than-declared",
+            "POLL-DECLARED-LATENCY",
+            f"every status poll answered {SLOW_STATUS_S * 1000:.0f} ms late, under a declared "
+            "p99 of 400 ms",
+            slow_status,
+            profile=DECLARED_LATENCY,
+        ),
+        fault(
+            "unchanged-answered-200",
+            "POLL-DECLARED-NOT-MODIFIED-SHARE",
+            "every other status poll answered 200 as if it sent no hash, under a declared 304 "
+            "share of 90 %",
+            ignore_every_other_hash,
+            profile=DECLARED_NOT_MODIFIED,
+        ),
+        fault(
+            "status-under-declared-throughput",
+            "POLL-DECLARED-THROUGHPUT",
+            f"status polls served one at a time, at most {CAPACITY_RPS}/s, under a declared 150/s",
+            serial_status,
+            profile=DECLARED_THROUGHPUT,
         ),
     )

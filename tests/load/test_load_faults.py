@@ -17,9 +17,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the ``faulty`` p
 from faulty.asgi import FaultyApp
 from faulty.catalogue import LOAD_SECTIONS
 from faulty.context import Context
-from faulty.recipes import Fault
+from faulty.harness import with_overrides
+from faulty.load_faults import DECLARED_LATENCY, DECLARED_NOT_MODIFIED, DECLARED_THROUGHPUT
+from faulty.recipes import Fault, fault, passthrough
 
-from conformance.stages.load import REQUIREMENTS
+from conformance.stages.load import requirement_ids
 
 pytestmark = pytest.mark.long
 TIMEOUT_S = 300
@@ -38,6 +40,8 @@ def run_once(fault: Fault, workdir: Path, port: int) -> tuple[dict[str, str], st
     server = start_server(db, profile_path=profile, wrap=wrap)
     report = workdir / "report"
     try:
+        if fault.profile:
+            with_overrides(profile, fault.profile)
         done = subprocess.run(
             [
                 sys.executable, "-m", "conformance.cli", "run", "--stage", "load",
@@ -57,7 +61,7 @@ def run_once(fault: Fault, workdir: Path, port: int) -> tuple[dict[str, str], st
 
 @pytest.mark.parametrize("fault", LOAD_SECTIONS["load"], ids=lambda f: f.name)
 def test_load_fault_is_caught_exactly(fault: Fault, tmp_path: Path) -> None:
-    assert fault.breaks <= REQUIREMENTS, "a load fault must break what the load stage judges"
+    assert fault.breaks <= requirement_ids(), "a load fault must break what the stage judges"
     for attempt in range(ATTEMPTS):
         outcomes, output = run_once(fault, tmp_path / f"attempt-{attempt}", 5700 + attempt)
         if not any(outcomes.get(i) == "not-measurable" for i in fault.breaks):
@@ -67,3 +71,16 @@ def test_load_fault_is_caught_exactly(fault: Fault, tmp_path: Path) -> None:
         f"{fault.name}: failed {sorted(failed)}, declared {sorted(fault.breaks)}; "
         f"outcomes {outcomes}\n{output[-3000:]}"
     )
+
+
+def test_the_reference_server_meets_every_objective_the_faults_declare(tmp_path: Path) -> None:
+    """The correct side of the objective faults: the same declarations, all at once, pass."""
+    declared: dict[str, Any] = {"load": {}}
+    for part in (DECLARED_LATENCY, DECLARED_NOT_MODIFIED, DECLARED_THROUGHPUT):
+        declared["load"].update(part["load"])
+    correct = fault("reference", "", "the reference server", passthrough, profile=declared)
+    for attempt in range(ATTEMPTS):
+        outcomes, output = run_once(correct, tmp_path / f"attempt-{attempt}", 5710 + attempt)
+        if "not-measurable" not in outcomes.values():
+            break
+    assert outcomes == dict.fromkeys(requirement_ids(), "pass"), output[-3000:]

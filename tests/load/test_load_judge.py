@@ -152,15 +152,6 @@ def test_every_poll_after_a_write_sees_its_hash() -> None:
     assert found.outcome == judge.FAIL and "i9" in found.received
 
 
-def test_objectives_judged_only_where_declared() -> None:
-    run = results([poll(i / 10, latency=0.05) for i in range(100)])
-    assert judge.objectives(run, DECLARED).outcome == judge.NOT_CONFIGURED
-    strict = judge.Declared(60, 30.0, 150.0, 0.25, 1.0, {"latency_p99_ms": 10.0})
-    assert judge.objectives(run, strict).outcome == judge.FAIL
-    loose = judge.Declared(60, 30.0, 150.0, 0.25, 1.0, {"latency_p99_ms": 100.0})
-    assert judge.objectives(run, loose).outcome == judge.PASS
-
-
 def test_malformed_error_bodies_and_bare_429s_fail() -> None:
     bad = results([poll(1, status=429, problem="error body is not JSON", retry=None)])
     assert judge.error_bodies(bad, shape=False).outcome == judge.FAIL

@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from conformance.stages.load import judge
+from conformance.stages.load.objectives import summary_line
 from conformance.stages.load.plan import Plan
 from conformance.stages.load.records import Results
 from conformance.stages.load.series import figures, per_second
@@ -37,17 +38,9 @@ def details_of(plan: Plan, declared: judge.Declared, results: Results) -> dict[s
         "convergence_bound_s": round(judge.convergence_bound(plan), 1),
         "convergence_s": None if took is None else round(took, 2),
         "figures": figures(results),
-        "objectives": _objectives(results, declared),
+        "objectives": summary_line(results, declared),
         "series": per_second(results),
     }
-
-
-def _objectives(results: Results, declared: judge.Declared) -> str:
-    """The declared objectives as one line (met, missed, or none declared)."""
-    found = judge.objectives(results, declared)
-    if found.outcome == judge.NOT_CONFIGURED:
-        return "none declared (recorded only)"
-    return "met" if found.outcome == judge.PASS else f"missed: {found.received}"
 
 
 def describe(details: Mapping[str, Any]) -> list[str]:

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from conformance.errors import ContractViolation, NotConfigured, NotMeasurable, UsageError
-from conformance.stages.load import judge
+from conformance.stages.load import judge, objectives
 from conformance.stages.load.plan import Plan, plan_from
 from conformance.stages.load.records import Results
 from conformance.stages.load.summary import details_of
@@ -54,7 +54,7 @@ def load_run(target: Any, run_prefix: str, pytestconfig: pytest.Config) -> LoadR
         margin=load.threshold_margin,
         propagation_s=load.propagation_seconds,
         window_s=profile.load_shedding.window_seconds,
-        objectives={key: getattr(load, key) for key in judge.OBJECTIVES},
+        objectives={k: getattr(load, k) for keys in objectives.KEYS.values() for k in keys},
     )
     return LoadRun(plan, declared, results)
 
@@ -138,3 +138,18 @@ def test_hint_usable(load_run: LoadRun) -> None:
 @requirement("SDK-STATUS-HASH-MOVES-ON-WRITE", "SDK-STATUS-CONFIG-HASH-MOVES")
 def test_write_visible(load_run: LoadRun) -> None:
     settle(judge.write_visible(load_run.results, load_run.plan, load_run.declared))
+
+
+@requirement("POLL-DECLARED-LATENCY")
+def test_declared_latency(load_run: LoadRun) -> None:
+    settle(objectives.latency(load_run.results, load_run.declared))
+
+
+@requirement("POLL-DECLARED-NOT-MODIFIED-SHARE")
+def test_declared_not_modified_share(load_run: LoadRun) -> None:
+    settle(objectives.not_modified_share(load_run.results, load_run.declared))
+
+
+@requirement("POLL-DECLARED-THROUGHPUT")
+def test_declared_throughput(load_run: LoadRun) -> None:
+    settle(objectives.throughput(load_run.results, load_run.declared))
