@@ -11,7 +11,8 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
-SCHEMA_VERSION = "1.2"  # 1.1: not-configured, incomplete, measured; 1.2: subject
+SCHEMA_VERSION = "1.3"  # 1.1: not-configured, incomplete, measured; 1.2: subject;
+# 1.3: basis "declared"
 
 
 class Outcome(StrEnum):
@@ -100,7 +101,7 @@ class RequirementResult:
     id: str
     section: str
     text: str
-    basis: str  # "stated" | "inferred"
+    basis: str  # "stated" | "inferred" | "declared"
     outcome: Outcome
     tests: tuple[str, ...]
     evidence: tuple[Evidence, ...] = ()

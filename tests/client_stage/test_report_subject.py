@@ -44,7 +44,7 @@ def client_report() -> Report:
 
 def test_json_carries_the_subject_and_validates() -> None:
     data = to_json(client_report())
-    assert data["schema_version"] == "1.2"
+    assert data["schema_version"] == "1.3"
     subjects = {r["id"]: r["subject"] for r in data["requirements"]}
     assert subjects[CLIENT_ID] == "client"
     assert set(subjects.values()) == {"server", "client"}
@@ -74,3 +74,13 @@ def test_allure_labels_a_client_rule_with_its_subject() -> None:
     catalogue = {r.id: r for r in load_catalogue()}
     assert ("subject", "client") in labels_for([CLIENT_ID], catalogue)
     assert not any(kind == "subject" for kind, _ in labels_for(["VER-PATH-V2"], catalogue))
+
+
+def test_a_declared_objective_validates_and_reads_back() -> None:
+    """1.3: the load stage's declared objectives carry basis "declared"."""
+    data = to_json(client_report())
+    data["requirements"][0]["basis"] = "declared"
+    assert schema_errors(json.loads(json.dumps(data))) == []
+    assert from_json(data).requirements[0].basis == "declared"
+    data["requirements"][0]["basis"] = "promised"
+    assert schema_errors(json.loads(json.dumps(data))) != []
