@@ -15,8 +15,11 @@ from typing import TYPE_CHECKING, Any
 from conformance.stages.fuzz import corpus
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
     from schemathesis import Case, Response
 
+    from conformance.stages.fuzz.stage import SeenFailure
     from conformance.stages.fuzz.target import FuzzTarget
 
 
@@ -158,6 +161,43 @@ def _etag_references(step: dict[str, Any], refs: corpus.References) -> None:
         for ref, known in refs.by_name.items():
             if ref.endswith(".etag") and value == known:
                 step["headers"][name] = "${" + ref + "}"
+
+
+def corpus_cases(
+    failures: Mapping[tuple[str, str, str], SeenFailure],
+    target: FuzzTarget,
+    found_by: dict[str, Any],
+    operation_id: str | None,
+    modes: tuple[str, ...],
+) -> list[dict[str, Any]]:
+    """The real failures of one test (one operation, None: all) as corpus cases; ``found_by``
+    (tier, seed) goes into each case's ``found``."""
+    found = []
+    for (op, kind, check), seen in failures.items():
+        if seen.doubt or not seen.sent or kind not in modes or operation_id not in (None, op):
+            continue
+        expected, said, received = seen.message.partition("\nReceived:")
+        if not said:  # a built-in check's own wording: all of it is what was received
+            expected, received = "", seen.message
+        found.append(
+            corpus_case(
+                target,
+                kind="stateful" if kind == "stateful" else "stateless",
+                mode="valid" if kind == "stateful" else kind,
+                check=check,
+                requirement_ids=seen.requirement_ids,
+                title=seen.title,
+                sent=seen.sent,
+                found={
+                    **found_by,
+                    "status": seen.status,
+                    "expected": expected.removeprefix("Expected:").strip() or "the check to pass",
+                    "received": received.strip(),
+                    "curl": seen.curl,
+                },
+            )
+        )
+    return found
 
 
 def corpus_case(

@@ -248,7 +248,11 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
     report.user_properties.append((USER_PROPERTY, record.to_json()))
     kept = run.corpus
     if kept is not None:
-        kept.keep(run.corpus_cases(described.operation_id, modes[described.kind]))
+        from conformance.stages.fuzz.capture import corpus_cases
+
+        found_by = {"tier": run.tier.name, "seed": run.seed}
+        operation, kinds = described.operation_id, modes[described.kind]
+        kept.keep(corpus_cases(run.failures, run.target, found_by, operation, kinds))
         replayed = None if kept.reported or not kept.owner else kept.record()
         if replayed is not None:
             report.user_properties.append((USER_PROPERTY, replayed.to_json()))

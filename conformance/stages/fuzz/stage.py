@@ -25,7 +25,7 @@ from conformance.report.model import Evidence, Outcome
 from conformance.reproduction import curl_command
 from conformance.stages.fuzz.auth import AUTH_REQUIREMENTS, AuthMode, is_sdk_path, kind_of
 from conformance.stages.fuzz.budget import Tier
-from conformance.stages.fuzz.capture import Sent, corpus_case
+from conformance.stages.fuzz.capture import Sent
 from conformance.stages.fuzz.checks import (
     CUSTOM_BY_NAME,
     CheckFunction,
@@ -371,39 +371,6 @@ class FuzzRun:
             check=seen.check,
             seed=self.seed,
         )
-
-    def corpus_cases(
-        self, operation_id: str | None, modes: tuple[str, ...]
-    ) -> list[dict[str, Any]]:
-        """The real failures of one test (one operation, None: all) as corpus cases."""
-        found = []
-        for (op, kind, check), seen in self.failures.items():
-            if seen.doubt or not seen.sent or kind not in modes or operation_id not in (None, op):
-                continue
-            expected, said, received = seen.message.partition("\nReceived:")
-            if not said:  # a built-in check's own wording: all of it is what was received
-                expected, received = "", seen.message
-            found.append(
-                corpus_case(
-                    self.target,
-                    kind="stateful" if kind == "stateful" else "stateless",
-                    mode="valid" if kind == "stateful" else kind,
-                    check=check,
-                    requirement_ids=seen.requirement_ids,
-                    title=seen.title,
-                    sent=seen.sent,
-                    found={
-                        "tier": self.tier.name,
-                        "seed": self.seed,
-                        "status": seen.status,
-                        "expected": expected.removeprefix("Expected:").strip()
-                        or "the check to pass",
-                        "received": received.strip(),
-                        "curl": seen.curl,
-                    },
-                )
-            )
-        return found
 
     def real_failures(self, kind: str) -> list[str]:
         """One line per distinct real (not spec-doubt) failure noted under ``kind``."""
