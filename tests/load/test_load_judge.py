@@ -130,6 +130,12 @@ def test_hint_rules_not_configured_without_a_declared_threshold() -> None:
     assert found.outcome == judge.NOT_CONFIGURED and found.key == "load.shedding_threshold"
 
 
+def test_a_target_too_slow_to_answer_the_band_is_named_not_the_generator() -> None:
+    slow = results([poll(i / 300, latency=2 * i / 300) for i in range(300)])  # 100/s answered
+    found = judge.hint_under_load(slow, plan(), DECLARED)
+    assert found.outcome == judge.NOT_MEASURABLE and "its own slowness" in found.note
+
+
 def test_a_load_below_the_band_is_the_generators_shortfall() -> None:
     quiet = results([poll(i / 30) for i in range(300)])
     found = judge.hint_under_load(quiet, plan(), DECLARED)

@@ -228,16 +228,18 @@ def hint_under_load(results: Results, plan: Plan, declared: Declared) -> Finding
     ]
     if not loaded:
         planned = max(plan.herd_rate, plan.planned_rate)
-        why = (
-            "the generator's shortfall"
-            if planned > high
-            else "the profile's fleet is too small to pass the band"
-        )
+        sent, answered = rate.peak(window), handled.peak(window)
+        if sent > high and answered <= high:
+            why = f"the target answered at most {answered:.0f}/s of it: its own slowness"
+        elif planned > high:
+            why = "the generator's shortfall"
+        else:
+            why = "the profile's fleet is too small to pass the band"
         return Finding(
             NOT_MEASURABLE,
             note=f"the offered rate was never over {high:.0f}/s (threshold "
-            f"{declared.threshold:g} + {declared.margin:.0%}) over a {window:g}s window with a 200 "
-            f"answered: peak {rate.peak():.0f}/s against {planned:.0f}/s planned ({why})",
+            f"{declared.threshold:g} + {declared.margin:.0%}) in the service's view with a 200 "
+            f"answered: peak {sent:.0f}/s sent against {planned:.0f}/s planned ({why})",
         )
     share = sum(p.hint for p in loaded) / len(loaded)
     if share < HINT_SHARE:
