@@ -48,12 +48,10 @@ def exchange(
     request = ("\r\n".join(lines) + "\r\n\r\n").encode("latin-1")
     deadline = time.monotonic() + max_seconds
     try:
-        sock: socket.socket = socket.create_connection((host, port), timeout=max_seconds)
-    except OSError as error:
+        sock = _connect(host, port, max_seconds, tls=url.scheme == "https")
+    except OSError as error:  # ssl.SSLError included: a failed handshake is no connection
         return RawAnswer(None, {}, b"", f"no connection: {type(error).__name__}")
-    with sock:
-        if url.scheme == "https":
-            sock = ssl.create_default_context().wrap_socket(sock, server_hostname=host)
+    with sock:  # the TLS socket itself when wrapped: closing the raw one would not close it
         sock.sendall(request)
         received, closed = _read(sock, deadline, max_bytes, until_head=True)
         if HEAD_END not in received:
@@ -65,6 +63,18 @@ def exchange(
             more, _ = _read(sock, linger, max_bytes - len(received), until_head=False)
             rest += more
     return RawAnswer(_status(head), _headers(head), rest, "")
+
+
+def _connect(host: str, port: int, timeout: float, *, tls: bool) -> socket.socket:
+    """A connected socket, TLS-wrapped for https (the raw socket closed if the handshake fails)."""
+    raw = socket.create_connection((host, port), timeout=timeout)
+    if not tls:
+        return raw
+    try:
+        return ssl.create_default_context().wrap_socket(raw, server_hostname=host)
+    except BaseException:
+        raw.close()
+        raise
 
 
 def _read(

@@ -65,3 +65,9 @@ def test_no_head_is_said_not_hidden() -> None:
     with Hostile([silent]).running() as server:
         got = _fetch(server.base_url, seconds=0.5)
     assert got.status is None and "no header block within 0.5s" in got.problem
+
+
+def test_https_to_a_peer_that_speaks_no_tls_is_no_connection_not_a_crash() -> None:
+    with Hostile([answer(304, b"")]).running() as server:
+        got = _fetch(server.base_url.replace("http://", "https://"))
+    assert got.status is None and got.problem.startswith("no connection: ")  # no handshake
