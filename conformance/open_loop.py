@@ -8,12 +8,20 @@ time on whichever keep-alive connection is idle, so the arrival rate is the suit
 - the pool starts as large as the plan needs at the latency the caller measured (the most
   requests planned inside any span of that length, plus a margin), every connection opened
   before the first send;
-- a request whose time comes while every connection is busy grows the pool, up to ``cap``;
+- the pool grows ahead of need, up to ``cap``: whenever a send leaves fewer than
+  ``SPARE_CONNECTIONS`` idle, one more is opened (a target that slows down under load holds
+  every connection at once, and waiting for one to come back before opening the next let the
+  burst fall 100-500 ms behind its plan); a request still due while every connection is busy
+  grows it too;
 - every request is recorded: planned and actual send time, answer time, status, headers, body.
 
 Judgements use what was offered, the actual send times, against the profile's declared figures.
-The one thing the suite itself can get wrong is sending late (its own CPU, or a full pool);
-``Offer.lag`` and ``Offer.offered_rate`` give the figures that prove it.
+A request can leave late for two reasons, told apart per record: no connection was free at
+its time (``Record.waited``: each was held by the target, answering slowly), or one was (or the
+suite had asked for a new one) and the suite ran late (``Record.own_lag``: its own CPU, opening
+a connection it grew included). ``Offer.lag``, ``Offer.own_lag``, ``Offer.waited`` and
+``Offer.offered_rate`` give the figures; ``Offer.densest(window, waits=False)`` counts sends as
+if none had waited for a connection: what the suite's own timing alone would have delivered.
 """
 
 from __future__ import annotations
@@ -40,6 +48,7 @@ USER_AGENT = "rces-conformance"
 POOL_MARGIN = 1.5  # connections opened per request expected in flight
 MIN_CONNECTIONS = 4  # never fewer: callers without an instance id must come from several
 GROW_LAG_SECONDS = 0.002  # a request this late for want of an idle connection grows the pool
+SPARE_CONNECTIONS = 4  # a send leaving fewer idle connections than this opens one more
 DEFAULT_CAP = 256
 READ_CHUNK = 65536
 BODY_KEPT = 2000  # characters of an evidence body
@@ -70,6 +79,21 @@ class Record:
     body: bytes
     connection: int
     error: str | None = None
+    ready: float | None = None  # when its connection was free (or asked for, when grown)
+
+    @property
+    def waited(self) -> float:
+        """How long it waited for a free connection past its planned time (0 when one was free):
+        every connection was held by an unanswered request (a grown one counts from when the
+        suite asked for it: its opening is the suite's own time)."""
+        if self.sent is None or self.ready is None:
+            return 0.0
+        return max(0.0, min(self.ready, self.sent) - self.scheduled)
+
+    @property
+    def own_lag(self) -> float:
+        """How late it left once a connection was free: the suite's own CPU."""
+        return max(0.0, self.lag - self.waited)
 
     @property
     def lag(self) -> float:
@@ -118,9 +142,22 @@ class Offer:
         """The latest any request left against its plan, in seconds."""
         return max((r.lag for r in self.records), default=0.0)
 
-    def densest(self, window: float) -> int:
-        """The most requests actually sent inside any ``window`` seconds."""
-        times = sorted(r.sent for r in self.records if r.sent is not None)
+    @property
+    def own_lag(self) -> float:
+        """The latest any request left once a connection was free for it: the suite's CPU."""
+        return max((r.own_lag for r in self.records), default=0.0)
+
+    @property
+    def waited(self) -> float:
+        """The longest any request waited for a free connection past its planned time."""
+        return max((r.waited for r in self.records), default=0.0)
+
+    def densest(self, window: float, *, waits: bool = True) -> int:
+        """The most requests actually sent inside any ``window`` seconds; ``waits=False``: each
+        send moved back by the time it waited for a free connection (the suite's timing alone)."""
+        times = sorted(
+            r.sent - (0.0 if waits else r.waited) for r in self.records if r.sent is not None
+        )
         best = 0
         for start, moment in enumerate(times):
             best = max(best, bisect.bisect_right(times, moment + window) - start)
@@ -141,7 +178,9 @@ class Offer:
         return (
             f"offered {len(self.sent())} of {len(self.records)} planned requests at "
             f"{self.offered_rate:.0f}/s ({self.planned_rate:.0f}/s planned) over "
-            f"{self.span:.2f}s; latest send {self.lag * 1000:.0f} ms behind plan; "
+            f"{self.span:.2f}s; latest send {self.lag * 1000:.0f} ms behind plan (waits for a "
+            f"free connection up to {self.waited * 1000:.0f} ms, own CPU up to "
+            f"{self.own_lag * 1000:.0f} ms); "
             f"{self.connections} connections{' (cap reached)' if self.cap_reached else ''}; "
             f"answers in {median * 1000:.0f} ms median, {worst * 1000:.0f} ms worst; "
             f"statuses {self.statuses()}"
@@ -204,6 +243,20 @@ class _Run:
         with self.lock:
             self.in_flight += change
 
+    def sending(self) -> None:
+        """One more connection busy; opens another ahead of need when fewer than
+        ``SPARE_CONNECTIONS`` stay idle (the pool never waits for the target to free one)."""
+        with self.lock:
+            self.in_flight += 1
+            if len(self.workers) - self.in_flight >= SPARE_CONNECTIONS:
+                return
+            if len(self.workers) >= self.cap:
+                return
+            worker = _worker(self, len(self.workers), None)
+            self.workers.append(worker)
+            self.in_flight += 1  # until its connection is open
+        worker.start()
+
     def claim(self) -> int | None:
         """The plan index of the next request due (in time order), or None when all are taken."""
         with self.lock:
@@ -238,12 +291,15 @@ def _connect(run: _Run) -> http.client.HTTPConnection:
 
 
 def _worker(run: _Run, number: int, ready: threading.Barrier | None) -> threading.Thread:
+    asked = time.monotonic()  # a connection grown on the way: its opening is the suite's time
+
     def loop() -> None:
         connection: http.client.HTTPConnection | None = None
         try:
             connection = _connect(run)
         except OSError:
             connection = None
+        free_at = time.monotonic() if ready is not None else asked
         run.busy(-1)  # open (or failed: the first request tries again)
         if ready is not None:
             # too slow to connect: it sends on a fresh connection when it can
@@ -259,11 +315,14 @@ def _worker(run: _Run, number: int, ready: threading.Barrier | None) -> threadin
                     time.sleep(wait)
                 elif -wait > GROW_LAG_SECONDS:
                     run.grow()  # perhaps every connection was busy when this one came due
-                run.busy(+1)
+                run.sending()
                 try:
-                    connection, record = _exchange(run, connection, index, planned, due, number)
+                    connection, record = _exchange(
+                        run, connection, index, planned, due, number, free_at
+                    )
                 finally:
                     run.busy(-1)
+                free_at = time.monotonic()
                 run.results[index] = record
         finally:
             if connection is not None:
@@ -279,6 +338,7 @@ def _exchange(
     planned: Planned,
     due: float,
     number: int,
+    free_at: float,
 ) -> tuple[http.client.HTTPConnection | None, Record]:
     """Send one request on ``connection`` (reopened if needed) and read its whole answer."""
     sent = None
@@ -311,12 +371,23 @@ def _exchange(
             tuple(response.getheaders()),
             bytes(body),
             number,
+            ready=free_at,
         )
     except Exception as error:  # any failure is the record's, never the run's
         if connection is not None:
             connection.close()
         return None, Record(
-            index, planned, due, sent, None, None, (), b"", number, f"{type(error).__name__}"
+            index,
+            planned,
+            due,
+            sent,
+            None,
+            None,
+            (),
+            b"",
+            number,
+            f"{type(error).__name__}",
+            ready=free_at,
         )
 
 

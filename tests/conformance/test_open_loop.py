@@ -90,6 +90,30 @@ def test_densest_counts_actual_sends_inside_a_window() -> None:
     assert "offered 7 of 8 planned requests" in result.describe()
 
 
+def test_a_wait_for_a_free_connection_is_told_from_the_suites_own_lag() -> None:
+    planned = Planned(0.0, "/sdk/v2/status", {})
+    held = Record(0, planned, 1.0, 1.3, 1.4, 200, (), b"", 0, ready=1.25)  # target held it
+    cpu = Record(1, planned, 1.0, 1.02, 1.1, 200, (), b"", 1, ready=0.5)  # free, left late
+    assert held.waited == pytest.approx(0.25) and held.own_lag == pytest.approx(0.05)
+    assert cpu.waited == 0.0 and cpu.own_lag == pytest.approx(0.02)
+    result = Offer((held, cpu), planned_rate=2.0, connections=2, cap_reached=False)
+    assert result.waited == pytest.approx(0.25) and result.own_lag == pytest.approx(0.05)
+    assert "waits for a free connection up to 250 ms, own CPU up to 50 ms" in result.describe()
+
+
+def test_densest_without_waits_is_what_the_suites_own_timing_delivers() -> None:
+    planned = Planned(0.0, "/sdk/v2/status", {})
+    # planned every 0.1 s from 0; the last two waited 0.3 s for connections the target held
+    sends = [(0.0, 0.0), (0.1, 0.1), (0.2, 0.2), (0.3, 0.6), (0.4, 0.7)]
+    records = tuple(
+        Record(n, planned, due, sent, sent + 0.1, 200, (), b"", n, ready=sent - 0.001)
+        for n, (due, sent) in enumerate(sends)
+    )
+    result = Offer(records, planned_rate=10.0, connections=5, cap_reached=False)
+    assert result.densest(0.45) == 3  # as sent
+    assert result.densest(0.45, waits=False) == 5  # as the suite would have sent them
+
+
 def test_a_slow_target_gets_the_planned_rate(far: str, profile: Profile) -> None:
     """60 polls in 0.3 s to a target 100 ms away, starting from the minimum pool: a closed loop
     over it would take 60 * 0.1 / 4 = 1.5 s; open loop grows the pool and keeps the plan (up
