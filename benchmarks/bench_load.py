@@ -135,6 +135,9 @@ def fleet_case(profile: Any, base_url: str, options: argparse.Namespace) -> None
     held = [p for p in since if p.planned - results.started < plan.run_s]
     lags = [(p.sent - p.planned) * 1000 for p in held]
     after = [(p.sent - p.planned) * 1000 for p in since]
+    ramping = [
+        (p.sent - p.planned) * 1000 for p in results.polls if p.planned - results.started < ramp
+    ]
     span = options.hold
     sent = sum(1 for p in results.polls if ramp <= p.sent - results.started < plan.run_s)
     statuses: dict[int, int] = {}
@@ -148,7 +151,9 @@ def fleet_case(profile: Any, base_url: str, options: argparse.Namespace) -> None
         f"{len(held) / span:.0f}/s planned (fleet/cadence {options.fleet / options.cadence:.0f}/s)"
         f"; timing error p50 {percentile(lags, 0.5):.1f} ms, p99 {percentile(lags, 0.99):.1f} "
         f"ms, max {max(lags, default=0):.0f} ms (p99 {percentile(after, 0.99):.1f} ms with the "
-        f"{len(after) - len(held)} polls planned after run_s); target latency p50 "
+        f"{len(after) - len(held)} polls planned after run_s; ramp p50 "
+        f"{percentile(ramping, 0.5):.1f} ms, p99 {percentile(ramping, 0.99):.1f} ms); target "
+        f"latency p50 "
         f"{percentile(latencies, 0.5):.1f} ms, p99 {percentile(latencies, 0.99):.1f} ms; "
         f"statuses {statuses}; worker CPU-s {worker_cpu(results)}, waiting for a core "
         f"{worker_cpu(results, 'run_delay')} s, in GC {worker_cpu(results, 'gc_s')} s; "

@@ -11,6 +11,7 @@ progress to ``RCES_LOAD_PROGRESS`` (a path, or ``-`` for its stderr).
 
 from __future__ import annotations
 
+import functools
 import gc
 import heapq
 import json
@@ -24,7 +25,7 @@ from typing import Any
 import gevent
 import gevent.event
 from geventhttpclient.client import HTTPClientPool
-from locust import FastHttpUser, LoadTestShape, events, task
+from locust import FastHttpUser, LoadTestShape, argument_parser, events, task
 from locust.runners import MasterRunner, WorkerRunner
 
 from conformance.stages.load.plan import DRAIN_SECONDS, Plan
@@ -43,6 +44,12 @@ STATUS = "/sdk/v2/status"
 HOST = socket.gethostname()  # once: a uname call per poll is CPU the scheduler needs
 
 _state: dict[str, Any] = {"polls": [], "writes": [], "plan": None, "seq": 0}
+
+# A worker handling a spawn message builds Locust's whole argument parser once per option it
+# was sent (runners.py: ``k not in argument_parser.default_args_dict()`` in a comprehension):
+# about 80 parsers, 100-130 ms of CPU in one go once a second during the ramp, and every poll
+# due meanwhile waits. The defaults never change within a process; callers only read them.
+argument_parser.default_args_dict = functools.cache(argument_parser.default_args_dict)
 
 
 def plan_of(environment: Any) -> Plan:
@@ -178,7 +185,12 @@ class Instance(Polling):
 
     def on_start(self) -> None:
         plan, now = self.plan, time.time()
-        spread = plan.ramp_s / max(1, plan.users) / plan.shard  # first polls across the ramp
+        # First polls across the ramp. Locust's master starts users in batches a second apart
+        # (spawn_rate users each), not one every ramp_s / users: a shard spreads its first
+        # polls over that second, else each batch's first polls all fall in its first
+        # ramp_s / users (30 ms for 1,000 users over 30 s) and are sent late as a herd.
+        window = min(plan.ramp_s, max(1.0, plan.ramp_s / max(1, plan.users)))
+        spread = window / plan.shard
         self.members = [
             Member(
                 k,
