@@ -81,6 +81,7 @@ class Polling(FastHttpUser):
     abstract = True
     client_pool = HTTPClientPool(concurrency=POOL_CONNECTIONS)
     kind = WELL_BEHAVED
+    honours_retry_after = True
 
     def __init__(self, environment: Any) -> None:
         plan = plan_of(environment)
@@ -107,9 +108,21 @@ class Polling(FastHttpUser):
         headers.update(state.request_headers())
         return headers
 
-    def poll(self, with_id: bool = True) -> tuple[int, float | None]:
-        """This user's own poll at ``next_at`` (noisy and anonymous pollers)."""
-        return self.poll_as(self.instance, self.state, self.next_at, with_id)
+    def send_due(self, rate: float, with_id: bool = True) -> None:
+        """This user's own poll planned at ``next_at``, sent in a greenlet of its own (noisy and
+        anonymous pollers): the next is planned ``1 / rate`` later whatever the answer time, so
+        a slow target does not lower the load offered. A Retry-After, once answered, moves the
+        next poll (``honour``)."""
+        if time.time() < self.next_at - 0.005:  # a Retry-After came in during the wait
+            return
+        planned = self.next_at
+        self.next_at += 1 / rate
+        gevent.spawn(self._poll_at, planned, with_id)
+
+    def _poll_at(self, planned: float, with_id: bool) -> None:
+        _, retry = self.poll_as(self.instance, self.state, planned, with_id)
+        if retry and self.honours_retry_after:
+            self.next_at = max(self.next_at, time.time() + retry)
 
     def poll_as(
         self, instance: str, state: PollerState, planned: float, with_id: bool = True
@@ -259,12 +272,12 @@ class Noisy(Polling):
     fixed_count = 0
     kind = NOISY
 
+    honours_retry_after = False
+
     @task
     def tick(self) -> None:
-        if not _in_window(self, self.plan.noisy_window):
-            return
-        self.poll()
-        self.next_at += 1 / self.plan.noisy_rate
+        if _in_window(self, self.plan.noisy_window):
+            self.send_due(self.plan.noisy_rate)
 
 
 class Anonymous(Polling):
@@ -273,12 +286,12 @@ class Anonymous(Polling):
     fixed_count = 0
     kind = ANONYMOUS
 
+    honours_retry_after = True
+
     @task
     def tick(self) -> None:
-        if not _in_window(self, self.plan.anonymous_window):
-            return
-        _, retry = self.poll(with_id=False)
-        self.next_at = max(self.next_at + 1 / self.plan.anonymous_rate, time.time() + (retry or 0))
+        if _in_window(self, self.plan.anonymous_window):
+            self.send_due(self.plan.anonymous_rate, with_id=False)
 
 
 class Writer(FastHttpUser):
