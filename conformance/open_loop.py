@@ -248,14 +248,10 @@ class _Run:
         ``SPARE_CONNECTIONS`` stay idle (the pool never waits for the target to free one)."""
         with self.lock:
             self.in_flight += 1
-            if len(self.workers) - self.in_flight >= SPARE_CONNECTIONS:
-                return
-            if len(self.workers) >= self.cap:
-                return
-            worker = _worker(self, len(self.workers), None)
-            self.workers.append(worker)
-            self.in_flight += 1  # until its connection is open
-        worker.start()
+            spare = len(self.workers) - self.in_flight >= SPARE_CONNECTIONS
+            worker = None if spare else self._opened()
+        if worker is not None:
+            worker.start()
 
     def claim(self) -> int | None:
         """The plan index of the next request due (in time order), or None when all are taken."""
@@ -273,13 +269,20 @@ class _Run:
         with self.lock:
             if self.in_flight < len(self.workers) - 1:
                 return
-            if len(self.workers) >= self.cap:
-                self.cap_reached = True
-                return
-            worker = _worker(self, len(self.workers), None)
-            self.workers.append(worker)
-            self.in_flight += 1  # until its connection is open
-        worker.start()
+            worker = self._opened()
+            self.cap_reached = self.cap_reached or worker is None
+        if worker is not None:
+            worker.start()
+
+    def _opened(self) -> threading.Thread | None:
+        """A new worker counted busy until its connection is open (None at the cap); the
+        caller holds the lock and starts it after releasing it."""
+        if len(self.workers) >= self.cap:
+            return None
+        worker = _worker(self, len(self.workers), None)
+        self.workers.append(worker)
+        self.in_flight += 1
+        return worker
 
 
 def _connect(run: _Run) -> http.client.HTTPConnection:
