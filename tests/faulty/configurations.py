@@ -123,7 +123,7 @@ def configurations() -> tuple[Fault, ...]:
         ),
         fault(
             "create-name-optional",
-            "CFG-CREATE-NAME-REQUIRED ERR-VALIDATION-400",
+            "CFG-CREATE-NAME-REQUIRED ERR-VALIDATION-STATUS",
             "A create body without a string `name` gets a made-up name and is created.",
             edit_request_json(
                 CREATE,
@@ -264,7 +264,7 @@ def configurations() -> tuple[Fault, ...]:
         ),
         fault(
             "environment-id-optional",
-            "CFG-ENV-ID-REQUIRED ERR-VALIDATION-400",
+            "CFG-ENV-ID-REQUIRED ERR-VALIDATION-STATUS",
             "A missing or non-numeric environment_id means environment 1.",
             edit_request(
                 MANAGEMENT,

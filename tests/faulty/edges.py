@@ -331,7 +331,7 @@ def edges() -> tuple[Fault, ...]:
         ),
         fault(
             "validation-422",
-            "ERR-VALIDATION-400",
+            "ERR-VALIDATION-STATUS",
             "A create without a name answers 422.",
             answer(CREATE, _missing_name_422),
         ),
@@ -343,7 +343,7 @@ def edges() -> tuple[Fault, ...]:
         ),
         fault(
             "unknown-configuration-410",
-            "ERR-UNKNOWN-CONFIGURATION-404",
+            "ERR-UNKNOWN-CONFIGURATION",
             "An unknown configuration answers 410 instead of 404.",
             on_status(
                 PATCH,

@@ -60,7 +60,7 @@ def experiment_edges() -> tuple[Fault, ...]:
         ),
         fault(
             "unknown-experiment-400",
-            "EXP-UNKNOWN-404",
+            "EXP-UNKNOWN-ID",
             "An unknown experiment answers 400 instead of 404.",
             on_status(
                 EXPERIMENTS,

@@ -310,7 +310,7 @@ def patches() -> tuple[Fault, ...]:
         ),
         fault(
             "malformed-patch-accepted",
-            "CFG-PATCH-MALFORMED-REFUSED ERR-VALIDATION-400",
+            "CFG-PATCH-MALFORMED-REFUSED ERR-VALIDATION-STATUS",
             "A malformed patch body is taken as an empty patch (200).",
             on_status(PATCH, 400, malformed_as_noop),
         ),

@@ -334,7 +334,7 @@ def sdk() -> tuple[Fault, ...]:
         ),
         fault(
             "status-empty-hash-accepted",
-            "SDK-STATUS-HASH-QUERY-EMPTY ERR-VALIDATION-400",
+            "SDK-STATUS-HASH-QUERY-EMPTY ERR-VALIDATION-STATUS",
             "An empty ?hash= is ignored instead of refused.",
             edit_request(STATUS, lambda r: r.without_param("hash") if r.param("hash") == "" else r),
         ),

@@ -317,9 +317,9 @@ def test_another_owners_project_is_forbidden(experiments: Experiments) -> None:
 # ------------------------------------------------------------------ unknown ids
 
 
-@requirement("EXP-UNKNOWN-404")
+@requirement("EXP-UNKNOWN-ID")
 def test_unknown_experiment_answers_404(experiments: Experiments) -> None:
-    ids = ("EXP-UNKNOWN-404",)
+    ids = ("EXP-UNKNOWN-ID",)
     subject = _subject(experiments, "unknown", assigned=False)
     listed = {item.get("id") for item in experiments.listed(ids)}
     unknown = UNKNOWN_EXPERIMENT_ID
@@ -397,7 +397,7 @@ def _window(body: dict[str, Any], experiments: Experiments) -> None:
 
 # requirement id -> [(description, mutation of a valid two-group weighted body)]
 CREATE_REFUSALS: dict[str, list[tuple[str, Mutation]]] = {
-    "EXP-CREATE-400-FIELDS": [
+    "EXP-CREATE-INVALID-FIELDS": [
         ("a create without a name", _drop("name")),
         ("a create without a base configuration", _drop("baseConfigurationId")),
         ("a create without groups", _drop("groups")),
@@ -411,19 +411,19 @@ CREATE_REFUSALS: dict[str, list[tuple[str, Mutation]]] = {
         ),
         ("a create whose endsAt is before its startsAt", _window),
     ],
-    "EXP-CREATE-400-WEIGHTS": [
+    "EXP-CREATE-INVALID-WEIGHTS": [
         ("weights below the total", _weights(lambda t: [t // 2, t // 2 - 1])),
         ("weights above the total", _weights(lambda t: [t // 2, t // 2 + 1 + t % 2])),
         ("a negative weight", _weights(lambda t: [t + 1, -1])),
     ],
-    "EXP-CREATE-400-GROUP-COUNT": [
+    "EXP-CREATE-INVALID-GROUP-COUNT": [
         ("no group", _group_count(lambda e: 0)),
         (
             "more groups than the declared maximum",
             _group_count(lambda e: e.profile.experiments.max_groups + 1),
         ),
     ],
-    "EXP-CREATE-400-BASE-CONFIG": [
+    "EXP-CREATE-INVALID-BASE-CONFIG": [
         ("an unknown base configuration", _put("baseConfigurationId", lambda e: 987_654_321)),
         (
             "a base configuration of another environment",
