@@ -130,7 +130,9 @@ class PatchBody:
 
     operations: str
     base_hash: str
+    base_hash_transport: str  # "body" | "if-match"
     key_order: str
+    key_order_shape: str  # "pointer-map" | "entries"
 
 
 @dataclass(frozen=True)
@@ -139,6 +141,7 @@ class Bodies:
 
     create: CreateBody
     patch: PatchBody
+    path_syntax: str  # "json-pointer" | "dotted"
 
 
 @dataclass(frozen=True)
@@ -149,8 +152,16 @@ class ErrorShape:
     message_field: str
     missing_credentials_status: tuple[int, ...]
     forbidden_status: int
+    foreign_project_status: tuple[int, ...]
     validation_status: int
+    malformed_body_status: int | None
     not_found_status: int
+
+    @property
+    def malformed_status(self) -> int:
+        """The status of a body that is not JSON at all (the validation status unless declared)."""
+        declared = self.malformed_body_status
+        return self.validation_status if declared is None else declared
 
 
 @dataclass(frozen=True)
@@ -245,12 +256,18 @@ class ExperimentPayload:
 
     items: str
     next_cursor: str
+    pagination: str  # "cursor" | "offset" | "page"
     cursor_param: str
     limit_param: str
+    offset_param: str
+    page_param: str
     status: str
+    status_param: str
     terminated: str
     member_active: str
+    member_unenrolled: str
     changeset: str
+    changeset_format: str  # "segments" | "json-patch"
     unit_id: str
     group_id: str
     experiment_id: str
