@@ -1,4 +1,5 @@
-"""The suite's own oracle for group changesets: ``{op: set|add|delete, path: [segments], value?}``.
+"""The suite's own oracle for group changesets: ``{op: set|add|delete, path: [segments], value?}``,
+and their translation into RFC 6902 for a target that declares that format.
 
 Independent of any implementation under test. It covers only the unambiguous part of the
 observed semantics, which is all the scenarios use: paths through objects (no array indices),
@@ -62,3 +63,47 @@ def merged(base: Any, changeset: Sequence[Operation]) -> Any:
     for operation in changeset:
         OPERATIONS[operation["op"]](document, list(operation["path"]), operation.get("value"))
     return document
+
+
+def _pointer(path: Sequence[str]) -> str:
+    return "".join("/" + part.replace("~", "~0").replace("/", "~1") for part in path)
+
+
+def _present(document: Any, path: Sequence[str]) -> bool:
+    for segment in path:
+        if not isinstance(document, dict) or segment not in document:
+            return False
+        document = document[segment]
+    return True
+
+
+def _nested(path: Sequence[str], value: Any) -> Any:
+    for segment in reversed(path):
+        value = {segment: value}
+    return value
+
+
+def as_json_patch(base: Any, changeset: Sequence[Operation]) -> list[Operation]:
+    """RFC 6902 operations that turn ``base`` into ``merged(base, changeset)``.
+
+    Each operation is translated against the document as the ones before it left it: ``set``
+    becomes an ``add`` at the first missing level (carrying the rest as nested objects) or at
+    the path itself, ``add`` is dropped where the path is present, ``delete`` becomes a
+    ``remove`` of a member that exists."""
+    document = copy.deepcopy(base) if isinstance(base, dict) else {}
+    patch: list[Operation] = []
+    for operation in changeset:
+        path = list(operation["path"])
+        kind = operation["op"]
+        present = _present(document, path)
+        if kind == "delete":
+            if present:
+                patch.append({"op": "remove", "path": _pointer(path)})
+        elif kind == "set" or (kind == "add" and not present):
+            depth = next(
+                (i for i in range(1, len(path)) if not _present(document, path[:i])), len(path)
+            )
+            value = _nested(path[depth:], copy.deepcopy(operation.get("value")))
+            patch.append({"op": "add", "path": _pointer(path[:depth]), "value": value})
+        OPERATIONS[kind](document, path, operation.get("value"))
+    return patch

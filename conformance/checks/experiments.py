@@ -24,6 +24,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from conformance.checks import expect, json_object, strip_quotes, violation
+from conformance.checks.declared import status_expectation, status_received
+from conformance.checks.experiment_changeset import as_json_patch
 from conformance.checks.sdk import Snapshots
 from conformance.client import UNSET, Client, Reply
 from conformance.errors import ConformanceError, ContractViolation, Unsupported
@@ -145,6 +147,9 @@ class Experiments:
         self.snapshots = Snapshots(client)
         self.p: ExperimentPayload = self.profile.experiment_payload
         self.b: BootstrapPayload = self.profile.bootstrap_payload
+        # The content of each base configuration this driver made: a changeset declared as
+        # RFC 6902 is translated against it (``experiment_changeset.as_json_patch``).
+        self._base_content: dict[Any, Any] = {}
 
     # -------------------------------------------------------------- names and bodies
 
@@ -196,9 +201,20 @@ class Experiments:
             "assignmentMode": mode,
             "baseConfigurationId": base_configuration_id,
             "requiredProperties": [self.gate] if required is None else list(required),
-            "groups": [dict(g) for g in groups],
+            "groups": [self._declared_group(g, base_configuration_id) for g in groups],
             **extra,
         }
+
+    def _declared_group(self, group: Mapping[str, Any], base_id: Any) -> dict[str, Any]:
+        """The group with its changeset in the format the target declares."""
+        declared = dict(group)
+        changeset = declared.get(self.p.changeset)
+        if self.p.changeset_format == "json-patch" and isinstance(changeset, list):
+            base = self._base_content.get(base_id, {})
+            # a malformed changeset a scenario sends on purpose goes as it is
+            with contextlib.suppress(KeyError, TypeError, AttributeError):
+                declared[self.p.changeset] = as_json_patch(base, changeset)
+        return declared
 
     # -------------------------------------------------------------- calls
 
@@ -242,8 +258,8 @@ class Experiments:
             good,
             ids or (),
             "create experiment was not accepted",
-            f"HTTP {wanted} with the experiment",
-            reply.describe(),
+            status_expectation("statuses.create_experiment", wanted) + " with the experiment",
+            status_received(reply, "statuses.create_experiment", wanted),
             reply,
         )
         record: dict[str, Any] = json_object(reply, ids or ())
@@ -327,10 +343,15 @@ class Experiments:
         a cursor that comes back (a list that never ends) or more than ``MAX_PAGES`` pages."""
         items: list[dict[str, Any]] = []
         query = dict(params or {})
-        query.setdefault(self.p.limit_param, str(self.profile.experiments.page_size_max))
+        limit = self.profile.experiments.page_size_max
+        query.setdefault(self.p.limit_param, str(limit))
         what = f"GET {suffix or '/'}"
         cursors: set[str] = set()
-        for _ in range(MAX_PAGES):
+        for number in range(MAX_PAGES):
+            if self.p.pagination == "offset":
+                query[self.p.offset_param] = str(len(items))
+            elif self.p.pagination == "page":
+                query[self.p.page_param] = str(number + 1)
             reply = self.call("GET", suffix, params=query)
             page = body_of(reply)
             found = page.get(self.p.items) if isinstance(page, dict) else None
@@ -346,6 +367,19 @@ class Experiments:
                 reply,
             )
             assert isinstance(page, dict) and isinstance(found, list)
+            if self.p.pagination != "cursor":
+                expect(
+                    not found or found != items[-len(found) :],
+                    ids,
+                    f"{what} pages in a loop",
+                    f"each page after the last ({self.p.pagination} pagination)",
+                    f"the same {len(found)} items again after {len(items)} items",
+                    reply,
+                )
+                items.extend(found)
+                if len(found) < limit:
+                    return items
+                continue
             items.extend(found)
             cursor = page.get(self.p.next_cursor)
             if not cursor:
@@ -371,8 +405,13 @@ class Experiments:
     def listed(self, ids: Sequence[str]) -> list[dict[str, Any]]:
         return self.pages("", ids)
 
-    def members(self, experiment_id: Any, ids: Sequence[str]) -> list[dict[str, Any]]:
-        return self.pages(f"/{experiment_id}/members", ids)
+    def members(
+        self, experiment_id: Any, ids: Sequence[str], status: str | None = None
+    ) -> list[dict[str, Any]]:
+        """The experiment's members; with ``status``, only those the target lists under that
+        status value (its ``status_param`` filter)."""
+        params = None if status is None else {self.p.status_param: status}
+        return self.pages(f"/{experiment_id}/members", ids, params)
 
     def assignments(self, experiment_id: Any, ids: Sequence[str]) -> list[dict[str, Any]]:
         return self.pages(f"/{experiment_id}/assignments", ids)
@@ -406,6 +445,7 @@ class Experiments:
             raise setup_failed("create the base configuration this scenario needs", reply)
         if not isinstance(record.get("id"), int):
             raise setup_failed("read the id of the new base configuration", reply)
+        self._base_content[record["id"]] = dict(content)
         return record
 
     # -------------------------------------------------------------- per-unit bootstrap

@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from conformance.checks import expect, json_object
+from conformance.checks import document_paths, expect, json_object
+from conformance.checks.declared import expect_declared_status
 from conformance.client import UNSET, Client, Reply
 
 
@@ -32,7 +33,7 @@ class Configurations:
         if content is not UNSET:
             body[fields.content] = content
         if private_keys is not None:
-            body[fields.private_keys] = list(private_keys)
+            body[fields.private_keys] = self.spelled_paths(private_keys)
         if comments is not None:
             body[fields.comments] = dict(comments)
         body.update(extra or {})
@@ -65,14 +66,8 @@ class Configurations:
         """Create and return the record; any other answer violates ``ids`` (the test's own)."""
         reply = self.create(label, content, environment=environment, **fields)
         expected = self.profile.statuses.create_configuration
-        expect(
-            reply.status == expected,
-            ids,
-            "create configuration was not accepted",
-            f"HTTP {expected}",
-            reply.describe(),
-            reply,
-        )
+        key = "statuses.create_configuration"
+        expect_declared_status(reply, key, expected, ids, "create configuration was not accepted")
         record = json_object(reply, ids, "a configuration record")
         if "id" in record:
             self._sent_environment[record["id"]] = (
@@ -87,21 +82,39 @@ class Configurations:
         the record's own ``environmentId``."""
         return self._sent_environment.get(record.get("id"), record.get("environmentId"))
 
+    def spelled_paths(self, pointers: Sequence[str]) -> list[str]:
+        """JSON Pointers as the target spells paths (``bodies.path_syntax``)."""
+        return [document_paths.spelled(p, self.profile.bodies.path_syntax) for p in pointers]
+
     def patch_body(
         self,
         operations: Any = UNSET,
         base_hash: Any = UNSET,
         key_order: Any = UNSET,
     ) -> dict[str, Any]:
+        """The patch body. ``key_order`` is ``{pointer: [keys]}`` (sent in the declared shape
+        and path syntax) or, when it is not a mapping, sent as it is (a malformed sidecar). A
+        ``base_hash`` goes in the body only when the target declares it there."""
         fields = self.profile.bodies.patch
         body: dict[str, Any] = {}
         if operations is not UNSET:
             body[fields.operations] = operations
-        if base_hash is not UNSET:
+        if base_hash is not UNSET and fields.base_hash_transport == "body":
             body[fields.base_hash] = base_hash
-        if key_order is not UNSET:
+        if isinstance(key_order, Mapping):
+            syntax = self.profile.bodies.path_syntax
+            body[fields.key_order] = document_paths.sidecar(
+                key_order, syntax, fields.key_order_shape
+            )
+        elif key_order is not UNSET:
             body[fields.key_order] = key_order
         return body
+
+    def base_hash_headers(self, base_hash: Any) -> dict[str, str]:
+        """The If-Match header a target that declares ``base_hash_transport: if-match`` reads."""
+        if base_hash is UNSET or self.profile.bodies.patch.base_hash_transport != "if-match":
+            return {}
+        return {"If-Match": f'"{base_hash}"'}
 
     def patch(
         self,
@@ -122,6 +135,7 @@ class Configurations:
             f"/configuration/{configuration_id}",
             environment=environment,
             json_body=body,
+            headers=self.base_hash_headers(base_hash),
             token=token,
             application_id=application_id,
         )

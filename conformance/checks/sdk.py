@@ -12,6 +12,9 @@ from conformance.pacing import TrafficGate
 from conformance.profile import SdkKey
 
 RACE_RETRIES = 5
+# Spec 4.3 (responses, 3) and 5: an environment alias outside the SDK key's scope is rejected
+# with 403. The spec fixes this status, so no profile key changes it.
+OUT_OF_SCOPE_STATUS = 403
 T = TypeVar("T")
 
 

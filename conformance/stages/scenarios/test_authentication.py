@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from conformance.checks import expect, expect_status, json_object
+from conformance.checks.declared import expect_declared_status
 from conformance.checks.management import Configurations
 from conformance.checks.refusals import attempt_writes, expect_no_trace
 from conformance.checks.sdk import Snapshots, bracketed, no_snapshot
@@ -106,8 +107,13 @@ def test_token_cannot_write_another_owners_project(
         application_id=project.foreign_application_id,
         json_body=configurations.create_body(name, {"x": 1}),
     )
-    forbidden = configurations.profile.errors.forbidden_status
-    expect_status(reply, forbidden, ids, "a token wrote to a project its owner cannot reach")
+    expect_declared_status(
+        reply,
+        "errors.foreign_project_status",
+        configurations.profile.errors.foreign_project_status,
+        ids,
+        "a token wrote to a project its owner cannot reach",
+    )
     foreign_key = configurations.profile.credentials.foreign_sdk_key
     if foreign_key is not None:
         body = snapshots.body(configurations.client.status(key=foreign_key), ids)

@@ -8,7 +8,7 @@ import pytest
 
 from conformance.checks import expect, expect_status, json_object, violation
 from conformance.checks.management import Configurations
-from conformance.checks.sdk import Snapshots, entry_of, etag_value, settled
+from conformance.checks.sdk import OUT_OF_SCOPE_STATUS, Snapshots, entry_of, etag_value, settled
 from conformance.checks.shapes import expect_shape
 from conformance.client import Reply
 from conformance.errors import NotConfigured
@@ -171,7 +171,7 @@ def test_bootstrap_304_for_current_hash(snapshots: Snapshots) -> None:
 @requirement("SDK-BOOTSTRAP-ENV-SCOPE-403")
 def test_bootstrap_enforces_the_key_scope(snapshots: Snapshots) -> None:
     ids = ("SDK-BOOTSTRAP-ENV-SCOPE-403",)
-    forbidden = snapshots.profile.errors.forbidden_status
+    forbidden = OUT_OF_SCOPE_STATUS
     cases = [
         (key.key, alias)
         for key in snapshots.profile.credentials.sdk_keys

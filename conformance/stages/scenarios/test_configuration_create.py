@@ -6,7 +6,8 @@ from typing import Any
 
 import pytest
 
-from conformance.checks import Soft, expect, expect_status, json_object
+from conformance.checks import Soft, expect, json_object
+from conformance.checks.declared import expect_declared_status
 from conformance.checks.management import Configurations
 from conformance.checks.shapes import expect_shape
 
@@ -25,7 +26,8 @@ CONTENTS: dict[str, Any] = {
 def test_create_answers_a_full_record(configurations: Configurations) -> None:
     ids = ("CFG-CREATE-RECORD-SHAPE",)
     reply = configurations.create("shape", {"a": 1})
-    expect_status(reply, configurations.profile.statuses.create_configuration, ids, "create status")
+    created = configurations.profile.statuses.create_configuration
+    expect_declared_status(reply, "statuses.create_configuration", created, ids, "create status")
     expect_shape("record", json_object(reply, ids), ids, "create answered a partial record", reply)
 
 
@@ -80,11 +82,12 @@ def test_privacy_paths_and_comments_are_kept(configurations: Configurations) -> 
         comments=comments,
     )
     kept = record.get("privateKeys")
+    spelled = configurations.spelled_paths(paths)
     expect(
-        isinstance(kept, list) and sorted(kept) == sorted(paths),
+        isinstance(kept, list) and sorted(kept) == sorted(spelled),
         ids,
         "privacy paths were not kept",
-        repr(paths),
+        f"{spelled!r} (spelled as profile bodies.path_syntax says)",
         repr(kept),
     )
     expect(
@@ -138,7 +141,8 @@ def test_create_keeps_member_order(configurations: Configurations) -> None:
     ids = ("CFG-CREATE-KEY-ORDER-KEPT",)
     content = {"zeta": 1, "alpha": {"y": 1, "b": 2, "m": 3}, "mid": [{"q": 1, "c": 2}], "beta": 0}
     reply = configurations.create("order", content)
-    expect_status(reply, configurations.profile.statuses.create_configuration, ids, "create")
+    created = configurations.profile.statuses.create_configuration
+    expect_declared_status(reply, "statuses.create_configuration", created, ids, "create")
     returned = json_object(reply, ids).get("configuration")
     expect(
         _order(returned) == _order(content),

@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from conformance.checks import Soft, expect, expect_4xx
+from conformance.checks.declared import expect_declared_status
 from conformance.checks.management import Configurations
 from conformance.checks.sdk import Snapshots
 from conformance.client import Reply
@@ -219,7 +220,7 @@ def test_error_bodies_have_code_and_message(
 
 @requirement("ERR-VALIDATION-STATUS")
 @pytest.mark.parametrize("case", _case_ids([c for c in CASES if c.validation]))
-def test_validation_failures_answer_400(
+def test_validation_failures_answer_the_declared_status(
     configurations: Configurations, snapshots: Snapshots, case: Case
 ) -> None:
     ids = ("ERR-VALIDATION-STATUS",)
@@ -227,13 +228,12 @@ def test_validation_failures_answer_400(
         raise Unsupported("bootstrap")
     reply = case.send(configurations, snapshots)
     wanted = snapshots.profile.errors.validation_status
-    expect(
-        reply.status == wanted,
+    expect_declared_status(
+        reply,
+        "errors.validation_status",
+        wanted,
         ids,
         f"invalid input ({case.label}) not answered {wanted}",
-        f"HTTP {wanted} (profile errors.validation_status)",
-        reply.describe(),
-        reply,
     )
 
 
@@ -279,25 +279,18 @@ def test_body_that_is_not_json_is_refused(
 
 
 @requirement("ERR-UNKNOWN-CONFIGURATION")
-def test_unknown_configuration_is_404(configurations: Configurations) -> None:
+def test_unknown_configuration_is_not_found(configurations: Configurations) -> None:
     ids = ("ERR-UNKNOWN-CONFIGURATION",)
     reply = configurations.patch(UNLIKELY_ID, [{"op": "add", "path": "/a", "value": 1}])
     wanted = configurations.profile.errors.not_found_status
-    expect(
-        reply.status == wanted,
-        ids,
-        "unknown configuration",
-        f"HTTP {wanted} (profile errors.not_found_status)",
-        reply.describe(),
-        reply,
-    )
+    expect_declared_status(reply, "errors.not_found_status", wanted, ids, "unknown configuration")
 
 
 @requirement("ERR-UNKNOWN-PROJECT")
 def test_unknown_project_is_refused(configurations: Configurations) -> None:
     ids = ("ERR-UNKNOWN-PROJECT",)
-    forbidden = configurations.profile.errors.forbidden_status
-    not_found = configurations.profile.errors.not_found_status
+    errors = configurations.profile.errors
+    refused = {errors.not_found_status, errors.forbidden_status, *errors.foreign_project_status}
     client = configurations.client
     replies = [
         client.management(
@@ -312,10 +305,12 @@ def test_unknown_project_is_refused(configurations: Configurations) -> None:
     ]
     for reply in replies:
         expect(
-            reply.status in (not_found, forbidden),
+            reply.status in refused,
             ids,
             "a request to an unknown project was not refused",
-            f"HTTP {not_found} or {forbidden}",
+            "HTTP "
+            + " or ".join(map(str, sorted(refused)))
+            + " (profile errors.not_found_status, forbidden_status, foreign_project_status)",
             reply.describe(),
             reply,
         )

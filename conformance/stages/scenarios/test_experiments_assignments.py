@@ -159,14 +159,28 @@ def test_unenroll_makes_the_member_inactive(experiments: Experiments) -> None:
     _require_listed_active(experiments, experiment_id, unit)
     reply = experiments.unenroll(experiment_id, unit)
     expect(ok(reply), ids, "unenroll was refused", "HTTP 2xx", reply.describe(), reply)
+    p = experiments.p
     member = experiments.by_unit(experiments.members(experiment_id, ids)).get(unit)
     expect(
-        member is not None and not experiments.is_active(member),
+        member is not None and member.get(p.status) == p.member_unenrolled,
         ids,
-        "the unenrolled unit is still listed active",
-        "a member entry that is not active",
+        "the unenrolled unit is not listed as unenrolled",
+        f"a member entry with {p.status!r} {p.member_unenrolled!r} "
+        "(profile experiment_payload.status / member_unenrolled)",
         repr(member or "(no member entry)"),
     )
+    with Soft() as soft:
+        for value, listed in ((p.member_unenrolled, True), (p.member_active, False)):
+            found = experiments.by_unit(experiments.members(experiment_id, ids, value))
+            soft.check(
+                (unit in found) == listed,
+                ids,
+                f"the members filtered by {p.status_param}={value!r} do not show the unit right",
+                f"the unit {'listed' if listed else 'not listed'} "
+                "(profile experiment_payload.status_param)",
+                f"{len(found)} members listed, the unit {'among' if unit in found else 'not among'}"
+                " them",
+            )
 
 
 @requirement("EXP-REACTIVATE")

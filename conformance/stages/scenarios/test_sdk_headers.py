@@ -9,7 +9,7 @@ import pytest
 
 from conformance.checks import expect, expect_status, json_object
 from conformance.checks.management import Configurations
-from conformance.checks.sdk import Snapshots, bracketed, no_snapshot
+from conformance.checks.sdk import OUT_OF_SCOPE_STATUS, Snapshots, bracketed, no_snapshot
 from conformance.checks.shapes import expect_shape
 from conformance.client import Reply
 from conformance.errors import NotConfigured
@@ -147,7 +147,7 @@ def _scope_cases(snapshots: Snapshots) -> list[tuple[str, str, bool]]:
 @requirement("SDK-HDR-ENV-OUT-OF-SCOPE-403")
 def test_alias_outside_the_key_scope_is_forbidden(snapshots: Snapshots) -> None:
     ids = ("SDK-HDR-ENV-OUT-OF-SCOPE-403",)
-    forbidden = snapshots.profile.errors.forbidden_status
+    forbidden = OUT_OF_SCOPE_STATUS
     cases = [(k, a) for k, a, inside in _scope_cases(snapshots) if not inside]
     if not cases:
         raise NotConfigured(
