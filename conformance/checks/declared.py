@@ -65,6 +65,17 @@ def expect_declared_status(
         raise status_miss(reply, key, declared, ids, title)
 
 
+def field_received(body: Any, key: str, name: str, described: str, kind: Any = object) -> str:
+    """``described`` (what the answer shows), with the fields of ``kind`` the body has instead of
+    ``name`` named as candidates for ``key``."""
+    if isinstance(body, dict) and not isinstance(body.get(name), kind):
+        candidates = [k for k, v in body.items() if isinstance(v, kind) and k != name]
+        if candidates:
+            listed = ", ".join(map(repr, candidates[:8]))
+            return f"{described} (fields present: {listed}; {hint(key, '<the one that holds it>')})"
+    return described
+
+
 def expect_declared_field(
     body: Any,
     key: str,
@@ -72,17 +83,12 @@ def expect_declared_field(
     ids: Sequence[str],
     title: str,
     reply: Reply | None = None,
-    kind: type | tuple[type, ...] = object,
+    kind: Any = object,
 ) -> None:
     """``body`` is an object with the field ``name`` the profile declares under ``key`` (of
     ``kind``); when it is missing, the fields the body has are named as candidates."""
-    present = isinstance(body, dict) and isinstance(body.get(name), kind)
-    if present:
+    if isinstance(body, dict) and isinstance(body.get(name), kind):
         return
-    received = reply.describe() if reply is not None else repr(body)[:300]
-    if isinstance(body, dict):
-        candidates = [k for k, v in body.items() if isinstance(v, kind) and k != name]
-        if candidates:
-            received += f" (fields present: {', '.join(map(repr, candidates[:8]))}; "
-            received += hint(key, "<the one that holds it>") + ")"
+    described = reply.describe() if reply is not None else repr(body)[:300]
+    received = field_received(body, key, name, described, kind)
     expect(False, ids, title, f"a field {name!r} (profile {key})", received, reply)

@@ -94,16 +94,14 @@ def as_json_patch(base: Any, changeset: Sequence[Operation]) -> list[Operation]:
     patch: list[Operation] = []
     for operation in changeset:
         path = list(operation["path"])
-        kind = operation["op"]
-        present = _present(document, path)
-        if kind == "delete":
-            if present:
-                patch.append({"op": "remove", "path": _pointer(path)})
-        elif kind == "set" or (kind == "add" and not present):
-            depth = next(
-                (i for i in range(1, len(path)) if not _present(document, path[:i])), len(path)
-            )
-            value = _nested(path[depth:], copy.deepcopy(operation.get("value")))
-            patch.append({"op": "add", "path": _pointer(path[:depth]), "value": value})
-        OPERATIONS[kind](document, path, operation.get("value"))
+        before = copy.deepcopy(document)
+        OPERATIONS[operation["op"]](document, path, operation.get("value"))
+        if document == before and _present(before, path) == _present(document, path):
+            continue  # the oracle leaves the document as it is: nothing to send
+        if not _present(document, path):
+            patch.append({"op": "remove", "path": _pointer(path)})
+            continue
+        depth = next((i for i in range(1, len(path)) if not _present(before, path[:i])), len(path))
+        value = _nested(path[depth:], copy.deepcopy(operation.get("value")))
+        patch.append({"op": "add", "path": _pointer(path[:depth]), "value": value})
     return patch

@@ -5,9 +5,10 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+import jsonpatch
 import pytest
 
-from conformance.checks.experiment_changeset import merged
+from conformance.checks.experiment_changeset import as_json_patch, merged
 
 BASE: dict[str, Any] = {"economy": {"gold": 100, "tax": 0.1}, "title": "base"}
 
@@ -67,3 +68,24 @@ def test_values_are_copied_not_shared() -> None:
 def test_only_objects_are_merged_into() -> None:
     with pytest.raises(ValueError):
         merged([1, 2], [])
+
+
+# ------------------------------------------------------------------ declared as RFC 6902
+
+
+@pytest.mark.parametrize(
+    ("changeset", "expected"), [c[1:] for c in CASES], ids=[c[0] for c in CASES]
+)
+def test_translated_to_json_patch_it_gives_the_same_document(
+    changeset: list[dict[str, Any]], expected: dict[str, Any]
+) -> None:
+    """A target that declares ``changeset_format: json-patch`` gets operations that, applied by
+    an RFC 6902 library (not the suite's oracle), make the document the oracle expects."""
+    patch = as_json_patch(BASE, changeset)
+    assert all(op["op"] in ("add", "remove") for op in patch)
+    assert jsonpatch.apply_patch(BASE, patch) == expected
+
+
+def test_json_patch_creates_missing_levels_in_one_add() -> None:
+    patch = as_json_patch(BASE, [{"op": "set", "path": ["a/b", "c~d"], "value": 1}])
+    assert patch == [{"op": "add", "path": "/a~1b", "value": {"c~d": 1}}]

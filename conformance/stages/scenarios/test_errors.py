@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from conformance.checks import Soft, expect, expect_4xx
-from conformance.checks.declared import expect_declared_status
+from conformance.checks.declared import expect_declared_status, field_received
 from conformance.checks.management import Configurations
 from conformance.checks.sdk import Snapshots
 from conformance.client import Reply
@@ -199,13 +199,20 @@ def test_error_bodies_have_code_and_message(
             if not 400 <= reply.status < 600 or not isinstance(body, dict):
                 continue  # not an error, or not JSON: other requirements judge it
             judged += 1
+            received = reply.describe()
+            for key, name in (
+                ("errors.code_field", shape.code_field),
+                ("errors.message_field", shape.message_field),
+            ):
+                received = field_received(body, key, name, received, str)
             soft.check(
                 isinstance(body.get(shape.code_field), str)
                 and isinstance(body.get(shape.message_field), str),
                 ids,
                 f"error body of {case.label} lacks {shape.code_field}/{shape.message_field}",
-                f"an object with string {shape.code_field!r} and {shape.message_field!r}",
-                reply.describe(),
+                f"an object with string {shape.code_field!r} and {shape.message_field!r} "
+                "(profile errors.code_field / message_field)",
+                received,
                 reply,
             )
     expect(
