@@ -98,12 +98,17 @@ def operations() -> list[Operation]:
     ]
 
 
-def doubt_of(operation_id: str, location: str) -> str | None:
+def doubt_of(
+    operation_id: str, location: str, document: dict[str, Any] | None = None
+) -> str | None:
     """``"not-shown"`` or ``"inferred"`` when the element at ``location`` is a gap; else None.
 
-    Raises ``KeyError`` for an unknown operation id and ``ValueError`` for a malformed location.
+    ``document``: the contract as a target profile specialised it
+    (``conformance.contract_specialisation``), whose declared elements (``x-spec: declared``)
+    are no gap; default: the contract itself. Raises ``KeyError`` for an unknown operation id
+    and ``ValueError`` for a malformed location.
     """
-    document = load_contract()
+    document = load_contract() if document is None else document
     operation = _operation_object(document, operation_id)
     chain = _chain(document, operation, location)
     if chain is None:

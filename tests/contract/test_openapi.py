@@ -20,6 +20,7 @@ from openapi_spec_validator import OpenAPIV31SpecValidator
 from referencing.jsonschema import DRAFT202012
 
 from conformance import contract
+from conformance.contract_specialisation import marks, rule_of
 
 REPO = Path(__file__).resolve().parents[2]
 CONTRACT_URI = "urn:rces:contract"
@@ -399,11 +400,7 @@ def test_marks_are_known_values_and_links_carry_none(document: dict[str, Any]) -
 
 def test_profile_keys_exist_in_the_profile_schema(document: dict[str, Any]) -> None:
     profile_schema = json.loads((REPO / "conformance" / "profile.schema.json").read_text())
-    keys = {
-        n["x-profile-key"]
-        for _t, n in _walk(document)
-        if isinstance(n, dict) and "x-profile-key" in n
-    }
+    keys = {key for _t, n in _walk(document) for key in marks(n)}
     assert len(keys) >= 20
     missing = []
     for key in sorted(keys):
@@ -415,6 +412,13 @@ def test_profile_keys_exist_in_the_profile_schema(document: dict[str, Any]) -> N
                 missing.append(key)
                 break
     assert missing == []
+
+
+def test_every_profile_key_of_the_contract_has_a_specialisation_rule(
+    document: dict[str, Any],
+) -> None:
+    keys = {key for _t, n in _walk(document) for key in marks(n)}
+    assert [key for key in sorted(keys) if rule_of(key) is None] == []
 
 
 # --- responses --------------------------------------------------------------------------------

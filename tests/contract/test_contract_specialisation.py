@@ -1,0 +1,233 @@
+"""The contract specialised by a target profile: the default profile gives the contract back, a
+profile that renames everything leaves no default name where a key fills one, and the document
+stays valid OpenAPI 3.1 with true examples."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import jsonschema
+import pytest
+import referencing
+import yaml
+from openapi_spec_validator import OpenAPIV31SpecValidator
+from referencing.jsonschema import DRAFT202012
+from test_openapi import CONTRACT_URI, _all_examples, _operations, _pointer, _walk
+
+from conformance import contract
+from conformance.contract_specialisation import (
+    DECLARED,
+    ENUM,
+    ENUM_VALUE,
+    MAX_ITEMS,
+    MAXIMUM,
+    NAME,
+    PROPERTY,
+    STATUS,
+    VALUE_MARK,
+    Renamer,
+    Values,
+    default_profile,
+    marks,
+    property_nodes,
+    rule_of,
+    specialise,
+)
+from conformance.profile import DEFAULTS, Profile, parse
+
+# A target that fills every gap a key names differently from the reference server.
+RENAMED = """\
+profile_version: 1
+credentials: {pat: p, sdk_keys: [{key: k, environments: [development]}]}
+project: {application_id: 1, environments: {development: 1}}
+headers: {environment: x-env, instance_id: x-instance, numeric: x-project, sdk_version: x-sdk,
+          unit_id: x-unit, unit_type: x-unit-kind, unit_context: x-unit-ctx}
+bodies:
+  create: {content: content, private_keys: private, comments: notes}
+  patch: {operations: ops, base_hash: base, key_order: order}
+errors: {code_field: code, message_field: detail, missing_credentials_status: [401, 419],
+         forbidden_status: 451, foreign_project_status: [404], validation_status: 422,
+         not_found_status: 410}
+statuses: {create_configuration: 200, create_experiment: 202}
+experiments: {unit_types: [player, machine], assignment_modes: [hashed, rotating],
+              max_groups: 4, weight_total: 100, page_size_max: 25}
+bootstrap_payload: {document: doc, assignments: unitAssignments}
+experiment_payload:
+  items: results
+  next_cursor: next
+  cursor_param: after
+  limit_param: size
+  status: state
+  status_param: state
+  terminated: ended
+  member_active: enrolled
+  member_unenrolled: left
+  changeset: changes
+  unit_id: unit
+  group_id: group
+  experiment_id: experiment
+  percentage: share
+  weights: split
+  rollout_groups: rolloutGroups
+  count_active: enrolledUnits
+  count_unenrolled: leftUnits
+  count_total: allUnits
+  count_groups: perGroup
+  property_name: property
+"""
+
+
+@pytest.fixture(scope="module")
+def renamed_profile() -> Profile:
+    return parse(RENAMED)
+
+
+@pytest.fixture(scope="module")
+def renamed(renamed_profile: Profile) -> dict[str, Any]:
+    return specialise(contract.load_contract(), renamed_profile)
+
+
+def _without_values(node: Any) -> Any:
+    if isinstance(node, dict):
+        return {k: _without_values(v) for k, v in node.items() if k != VALUE_MARK}
+    if isinstance(node, list):
+        return [_without_values(v) for v in node]
+    return node
+
+
+def _default(key: str) -> Any:
+    node: Any = DEFAULTS
+    for part in key.split("."):
+        node = node[part]
+    return node
+
+
+def test_the_default_profile_gives_the_contract_back() -> None:
+    original = contract.load_contract()
+    before = copy.deepcopy(original)
+    specialised = specialise(original, default_profile())
+    assert original == before  # the cached contract is not touched
+    assert _without_values(specialised) == original
+    filled = [n for _t, n in _walk(specialised) if isinstance(n, dict) and VALUE_MARK in n]
+    assert len(filled) >= 40
+    assert not [
+        n for _t, n in _walk(specialised) if isinstance(n, dict) and n.get("x-spec") == DECLARED
+    ]
+
+
+def test_the_renamed_document_is_valid_openapi_with_true_examples(
+    renamed: dict[str, Any],
+) -> None:
+    assert [e.message for e in OpenAPIV31SpecValidator(renamed).iter_errors()] == []
+    registry: referencing.Registry[Any] = referencing.Registry().with_resource(
+        CONTRACT_URI, DRAFT202012.create_resource(renamed)
+    )
+    failures = []
+    for tokens, label, example in _all_examples(renamed):
+        schema = {"$ref": f"{CONTRACT_URI}#{_pointer(tokens)}"}
+        validator = jsonschema.Draft202012Validator(schema, registry=registry)
+        failures += [f"{label}: {e.message}" for e in validator.iter_errors(example)]
+    assert failures == []
+
+
+def _every_key(document: dict[str, Any]) -> set[str]:
+    return {key for _t, n in _walk(document) for key in marks(n)}
+
+
+def test_no_default_name_is_left_where_a_key_fills_one(renamed: dict[str, Any]) -> None:
+    keys = _every_key(contract.load_contract())
+    assert _every_key(renamed) == keys
+    left = []
+    for tokens, node in _walk(renamed):
+        if not isinstance(node, dict):
+            continue
+        for key in marks(node):
+            kind, default = rule_of(key), _default(key)
+            if kind == NAME and node["name"] == default:
+                left.append(("/".join(tokens), key))
+            if kind in (MAXIMUM, MAX_ITEMS) and node[kind] == default:
+                left.append(("/".join(tokens), key))
+            if kind == ENUM and node["enum"] == default:
+                left.append(("/".join(tokens), key))
+            if kind == ENUM_VALUE and default in node["enum"]:
+                left.append(("/".join(tokens), key))
+            if kind in (NAME, ENUM, ENUM_VALUE, MAXIMUM, MAX_ITEMS, STATUS, PROPERTY):
+                assert VALUE_MARK in node and node["x-spec"] == DECLARED, (tokens, key)
+        for name, child in (node.get("properties") or {}).items():
+            for key in marks(child):
+                if rule_of(key) == PROPERTY and name == _default(key):
+                    left.append(("/".join(tokens), key))
+            required = node.get("required") or []
+            assert set(required) <= set(node["properties"]), tokens
+    assert left == []
+
+
+def test_statuses_move_to_the_declared_ones(renamed: dict[str, Any]) -> None:
+    responses = {op["operationId"]: set(op["responses"]) for _p, _m, op in _operations(renamed)}
+    assert {"200", "422", "401", "419", "451", "404", "410"} <= responses["createConfiguration"]
+    assert "201" not in responses["createConfiguration"] | responses["createExperiment"]
+    assert "202" in responses["createExperiment"]
+    assert "400" not in responses["patchConfiguration"]
+    # The SDK key's environment scope is the spec's 403: stated, not a key.
+    assert "403" in responses["getSdkStatus"]
+
+
+def test_examples_and_links_follow_the_renamed_fields(renamed: dict[str, Any]) -> None:
+    patch = renamed["paths"]["/application/{applicationId}/v2/configuration/{configurationId}"]
+    example = patch["patch"]["requestBody"]["content"]["application/json"]["examples"]
+    assert set(example["operations"]["value"]) == {"ops", "base", "order"}
+    create = renamed["paths"]["/application/{applicationId}/v2/configuration"]["post"]
+    links = create["responses"]["200"]["links"]
+    assert links["patchCreatedConfiguration"]["requestBody"] == {
+        "base": "$response.body#/contentHash"
+    }
+    page = renamed["components"]["schemas"]["MemberPage"]
+    assert page["required"] == ["results", "next"]
+    assert page["example"]["results"][0] == {"unit": "player-42", "group": 6, "state": "enrolled"}
+    error = renamed["components"]["schemas"]["ErrorBody"]
+    assert set(error["properties"]) == {"code", "detail"} and set(error["example"]) == {
+        "code",
+        "detail",
+    }
+
+
+def test_the_fuzzed_document_carries_the_declared_marks(renamed: dict[str, Any]) -> None:
+    status = renamed["components"]["parameters"]["ServerId"]
+    assert (status["name"], status[VALUE_MARK], status["x-spec"]) == (
+        "x-instance",
+        "x-instance",
+        DECLARED,
+    )
+    assert (
+        contract.doubt_of("getSdkStatus", "parameter:header:x-instance", document=renamed) is None
+    )
+    assert contract.doubt_of("getSdkStatus", "parameter:header:server-id") == "not-shown"
+
+
+def test_a_request_goes_to_the_target_and_back(renamed_profile: Profile) -> None:
+    renamer = Renamer(contract.load_contract(), Values.of(renamed_profile))
+    body = {"operations": [{"op": "test", "path": "/a", "value": 1}], "baseHash": "h", "x": 1}
+    theirs = renamer.body("patchConfiguration", body, to_target=True)
+    assert theirs == {"ops": body["operations"], "base": "h", "x": 1}
+    assert renamer.body("patchConfiguration", theirs, to_target=False) == body
+    assigned = {"unitId": "u", "groupId": 3}
+    assert renamer.body("setManualAssignment", assigned, True) == {"unit": "u", "group": 3}
+    headers = {"server-id": "i", "authorization": "k"}
+    sent = renamer.headers("getSdkStatus", headers, True)
+    assert sent == {"x-instance": "i", "authorization": "k"}
+    assert renamer.headers("getSdkStatus", sent, False) == headers
+    assert renamer.query("listMembers", {"cursor": "c", "status": "active"}, True) == {
+        "after": "c",
+        "state": "active",
+    }
+
+
+def test_property_nodes_see_through_references_and_all_of() -> None:
+    document = contract.load_contract()
+    experiment = document["components"]["schemas"]["Experiment"]
+    assert {"id", "status", "groups", "rollout"} <= set(property_nodes(document, experiment))
+
+
+def test_a_yaml_round_trip_keeps_the_document(renamed: dict[str, Any]) -> None:
+    assert yaml.safe_load(yaml.safe_dump(renamed, sort_keys=False)) == renamed
