@@ -8,13 +8,14 @@ from typing import Any
 import pytest
 
 from conformance.checks import expect, expect_status, json_object
-from conformance.checks.declared import expect_declared_status
+from conformance.checks.declared import expect_declared_status, status_expectation, status_received
 from conformance.checks.management import Configurations
 from conformance.checks.refusals import attempt_writes, expect_no_trace
 from conformance.checks.sdk import Snapshots, bracketed, no_snapshot
 from conformance.errors import NotConfigured, Unsupported
 
 requirement = pytest.mark.requirement
+KEY = "errors.missing_credentials_status"
 
 
 def missing_statuses(configurations: Configurations) -> tuple[int, ...]:
@@ -42,12 +43,11 @@ def _refused_writes(
 ) -> None:
     """Create and patch with the given credentials are refused and change nothing."""
     attempt = attempt_writes(configurations, ids, "", token=token, headers=headers)
-    wanted = " or ".join(map(str, statuses)) if statuses else "a 4xx"
+    wanted = status_expectation(KEY, statuses) if statuses else "a 4xx"
     for reply in attempt.replies:
         ok = reply.status in statuses if statuses else 400 <= reply.status < 500
-        expect(
-            ok, ids, "a write with bad credentials was not refused", wanted, reply.describe(), reply
-        )
+        received = status_received(reply, KEY, statuses) if statuses else reply.describe()
+        expect(ok, ids, "a write with bad credentials was not refused", wanted, received, reply)
     expect_no_trace(snapshots, ids, attempt)
 
 
@@ -163,8 +163,8 @@ def test_sdk_without_key_is_refused(snapshots: Snapshots, endpoint: str) -> None
         reply.status in statuses and no_snapshot(reply),
         ids,
         f"{endpoint} without a key was not refused",
-        f"HTTP {' or '.join(map(str, statuses))} without a snapshot",
-        reply.describe(),
+        status_expectation(KEY, statuses) + " without a snapshot",
+        status_received(reply, KEY, statuses),
         reply,
     )
 
@@ -186,8 +186,8 @@ def test_sdk_with_unknown_key_is_refused(snapshots: Snapshots, form: str) -> Non
         reply.status in statuses and no_snapshot(reply),
         ids,
         "an unknown key was not refused",
-        f"HTTP {' or '.join(map(str, statuses))} without a snapshot",
-        reply.describe(),
+        status_expectation(KEY, statuses) + " without a snapshot",
+        status_received(reply, KEY, statuses),
         reply,
     )
 
