@@ -423,7 +423,7 @@ class Client:
         """A GET under ``/sdk/v2``. ``instance_id``: UNSET uses this client's own, None omits it."""
         instance = self.instance_id if instance_id is UNSET else instance_id
         sent = self._sdk_headers(key, environment, instance, headers)
-        bucket = (key or "", instance)
+        bucket = self.profile.rate_limit.bucket(key, instance)
         return self.request(
             "GET",
             f"/sdk/v2{path}",
@@ -466,7 +466,7 @@ class Client:
         and counted like any SDK request, recorded in the transcript. Returns the answer and
         its curl line."""
         sent = self._sdk_headers(key, environment, self.instance_id, headers)
-        bucket = (key, self.instance_id)
+        bucket = self.profile.rate_limit.bucket(key, self.instance_id)
         spent, limit, _ = self._rate_bucket("/sdk/v2" + path, bucket)
         self.pacer.wait(bucket, shared=False)
         if spent is not None and limit is not None:

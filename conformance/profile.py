@@ -188,6 +188,18 @@ class RateLimit:
 
 
 @dataclass(frozen=True)
+class SdkRateLimit(RateLimit):
+    """``rate_limit``: the SDK endpoints' bucket, and what one bucket is kept for."""
+
+    scope: str  # "key-and-instance" | "instance"
+
+    def bucket(self, key: str | None, instance: str | None) -> tuple[str, str | None]:
+        """The identity of the target's bucket a request with this key and instance id spends
+        (no instance id: the callers behind one address share it)."""
+        return (key or "" if self.scope == "key-and-instance" else "", instance)
+
+
+@dataclass(frozen=True)
 class Responses:
     """``responses``: bounds on one answer; a target that sends more, or takes longer, fails."""
 
@@ -318,7 +330,7 @@ class Profile:
     errors: ErrorShape
     statuses: Statuses
     conditional: Conditional
-    rate_limit: RateLimit
+    rate_limit: SdkRateLimit
     management_rate_limit: RateLimit | None
     responses: Responses
     load_shedding: LoadShedding

@@ -147,3 +147,19 @@ def test_a_management_limit_needs_both_figures(tmp_path: Path, env: None) -> Non
     assert "management_rate_limit" in str(caught.value)
     assert "'refill_per_second' is a required property" in str(caught.value)
     assert "line 14" in str(caught.value)
+
+
+@pytest.mark.parametrize(
+    ("scope", "expected"),
+    [
+        ("key-and-instance", [("k1", "i"), ("k2", "i"), ("k1", None)]),
+        ("instance", [("", "i"), ("", "i"), ("", None)]),
+    ],
+)
+def test_the_rate_limit_scope_says_which_requests_share_a_bucket(
+    scope: str, expected: list[tuple[str, str | None]]
+) -> None:
+    limit = profiles.SdkRateLimit(burst=60, refill_per_second=30, scope=scope)
+    got = [limit.bucket("k1", "i"), limit.bucket("k2", "i"), limit.bucket("k1", None)]
+    assert got == expected
+    assert (got[0] == got[1]) == (scope == "instance")  # two keys, one instance id
