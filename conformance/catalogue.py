@@ -73,6 +73,9 @@ class Requirement:
     capability: str | None
     subject: str  # "server" | "client"
     stage: str | None = None  # the one stage that judges it; None: the scenarios stage
+    spec_quote: str | None = None  # rests_on.spec: the specification's words it rests on
+    keys: tuple[str, ...] = ()  # rests_on.keys: profile keys its expectation depends on
+    replaces: tuple[str, ...] = ()  # ids it had before a rename
 
     @property
     def capabilities(self) -> tuple[str, ...]:
@@ -96,12 +99,14 @@ class Requirement:
 
 @dataclass(frozen=True)
 class Catalogue:
-    """The requirements in file order, with look-ups by id, scope, capability and operation."""
+    """The requirements in file order, with look-ups by id (a renamed entry's old id too), scope,
+    capability and operation."""
 
     version: int
     requirements: tuple[Requirement, ...]
     sha256: str
     _by_id: Mapping[str, Requirement] = field(repr=False, compare=False)
+    _renamed: Mapping[str, str] = field(default_factory=dict, repr=False, compare=False)
 
     def __iter__(self) -> Iterator[Requirement]:
         return iter(self.requirements)
@@ -124,6 +129,15 @@ class Catalogue:
 
     def ids(self) -> tuple[str, ...]:
         return tuple(r.id for r in self.requirements)
+
+    def current_id(self, requirement_id: str) -> str:
+        """The id an entry has now: ``requirement_id`` itself, or the entry's new id when it is
+        an old id the entry ``replaces``; an id the catalogue never had is returned unchanged."""
+        return self._renamed.get(requirement_id, requirement_id)
+
+    def renamed(self) -> Mapping[str, str]:
+        """Every old id -> the id its entry has now."""
+        return dict(self._renamed)
 
     def in_scope(self, scope: str) -> tuple[Requirement, ...]:
         if scope not in SCOPES:
@@ -206,7 +220,26 @@ def _duplicate_problems(entries: list[dict[str, Any]]) -> list[str]:
     return problems
 
 
+def _rename_problems(entries: list[dict[str, Any]]) -> list[str]:
+    """An old id must not be a current id, nor be replaced by two entries."""
+    current = {entry["id"] for entry in entries}
+    claimed: dict[str, str] = {}
+    problems = []
+    for index, entry in enumerate(entries):
+        for old in entry.get("replaces", ()):
+            name = f"requirement #{index + 1} ({entry['id']})"
+            if old in current:
+                problems.append(f"{name}: replaces {old}, which is a current id")
+            elif old in claimed:
+                problems.append(f"{name}: replaces {old}, already replaced by {claimed[old]}")
+            else:
+                claimed[old] = entry["id"]
+    return problems
+
+
 def _requirement(entry: dict[str, Any]) -> Requirement:
+    rests_on = entry["rests_on"]
+    quote = rests_on.get("spec")
     return Requirement(
         id=entry["id"],
         section=entry["section"],
@@ -218,6 +251,9 @@ def _requirement(entry: dict[str, Any]) -> Requirement:
         capability=entry.get("capability"),
         subject=entry["subject"],
         stage=entry.get("stage"),
+        spec_quote=" ".join(quote.split()) if quote is not None else None,
+        keys=tuple(rests_on["keys"]),
+        replaces=tuple(entry.get("replaces", ())),
     )
 
 
@@ -230,6 +266,7 @@ def parse_catalogue(raw: bytes, source: str = CATALOGUE_FILE) -> Catalogue:
     problems = _schema_problems(data)
     if not problems:
         problems = _duplicate_problems(data["requirements"])
+        problems += _rename_problems(data["requirements"])
     if problems:
         shown = problems[:10]
         more = f"\n  ... and {len(problems) - 10} more" if len(problems) > 10 else ""
@@ -240,6 +277,7 @@ def parse_catalogue(raw: bytes, source: str = CATALOGUE_FILE) -> Catalogue:
         requirements=requirements,
         sha256=hashlib.sha256(raw).hexdigest(),
         _by_id={r.id: r for r in requirements},
+        _renamed={old: r.id for r in requirements for old in r.replaces},
     )
 
 

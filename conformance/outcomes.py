@@ -132,8 +132,10 @@ def classify(
             i: Outcome.UNSUPPORTED if i in absent else Outcome.NOT_MEASURABLE for i in ids
         }
         record.message = str(error)
+        declared = f"unsupported: the profile declares capabilities.{error.capability}: false"
         record.note = {
-            i: "not run: its test needs an absent capability" for i in ids if i not in absent
+            i: declared if i in absent else "not run: its test needs an absent capability"
+            for i in ids
         }
     elif isinstance(error, NotConfigured):  # before NotMeasurable: it is a subclass
         unset = set(error.requirement_ids) & set(ids) or set(ids)
@@ -193,12 +195,13 @@ def classify(
 
 
 def not_configured_note(profile_key: str, reason: str = "") -> str:
-    """The note of a requirement the profile left unconfigured: the key that would enable it,
-    and the test's own reason when it says more than that the key is not set."""
-    note = f"not configured: set {profile_key} in the profile"
-    if reason and reason != NotConfigured(profile_key).reason:
-        note += f" ({reason})"
-    return note
+    """The note of a requirement the profile left unconfigured. When the key is simply not set,
+    the note says to set it; when the test gave its own cause (the key is set, but what it
+    names cannot serve: a foreign project with no configuration, keys that all cover every
+    environment), the note names the key and that cause, never "set" a key already set."""
+    if not reason or reason == NotConfigured(profile_key).reason:
+        return f"not configured: set {profile_key} in the profile"
+    return f"not configured: {reason} ({profile_key})"
 
 
 @dataclass(frozen=True)
@@ -364,6 +367,15 @@ def catalogue_sha256() -> str:
     return load_catalogue().sha256
 
 
+def current_baseline(baseline: Mapping[str, str]) -> dict[str, str]:
+    """The profile's baseline by current id: an entry naming an id from before a rename (one a
+    catalogue entry ``replaces``) counts for the entry that has it now."""
+    from conformance.catalogue import load_catalogue
+
+    catalogue = load_catalogue()
+    return {catalogue.current_id(rid): reason for rid, reason in baseline.items()}
+
+
 def selected_requirements(
     wanted: set[str] | None, seen: Iterable[str], scope: frozenset[str] | None = None
 ) -> list[RequirementInfo]:
@@ -414,7 +426,7 @@ def report_for_run(
     return build_report(
         records,
         selected_requirements(wanted, seen, scope(r.stage for r in records)),
-        baseline=dict(target_info.get("baseline", {})),
+        baseline=current_baseline(target_info.get("baseline", {})),
         suite_version=__version__,
         contract_sha256=contract_sha256(),
         catalogue_sha256=catalogue_sha256(),

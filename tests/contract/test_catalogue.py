@@ -242,6 +242,10 @@ def test_loader_keeps_file_order_and_fields() -> None:
     assert first.operations == tuple(raw[0]["operations"])
     assert first.capability == raw[0].get("capability")
     assert first.text == " ".join(raw[0]["text"].split())
+    assert first.spec_quote == raw[0]["rests_on"]["spec"]
+    assert first.keys == tuple(raw[0]["rests_on"]["keys"])
+    renamed = next(r for r in catalogue if r.replaces)
+    assert renamed.replaces == tuple(next(e for e in raw if e["id"] == renamed.id)["replaces"])
 
 
 def test_lookups() -> None:
@@ -298,6 +302,7 @@ GOOD_ENTRY: dict[str, Any] = {
     "operations": ["createConfiguration"],
     "scope": "core",
     "subject": "server",
+    "rests_on": {"spec": "Both send Content-Type: application/json.", "keys": []},
 }
 
 
@@ -321,6 +326,24 @@ BROKEN = {
     "lower-case id": (_with_second_entry(id="cfg-broken"), "cfg-broken"),
     "id without area": (_with_second_entry(id="BROKEN-ENTRY"), "BROKEN-ENTRY"),
     "duplicate id": (_with_second_entry(id="CFG-GOOD-ONE"), "#2 (CFG-GOOD-ONE): duplicate id"),
+    "stated without a quote": (
+        _with_second_entry(rests_on={"keys": []}),
+        "CFG-BROKEN-ENTRY",
+    ),
+    "no rests_on": (_with_second_entry(rests_on=None), "CFG-BROKEN-ENTRY"),
+    "quote too long": (
+        _with_second_entry(rests_on={"spec": "x" * 161, "keys": []}),
+        "CFG-BROKEN-ENTRY",
+    ),
+    "key not a dotted path": (
+        _with_second_entry(rests_on={"keys": ["capabilities"]}, basis="inferred"),
+        "CFG-BROKEN-ENTRY",
+    ),
+    "replaces a malformed id": (_with_second_entry(replaces=["old id"]), "CFG-BROKEN-ENTRY"),
+    "replaces a current id": (
+        _with_second_entry(replaces=["CFG-GOOD-ONE"]),
+        "replaces CFG-GOOD-ONE, which is a current id",
+    ),
     "wrong version": (
         {"catalogue_version": 2, "requirements": [GOOD_ENTRY]},
         "catalogue_version",
@@ -367,4 +390,7 @@ def test_a_good_catalogue_round_trips_through_the_loader() -> None:
     catalogue = parse_catalogue(raw)
     assert catalogue.ids() == ("CFG-GOOD-ONE",)
     assert catalogue["CFG-GOOD-ONE"].capability is None
+    assert catalogue["CFG-GOOD-ONE"].spec_quote == "Both send Content-Type: application/json."
+    assert catalogue["CFG-GOOD-ONE"].keys == ()
+    assert catalogue["CFG-GOOD-ONE"].replaces == ()
     assert catalogue.sha256 == hashlib.sha256(raw).hexdigest()
