@@ -18,6 +18,7 @@ from faulty.context import Context
 from faulty.recipes import (
     BOOTSTRAP,
     CREATE,
+    EXPERIMENTS,
     MANAGEMENT,
     PATCH,
     SDK,
@@ -30,6 +31,8 @@ from faulty.recipes import (
     edit_json,
     edit_request,
     edit_response,
+    either,
+    error_code_of,
     fault,
     hash_map_fault,
     id_stripped,
@@ -216,6 +219,21 @@ def edges() -> tuple[Fault, ...]:
                     r.with_header("authorization", f"Bearer {ctx.foreign_pat}")
                     if r.path.startswith("/application/2/")
                     else r
+                ),
+            ),
+        ),
+        fault(
+            "foreign-project-hidden-undeclared",
+            "AUTH-PAT-FOREIGN-PROJECT AUTH-EXP-FOREIGN-PROJECT",
+            "A project the token's owner cannot reach answers 404, hiding it, while the profile "
+            "declares 403 for it (errors.foreign_project_status, the default).",
+            on_status(
+                either(MANAGEMENT, EXPERIMENTS),
+                403,
+                lambda r, response: (
+                    error_response(404, "PROJECT_NOT_FOUND")
+                    if error_code_of(response) == "PERMISSION_DENIED"
+                    else response
                 ),
             ),
         ),
