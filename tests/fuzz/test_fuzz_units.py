@@ -387,7 +387,7 @@ def test_inferred_links_are_added_and_marked() -> None:
 def test_header_names_follow_the_profile(profile: Any) -> None:
     data = json.loads(json.dumps(profile.raw))
     data["headers"]["instance_id"] = "x-instance"
-    document = contract_document(build(data).headers)
+    document = contract_document(build(data))
     names = {p["name"] for p in document["components"]["parameters"].values()}
     assert "x-instance" in names and "server-id" not in names
 

@@ -3,7 +3,9 @@
 ``Sent`` is a cheap snapshot of one request taken when a failure is noted (the case object is
 reused and re-aimed, so its headers are copied); nothing is encoded until the test ends and
 ``corpus_case`` turns the last one (the shrunk minimal case) or the stateful call sequence into
-a corpus case (``corpus.py``): secrets as placeholders, run-bound ids as references.
+a corpus case (``corpus.py``): secrets as placeholders, run-bound ids as references, and the
+names the target's profile declares (headers, query parameters, body fields) back in the
+contract's own, so that a replay sends them in the names of the run that replays it.
 """
 
 from __future__ import annotations
@@ -12,6 +14,8 @@ import json
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from conformance.contract import load_contract
+from conformance.contract_specialisation import Renamer
 from conformance.stages.fuzz import corpus
 
 if TYPE_CHECKING:
@@ -57,19 +61,38 @@ class Sent:
             response=response,
         )
 
-    def parts(self) -> dict[str, Any]:
+    def parts(self, renamer: Renamer | None = None) -> dict[str, Any]:
+        """What was sent; with ``renamer``, in the contract's names instead of the target's."""
+        op = self.operation_id
+        headers, query = self.headers, self.query
+        if renamer is not None:
+            headers, query = renamer.headers(op, headers, False), renamer.query(op, query, False)
         parts: dict[str, Any] = {
-            "headers": self.headers,
+            "headers": headers,
             "path_parameters": self.path_parameters,
-            "query": self.query,
+            "query": query,
         }
         if self.has_body:
-            parts["body"] = _jsonable(self.body)
+            body = _jsonable(self.body)
+            parts["body"] = body if renamer is None else renamer.body(op, body, False)
             parts["media_type"] = self.media_type
         generation = generation_of(self.meta)
         if generation:
+            if renamer is not None:
+                generation = renamed_generation(renamer, op, generation, to_target=False)
             parts["generation"] = generation
         return parts
+
+
+def renamed_generation(
+    renamer: Renamer, operation_id: str, generation: dict[str, Any], *, to_target: bool
+) -> dict[str, Any]:
+    """The parameter a negative case broke, in the other side's name (header or query)."""
+    where, name = generation.get("parameter_location"), generation.get("parameter")
+    if where not in ("header", "query") or not isinstance(name, str):
+        return generation
+    names = renamer.parameter_names(operation_id, where, to_target)
+    return {**generation, "parameter": names.get(name.lower(), name)}
 
 
 def generation_of(meta: Any) -> dict[str, Any]:
@@ -137,8 +160,10 @@ def captures(index: int, response: Response) -> dict[str, Any]:
 
 
 def encode_steps(target: FuzzTarget, sent: list[Sent]) -> list[dict[str, Any]]:
-    """The steps of a case, each sent value that an earlier step received as a reference."""
+    """The steps of a case in the contract's names, each sent value that an earlier step
+    received as a reference."""
     refs = references(target)
+    renamer = Renamer.of(load_contract(), target.profile)
     steps = []
     for index, one in enumerate(sent, start=1):
         steps.append(
@@ -146,7 +171,7 @@ def encode_steps(target: FuzzTarget, sent: list[Sent]) -> list[dict[str, Any]]:
                 one.operation_id,
                 one.method,
                 one.path,
-                one.parts(),
+                one.parts(renamer),
                 refs,
             )
         )

@@ -2,9 +2,12 @@
 
 A failure that only touches an element the specification does not show (``x-spec: not-shown``)
 or that the contract inferred (``x-spec: inferred``) is a doubt about the contract, not a
-conformance failure. ``LOCATORS`` maps a check to the contract locations its failure touches
-(``conformance.contract.doubt_of`` syntax); a check with no locator is never a doubt (a 500, a
-transport error, credentials accepted).
+conformance failure. The contract asked is the one the case was generated from: the contract as
+the target profile specialised it, where an element whose value the target declared
+(``x-spec: declared``: a header, field or parameter name, a status, an enum) is no gap but the
+target's own choice, so a failure on it is real. ``LOCATORS`` maps a check to the contract
+locations its failure touches (``conformance.contract.doubt_of`` syntax); a check with no
+locator is never a doubt (a 500, a transport error, credentials accepted).
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from schemathesis.core.failures import Failure
 
 from conformance.contract import doubt_of
+from conformance.contract_specialisation import marks, property_nodes
 
 if TYPE_CHECKING:
     from schemathesis import Case, Response
@@ -60,6 +64,28 @@ def _negated_input(failure: Failure, case: Case[Any], response: Response) -> lis
     return [f"parameter:{where}:{name}"]
 
 
+ERROR_FIELD_KEYS = ("errors.code_field", "errors.message_field")
+
+
+def _document(case: Case[Any]) -> dict[str, Any] | None:
+    """The document the case was generated from (the contract in the target's terms)."""
+    raw = getattr(case.operation.schema, "raw_schema", None)
+    return raw if isinstance(raw, dict) else None
+
+
+def _error_fields(failure: Failure, case: Case[Any], response: Response) -> list[str]:
+    """The error body's two fields, as the document the case came from names them."""
+    base = f"response:{_status(response)}:body"
+    document = _document(case) or {}
+    names = [
+        name
+        for schema in document.get("components", {}).get("schemas", {}).values()
+        for name, node in property_nodes(document, schema).items()
+        if set(marks(node)) & set(ERROR_FIELD_KEYS)
+    ]
+    return [f"{base}:{name}" for name in dict.fromkeys(names)] or [base]
+
+
 def _fixed(*locations: str) -> Locator:
     def locate(failure: Failure, case: Case[Any], response: Response) -> list[str]:
         return list(locations)
@@ -86,7 +112,7 @@ LOCATORS: dict[str, Locator] = {
     "ensure_resource_availability": _fixed("operation"),
     "etag_equals_body_hash": _status_header("ETag"),
     "not_modified_has_no_body": _response,
-    "error_body_shape": lambda f, c, r: [f"response:{_status(r)}:body"],
+    "error_body_shape": _error_fields,
     "rate_limited_has_retry_after": _status_header("Retry-After"),
 }
 
@@ -99,9 +125,10 @@ def doubt_of_failure(
     if locate is None:
         return None
     doubts: list[str | None] = []
+    document = _document(case)
     for location in locate(failure, case, response):
         try:
-            doubts.append(doubt_of(operation_id, location))
+            doubts.append(doubt_of(operation_id, location, document))
         except (KeyError, ValueError):
             doubts.append(None)
     if not doubts or any(d is None for d in doubts):

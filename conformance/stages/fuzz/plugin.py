@@ -2,7 +2,8 @@
 outcomes.
 
 - ``--fuzz-tier`` / ``--fuzz-seed`` choose the budget; they are read before the fuzz test module
-  is imported (``active_settings``), because schemathesis fixes examples and seed at collection.
+  is imported (``active_settings``), because schemathesis fixes examples and seed at collection,
+  and so is the target profile (``--target-profile``) whose terms the contract is fuzzed in.
 - ``--fuzz-corpus DIR``: the failure corpus (else the profile's ``fuzz.corpus``, else
   ``<report dir>/fuzz-corpus``).
 - ``fuzz_run``: the session's ``FuzzRun`` (provisions real objects first, replays the corpus
@@ -23,14 +24,18 @@ import os
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
 from conformance.outcomes import USER_PROPERTY
 from conformance.stages.fuzz.budget import DEFAULT_SEED, DEFAULT_TIER, TIERS, Tier, tier
 from conformance.stages.stage import STAGE_PROPERTY
+
+if TYPE_CHECKING:
+    from conformance.profile import Profile
 
 FUZZ_MODULE = "conformance.stages.fuzz.test_fuzz"
 STATEFUL_REQUIREMENTS = (
@@ -46,6 +51,26 @@ class FuzzSettings:
     tier: Tier
     seed: int
     corpus: Path | None = None  # --fuzz-corpus; None: the profile's, else the default
+    profile_path: Path | None = None  # --target-profile; None: the embedded server's defaults
+
+    @property
+    def profile(self) -> Profile:
+        """The target profile whose terms the contract is fuzzed in (read when collecting)."""
+        return _profile(self.profile_path)
+
+
+@cache
+def _profile(path: Path | None) -> Profile:
+    from conformance.contract_specialisation import default_profile
+    from conformance.errors import UsageError
+    from conformance.profile import load
+
+    if path is None:  # the embedded reference server: its profile has every default
+        return default_profile()
+    try:
+        return load(path)
+    except UsageError:  # the pre-flight reports it as a usage error; collection goes on
+        return default_profile()
 
 
 _ACTIVE: dict[str, FuzzSettings] = {}
@@ -93,8 +118,12 @@ def pytest_configure(config: pytest.Config) -> None:
     if examples is not None:
         chosen = dataclasses.replace(chosen, max_examples=int(examples))
     given = config.getoption("fuzz_corpus", None)
+    profile = config.getoption("target_profile", None)
     _ACTIVE["settings"] = FuzzSettings(
-        chosen, int(config.getoption("fuzz_seed")), Path(given) if given else None
+        chosen,
+        int(config.getoption("fuzz_seed")),
+        Path(given) if given else None,
+        Path(profile) if profile else None,
     )
     config.stash[DETAILS] = {}
 

@@ -1,8 +1,9 @@
 """Replaying corpus cases: re-send each case's steps against a target and judge its check again.
 
-``replay_case`` rebuilds each step as a schemathesis case of the same operation (references
-filled in from this target: the objects the fuzz run created, the profile's project and
-credentials, fresh instance ids and run prefix, what earlier steps received), sends it, and runs
+``replay_case`` rebuilds each step as a schemathesis case of the same operation in the terms of
+the run's profile (a case keeps the contract's names; references filled in from this target:
+the objects the fuzz run created, the profile's project and credentials, fresh instance ids and
+run prefix, what earlier steps received), sends it, and runs
 the checks of the case's credentials mode on the last answer, exactly as the stage does. The
 verdict: ``fails`` (the recorded check fails again: a regression), ``fixed`` (it passes), or
 ``inconclusive`` (the answer was a 429 the replay caused, or a reference could not be bound).
@@ -19,9 +20,11 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from conformance.contract import load_contract
+from conformance.contract_specialisation import Renamer
 from conformance.stages.fuzz import corpus
 from conformance.stages.fuzz.auth import AuthMode
-from conformance.stages.fuzz.capture import captures
+from conformance.stages.fuzz.capture import captures, renamed_generation
 from conformance.stages.fuzz.checks import check_name_of
 from conformance.stages.fuzz.stage import REQUEST_TIMEOUT_S, FuzzRun
 
@@ -114,21 +117,28 @@ def _meta(generation: dict[str, Any] | None) -> Any:
 
 
 def _case(schema: BaseSchema, step: dict[str, Any], bound: dict[str, Any], run: FuzzRun) -> Any:
+    """One step as a case of the run's schema, in the names the run's profile declares (a case
+    keeps the contract's own)."""
     secrets = corpus.secrets_by_placeholder(run.target.profile.secret_names())
-    operation = schema.find_operation_by_id(step["operation_id"])  # type: ignore[attr-defined]
+    op = step["operation_id"]
+    operation = schema.find_operation_by_id(op)  # type: ignore[attr-defined]
+    renamer = Renamer.of(load_contract(), run.target.profile)
 
     def text_values(values: dict[str, Any]) -> dict[str, Any]:
         decoded = corpus.decode(values, bound, secrets)
         return {k: v if isinstance(v, str | list) else str(v) for k, v in decoded.items()}
 
+    generation = step.get("generation")
+    if generation:
+        generation = renamed_generation(renamer, op, generation, to_target=True)
     kwargs: dict[str, Any] = {
         "path_parameters": corpus.decode(step["path_parameters"], bound, secrets),
-        "query": corpus.decode(step["query"], bound, secrets),
-        "headers": text_values(step["headers"]),
-        "_meta": _meta(step.get("generation")),
+        "query": renamer.query(op, corpus.decode(step["query"], bound, secrets), True),
+        "headers": renamer.headers(op, text_values(step["headers"]), True),
+        "_meta": _meta(generation),
     }
     if "body" in step:
-        kwargs["body"] = corpus.decode(step["body"], bound, secrets)
+        kwargs["body"] = renamer.body(op, corpus.decode(step["body"], bound, secrets), True)
         kwargs["media_type"] = step.get("media_type")
     return operation.Case(**kwargs)
 
@@ -228,9 +238,10 @@ def _unreadable(path: Path, reason: str) -> Replayed:
 
 
 def replay_schema(run: FuzzRun) -> BaseSchema:
+    """The contract in the terms of the run's profile: the replay is judged as the run judges."""
     from conformance.stages.fuzz.schema import build_schema
 
-    return build_schema(run.tier, run.seed)
+    return build_schema(run.tier, run.seed, profile=run.target.profile)
 
 
 def replay_once(run: FuzzRun, directory: Path, run_id: str) -> tuple[list[Replayed], bool]:

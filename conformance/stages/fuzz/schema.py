@@ -1,23 +1,25 @@
-"""The fuzzed schema: the contract loaded into schemathesis, configured by a tier and a seed.
+"""The fuzzed schema: the contract in the target's terms, loaded into schemathesis, configured
+by a tier and a seed.
 
-The contract is data; this module only (1) renames the header parameters whose names are a
-target choice (``x-profile-key: headers.*``) to the target profile's names, (2) adds the
-inferred links of ``INFERRED_LINKS`` (a status poll after each change, a conditional re-poll
-with the ETag just received), and (3) sets examples, phases, generation modes and the seed.
+The contract is data; this module only (1) takes it as the target profile specialises it
+(``conformance.contract_specialisation``: the header, parameter and field names, statuses, enums
+and bounds the target declares), (2) adds the inferred links of ``INFERRED_LINKS`` (a status poll
+after each change, a conditional re-poll with the ETag just received), and (3) sets examples,
+phases, generation modes and the seed.
 """
 
 from __future__ import annotations
 
-import copy
 from typing import TYPE_CHECKING, Any
 
 from conformance.contract import load_contract
+from conformance.contract_specialisation import default_profile, specialise
 from conformance.stages.fuzz.budget import Tier
 
 if TYPE_CHECKING:
     from schemathesis import BaseSchema
 
-    from conformance.profile import Headers
+    from conformance.profile import Profile
 
 # (source operation, status, link name, target operation, parameters): links the contract does
 # not declare but the specification implies. Marked ``x-spec: inferred`` where they are added.
@@ -55,16 +57,6 @@ def _operations(document: dict[str, Any]) -> dict[str, dict[str, Any]]:
     return found
 
 
-def rename_headers(document: dict[str, Any], headers: Headers) -> None:
-    """Give every ``headers.*`` parameter the name the target profile declares for it."""
-    for parameter in document.get("components", {}).get("parameters", {}).values():
-        key = str(parameter.get("x-profile-key", ""))
-        if parameter.get("in") == "header" and key.startswith("headers."):
-            name = getattr(headers, key.removeprefix("headers."), None)
-            if isinstance(name, str) and name:
-                parameter["name"] = name
-
-
 def add_inferred_links(document: dict[str, Any]) -> int:
     """Add ``INFERRED_LINKS`` whose operations and responses exist; returns how many."""
     operations = _operations(document)
@@ -73,7 +65,10 @@ def add_inferred_links(document: dict[str, Any]) -> int:
         operation = operations.get(source)
         if operation is None or target not in operations:
             continue
-        response = operation.get("responses", {}).get(status)
+        responses = operation.get("responses", {})
+        # A status the profile moved (a create answering 200): the operation's first success.
+        status = status if status in responses else next((s for s in responses if s[0] == "2"), "")
+        response = responses.get(status)
         if not isinstance(response, dict) or "$ref" in response:
             continue
         link: dict[str, Any] = {"operationId": target, "x-spec": "inferred"}
@@ -85,12 +80,10 @@ def add_inferred_links(document: dict[str, Any]) -> int:
 
 
 def contract_document(
-    headers: Headers | None = None, *, inferred_links: bool = True
+    profile: Profile | None = None, *, inferred_links: bool = True
 ) -> dict[str, Any]:
-    """A private copy of the contract, adapted to a target's header names."""
-    document = copy.deepcopy(load_contract())
-    if headers is not None:
-        rename_headers(document, headers)
+    """A private copy of the contract in the terms ``profile`` declares (None: the defaults)."""
+    document = specialise(load_contract(), profile or default_profile())
     if inferred_links:
         add_inferred_links(document)
     return document
@@ -100,7 +93,7 @@ def build_schema(
     tier: Tier,
     seed: int,
     *,
-    headers: Headers | None = None,
+    profile: Profile | None = None,
     max_examples: int | None = None,
     positive_only: bool = False,
 ) -> BaseSchema:
@@ -111,7 +104,7 @@ def build_schema(
 
     # A slow or filtering-heavy generator is a property of the contract, not a target failure.
     config = schemathesis.Config(seed=seed, suppress_health_check=[HealthCheck.all])
-    schema = schemathesis.openapi.from_dict(contract_document(headers), config=config)
+    schema = schemathesis.openapi.from_dict(contract_document(profile), config=config)
     project = schema.config
     project.generation.update(
         max_examples=tier.max_examples if max_examples is None else max_examples,

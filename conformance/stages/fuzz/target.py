@@ -23,6 +23,12 @@ if TYPE_CHECKING:
 
     from conformance.client import Client
 
+# The provisioned experiment's variant group, in each changeset format a profile may declare
+# (experiment_payload.changeset_format).
+VARIANT_CHANGESET: dict[str, list[dict[str, Any]]] = {
+    "segments": [{"op": "set", "path": ["fuzz", "level"], "value": 2}],
+    "json-patch": [{"op": "replace", "path": "/fuzz/level", "value": 2}],
+}
 # One generated id in ``KEEP_GENERATED_ONE_IN`` is kept as generated (it tests "not found").
 KEEP_GENERATED_ONE_IN = 5
 MAX_NAME = 200
@@ -113,7 +119,7 @@ class FuzzTarget:
                         "label": "variant",
                         "weight": self.profile.experiments.weight_total
                         - self.profile.experiments.weight_total // 2,
-                        payload.changeset: [{"op": "set", "path": ["fuzz", "level"], "value": 2}],
+                        payload.changeset: VARIANT_CHANGESET[payload.changeset_format],
                     },
                 ],
             },
@@ -136,15 +142,21 @@ class FuzzTarget:
         cursor: str | None = None
         ids: list[int] = []
         payload = self.profile.experiment_payload
-        for _ in range(EXPERIMENT_PAGES):
-            params = {payload.limit_param: str(self.profile.experiments.page_size_max)}
-            if cursor:
+        size = self.profile.experiments.page_size_max
+        for number in range(EXPERIMENT_PAGES):
+            params = {payload.limit_param: str(size)}
+            if payload.pagination == "offset":
+                params[payload.offset_param] = str(number * size)
+            elif payload.pagination == "page":
+                params[payload.page_param] = str(number + 1)  # the first page is 1
+            elif cursor:
                 params[payload.cursor_param] = cursor
             reply = client.management("GET", "/experiments", params=params)
             page = _json(reply.content)
             if reply.status != 200 or not isinstance(page, dict):
                 break
-            for item in page.get(payload.items) or ():
+            items = page.get(payload.items) or ()
+            for item in items:
                 if (
                     isinstance(item, dict)
                     and str(item.get("name", "")).startswith(self.name_prefix)
@@ -152,6 +164,10 @@ class FuzzTarget:
                     and isinstance(item.get("id"), int)
                 ):
                     ids.append(item["id"])
+            if payload.pagination != "cursor":
+                if len(items) < size:
+                    break
+                continue
             cursor = page.get(payload.next_cursor)
             if not cursor:
                 break
@@ -232,8 +248,9 @@ class FuzzTarget:
         base = changed.get("baseConfigurationId")
         if base is not None and objects.configuration_id is not None and not _keep_generated(base):
             changed["baseConfigurationId"] = objects.configuration_id
-        if "groupId" in changed and objects.group_ids and not _keep_generated(changed["groupId"]):
-            changed["groupId"] = objects.group_ids[0]
+        group = self.profile.experiment_payload.group_id  # the target's name of the field
+        if group in changed and objects.group_ids and not _keep_generated(changed[group]):
+            changed[group] = objects.group_ids[0]
         return changed if changed != body else body
 
 

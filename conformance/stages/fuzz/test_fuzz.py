@@ -29,9 +29,14 @@ from conformance.stages.fuzz.schema import build_schema
 SETTINGS = active_settings()
 TIER = SETTINGS.tier
 
-schema = build_schema(TIER, SETTINGS.seed)
+# The contract in the target's terms: its declared names, statuses, enums and bounds.
+schema = build_schema(TIER, SETTINGS.seed, profile=SETTINGS.profile)
 credentials_schema = build_schema(
-    TIER, SETTINGS.seed, max_examples=TIER.auth_examples, positive_only=True
+    TIER,
+    SETTINGS.seed,
+    profile=SETTINGS.profile,
+    max_examples=TIER.auth_examples,
+    positive_only=True,
 )
 
 

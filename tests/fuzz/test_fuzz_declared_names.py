@@ -1,0 +1,100 @@
+"""End to end: a correct server that declares other names passes the fuzz stage.
+
+The reference server behind the renaming translator of ``renaming_target`` (other header names,
+body and payload fields, query parameters, error fields, 200 for a create, 422 for invalid
+input), certified by ``conformance run --stage fuzz --tier smoke`` in a child process with a
+profile declaring those names. The stage must fuzz the declared interface: no requirement
+failed, none left unmeasured, and no spec doubt that a declared name caused.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from renaming_target import DECLARED, write_profile
+from renaming_target import wrap as renaming
+
+from refserver.runner import start_server
+
+pytestmark = [pytest.mark.slow, pytest.mark.long]
+RUN_TIMEOUT_SECONDS = 600
+# The rate limit out of reach: the smoke tier's own pace is not what this test is about.
+HIGH_RATE: dict[str, Any] = {"rate_burst": 100000, "rate_refill": 100000.0}
+
+
+def _default_names() -> set[str]:
+    """Every name the contract uses where the profile renames it here (the reference's)."""
+    from conformance.profile import DEFAULTS
+
+    names: set[str] = set()
+
+    def walk(declared: dict[str, Any], defaults: dict[str, Any]) -> None:
+        for key, value in declared.items():
+            if isinstance(value, dict):
+                walk(value, defaults[key])
+            elif isinstance(value, str):
+                names.add(str(defaults[key]))
+
+    walk(DECLARED, DEFAULTS)
+    return names
+
+
+def certify(base_url: str, profile: Path, report_dir: Path, seed: int) -> dict[str, Any]:
+    done = subprocess.run(
+        [
+            sys.executable, "-m", "conformance.cli", "run",
+            "--stage", "fuzz", "--tier", "smoke", "--seed", str(seed),
+            "--base-url", base_url,
+            "--profile", str(profile),
+            "--report-dir", str(report_dir),
+            "--quiet",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=RUN_TIMEOUT_SECONDS,
+        env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"},
+        check=False,
+    )  # fmt: skip
+    output = done.stdout + done.stderr
+    path = report_dir / "conformance.json"
+    assert path.exists(), output[-3000:]
+    report: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    report["_output"] = output
+    return report
+
+
+@pytest.mark.parametrize("seed", [20261122, 7])
+def test_a_server_declaring_other_names_passes_the_fuzz_stage(seed: int, tmp_path: Path) -> None:
+    server = start_server(tmp_path / "refserver.db", wrap=renaming, **HIGH_RATE)
+    try:
+        profile = write_profile(Path(server.profile_path), tmp_path / "renamed.yaml")
+        report = certify(str(server.base_url), profile, tmp_path / "report", seed)
+    finally:
+        server.stop()
+    output = report["_output"][-4000:]
+    outcomes = {r["id"]: r["outcome"] for r in report["requirements"]}
+    counts = {o: list(outcomes.values()).count(o) for o in set(outcomes.values())}
+    print(f"seed {seed}: {counts}")
+    failed = {r["id"]: r["evidence"] for r in report["requirements"] if r["outcome"] == "fail"}
+    assert failed == {}, output
+    unmeasured = [i for i, o in outcomes.items() if o == "not-measurable"]
+    assert unmeasured == [], output
+    assert len(outcomes) == 35
+    # A doubt may only be about a gap the profile cannot declare, never about a declared name.
+    names = _default_names()
+    doubts = [r for r in report["requirements"] if r["outcome"] == "spec-doubt"]
+    by_name = [
+        (r["id"], e.get("title"), e.get("expected"))
+        for r in doubts
+        for e in r["evidence"]
+        if any(name in json.dumps(e) for name in names)
+    ]
+    assert by_name == [], output
+    assert doubts == [], [(r["id"], r["evidence"][:1]) for r in doubts]
+    assert report["verdict"] == "conformant", output
