@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from conformance import profile_reads
 from conformance.errors import UsageError
 from conformance.run_deadline import RunDeadline
 from conformance.run_state import (
@@ -71,6 +72,8 @@ def target(pytestconfig: pytest.Config) -> Iterator[Any]:
         pytest.exit(f"conformance usage error: {error}", returncode=pytest.ExitCode.USAGE_ERROR)
     add_secrets(pytestconfig, resolved.profile.secret_names())
     pytestconfig.stash[TARGET_INFO] = target_info(resolved)
+    if profile_reads.active_log() is not None:  # RCES_RECORD_PROFILE_KEYS: note each key read
+        resolved.profile = profile_reads.recording_view(resolved.profile)
     try:
         yield resolved
     finally:

@@ -18,6 +18,7 @@ from typing import Any
 
 import pytest
 
+from conformance import profile_reads
 from conformance.errors import (
     ConformanceError,
     NotConfigured,
@@ -239,6 +240,18 @@ def _stage_of(item: pytest.Item) -> str:
     from conformance.stages import of_module
 
     return of_module(getattr(getattr(item, "module", None), "__name__", ""))
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> Any:
+    """With ``RCES_RECORD_PROFILE_KEYS``: the profile keys a conformance test reads, from its
+    setup to its teardown, go to that file (``profile_reads``)."""
+    log = profile_reads.active_log()
+    ids = requirement_ids(item) if log is not None else ()
+    if log is None or not ids:
+        return (yield)
+    with log.recording(test_id(item), ids):
+        return (yield)
 
 
 @pytest.hookimpl(wrapper=True)
