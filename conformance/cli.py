@@ -37,6 +37,7 @@ COMMANDS: dict[str, str] = {
     "report": "conformance.report.rerender",
     "diff": "conformance.report.diff",
     "fuzz": "conformance.stages.fuzz.command",
+    "contract": "conformance.contract_command",
     "client": "conformance.stages.client.command",
     "load-worker": "conformance.stages.load.worker_cli",
 }

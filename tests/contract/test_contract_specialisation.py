@@ -5,6 +5,9 @@ stays valid OpenAPI 3.1 with true examples."""
 from __future__ import annotations
 
 import copy
+import subprocess
+import sys
+from pathlib import Path
 from typing import Any
 
 import jsonschema
@@ -231,3 +234,57 @@ def test_property_nodes_see_through_references_and_all_of() -> None:
 
 def test_a_yaml_round_trip_keeps_the_document(renamed: dict[str, Any]) -> None:
     assert yaml.safe_load(yaml.safe_dump(renamed, sort_keys=False)) == renamed
+
+
+# --- conformance contract ---------------------------------------------------------------------
+
+
+def _contract_command(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "conformance.cli", "contract", *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+
+def test_the_contract_command_writes_the_specialised_document(tmp_path: Path) -> None:
+    profile = tmp_path / "target.yaml"
+    profile.write_text(RENAMED, "utf-8")
+    output = tmp_path / "target.openapi.yaml"
+    done = _contract_command("--profile", str(profile), "--output", str(output))
+    assert done.returncode == 0, done.stderr
+    written = yaml.safe_load(output.read_text("utf-8"))
+    assert written == specialise(contract.load_contract(), parse(RENAMED))
+    assert [e.message for e in OpenAPIV31SpecValidator(written).iter_errors()] == []
+    # Without --profile: the contract with every default, on standard output.
+    done = _contract_command()
+    assert done.returncode == 0, done.stderr
+    assert _without_values(yaml.safe_load(done.stdout)) == contract.load_contract()
+
+
+def test_the_contract_command_needs_no_credentials(tmp_path: Path) -> None:
+    profile = tmp_path / "names.yaml"
+    profile.write_text("profile_version: 1\nheaders: {instance_id: x-instance}\n", "utf-8")
+    done = _contract_command("--profile", str(profile))
+    assert done.returncode == 0, done.stderr
+    parameter = yaml.safe_load(done.stdout)["components"]["parameters"]["ServerId"]
+    assert (parameter["name"], parameter["x-spec"]) == ("x-instance", DECLARED)
+
+
+def test_a_bad_profile_is_a_usage_error_naming_the_key_and_line(tmp_path: Path) -> None:
+    profile = tmp_path / "bad.yaml"
+    profile.write_text("profile_version: 1\nheaders:\n  instance_id: 5\n", "utf-8")
+    done = _contract_command("--profile", str(profile))
+    assert done.returncode == 2 and done.stdout == ""
+    assert "line 3: key headers.instance_id" in done.stderr
+    assert "usage error" in done.stderr
+    done = _contract_command("--profile", str(tmp_path / "absent.yaml"))
+    assert done.returncode == 2 and "target profile not found" in done.stderr
+
+
+def test_the_contract_command_explains_itself() -> None:
+    done = _contract_command("--help")
+    assert done.returncode == 0
+    assert "--profile FILE" in done.stdout and "x-profile-value" in done.stdout
