@@ -189,13 +189,25 @@ def test_not_configured_names_the_profile_key_that_would_enable_it() -> None:
     assert results["B"].note == "t: not configured: set credentials.legacy_sdk_key in the profile"
 
 
-def test_a_not_configured_note_keeps_a_reason_that_says_more() -> None:
+def test_a_not_configured_note_gives_the_tests_own_cause_and_its_key() -> None:
+    """A key that is set but cannot serve (a foreign project with no configuration) is named
+    with the cause, never as a key to set."""
     error = NotConfigured("credentials.sdk_keys", "no SDK key scoped to 'production'")
     record = classify("t", "s", ["A"], error, failed=False)
     assert record.note == {
-        "A": "not configured: set credentials.sdk_keys in the profile "
-        "(no SDK key scoped to 'production')"
+        "A": "not configured: no SDK key scoped to 'production' (credentials.sdk_keys)"
     }
+    assert "set credentials.sdk_keys" not in record.note["A"]
+
+
+def test_an_unsupported_note_names_the_capability_key() -> None:
+    record = classify("t", "s", ["A", "B"], Unsupported("bootstrap", ["A"]), failed=False)
+    assert record.note == {
+        "A": "unsupported: the profile declares capabilities.bootstrap: false",
+        "B": "not run: its test needs an absent capability",
+    }
+    (first, _) = fold([record], info("A", "B"))
+    assert first.note == "t: unsupported: the profile declares capabilities.bootstrap: false"
 
 
 def test_not_configured_is_not_taken_for_not_measurable() -> None:
