@@ -16,6 +16,8 @@ corpus keeps cases in the contract's names and replays them in the run's).
 from __future__ import annotations
 
 import copy
+import hashlib
+import json
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
@@ -407,6 +409,27 @@ def _body_schema(document: dict[str, Any], operation: dict[str, Any]) -> Any:
 def specialise(document: dict[str, Any], profile: Profile) -> dict[str, Any]:
     """A new OpenAPI document: ``document`` (the contract) in the terms ``profile`` declares."""
     return _Specialiser(document, Values.of(profile)).run()
+
+
+def declared_keys(document: dict[str, Any], profile: Profile) -> dict[str, Any]:
+    """Each profile key marked in ``document`` whose value in ``profile`` is not the default:
+    what makes the specialised document differ from the contract."""
+    values = Values.of(profile)
+    keys = sorted({key for node in _nodes_of(document) for key in marks(node)})
+    return {key: values.value(key) for key in keys if values.changed(key)}
+
+
+def document_sha256(document: dict[str, Any]) -> str:
+    """A digest of a document's content (canonical JSON), whatever its formatting."""
+    canonical = json.dumps(document, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+    return hashlib.sha256(canonical.encode()).hexdigest()
+
+
+def _nodes_of(node: Any) -> Iterator[Any]:
+    yield node
+    children = node.values() if isinstance(node, dict) else node if isinstance(node, list) else ()
+    for child in children:
+        yield from _nodes_of(child)
 
 
 def default_profile() -> Profile:

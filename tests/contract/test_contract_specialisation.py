@@ -288,3 +288,17 @@ def test_the_contract_command_explains_itself() -> None:
     done = _contract_command("--help")
     assert done.returncode == 0
     assert "--profile FILE" in done.stdout and "x-profile-value" in done.stdout
+
+
+def test_the_declared_keys_say_what_made_the_document_differ(
+    renamed: dict[str, Any], renamed_profile: Profile
+) -> None:
+    from conformance.contract_specialisation import declared_keys, document_sha256
+
+    declared = declared_keys(contract.load_contract(), renamed_profile)
+    assert declared["headers.instance_id"] == "x-instance"
+    assert declared["errors.validation_status"] == 422
+    assert "errors.malformed_body_status" not in declared  # not marked in the contract
+    assert declared_keys(contract.load_contract(), default_profile()) == {}
+    assert document_sha256(renamed) != document_sha256(contract.load_contract())
+    assert document_sha256(copy.deepcopy(renamed)) == document_sha256(renamed)

@@ -287,3 +287,88 @@ def test_a_corpus_that_cannot_be_written_is_reported_not_fatal(tmp_path: Path) -
     assert kept.keep(mixed_cases(1)) == []
     assert kept.problems and corpus.file_name(mixed_cases(1)[0]) in kept.problems[0]
     assert any("not kept:" in line for line in summary_lines({"corpus": kept.details()}))
+
+
+def test_a_case_is_kept_in_the_contracts_names_and_replayed_in_the_runs() -> None:
+    from types import SimpleNamespace
+
+    from conformance.profile import parse
+    from conformance.stages.fuzz.budget import tier
+    from conformance.stages.fuzz.capture import Sent, encode_steps
+    from conformance.stages.fuzz.stage import FuzzRun
+    from conformance.stages.fuzz.target import FuzzTarget
+
+    def profile(names: str) -> Any:
+        return parse(
+            f"credentials:\n  pat: {PAT}\n  sdk_keys:\n    - {{key: {SDK_KEY}, "
+            "environments: [development]}\nproject:\n  application_id: 1\n"
+            f"  environments: {{development: 1}}\n{names}"
+        )
+
+    found_on = FuzzTarget(
+        "http://127.0.0.1:9",
+        profile(
+            "headers: {instance_id: x-instance}\nbodies: {patch: {operations: ops}}\n"
+            "experiment_payload: {cursor_param: after, unit_id: unit}\n"
+        ),
+        "cf-abc123-gw0",
+    )
+    app = "/application/{applicationId}/v2"
+
+    def sent(operation_id: str, method: str, path: str, **parts: Any) -> Sent:
+        return Sent(
+            operation_id=operation_id,
+            method=method,
+            path=path,
+            headers=parts.get("headers", {}),
+            path_parameters=parts.get("path_parameters", {}),
+            query=parts.get("query", {}),
+            body=parts.get("body"),
+            has_body="body" in parts,
+            media_type="application/json" if "body" in parts else None,
+            meta=None,
+            response=SimpleNamespace(headers={}, content=b""),  # type: ignore[arg-type]
+        )
+
+    steps = encode_steps(
+        found_on,
+        [
+            sent("getSdkStatus", "GET", "/sdk/v2/status",
+                 headers={"authorization": SDK_KEY, "x-instance": "eu-1"}),
+            sent("patchConfiguration", "PATCH", f"{app}/configuration/{{configurationId}}",
+                 path_parameters={"applicationId": 1, "configurationId": 3},
+                 body={"ops": [{"op": "remove", "path": "/a"}], "extra": 1}),
+            sent("listMembers", "GET", f"{app}/experiments/{{experimentId}}/members",
+                 path_parameters={"applicationId": 1, "experimentId": 4},
+                 query={"after": "c1", "limit": 5}),
+            sent("unenrollMember", "POST",
+                 f"{app}/experiments/{{experimentId}}/assignments/unenroll",
+                 path_parameters={"applicationId": 1, "experimentId": 4}, body={"unit": "u-1"}),
+        ],
+    )  # fmt: skip
+    # Kept in the contract's own names, whatever the target it was found on called them.
+    assert steps[0]["headers"] == {"authorization": "$RCES_SDK_KEY_1", "server-id": "eu-1"}
+    assert steps[1]["body"] == {"operations": [{"op": "remove", "path": "/a"}], "extra": 1}
+    assert steps[2]["query"] == {"cursor": "c1", "limit": 5}
+    assert steps[3]["body"] == {"unitId": "u-1"}
+
+    # Replayed in the names of the run's profile (another target's).
+    replaying = FuzzTarget(
+        "http://127.0.0.1:9",
+        profile(
+            "headers: {instance_id: instance}\nbodies: {patch: {operations: patch}}\n"
+            "experiment_payload: {cursor_param: from, unit_id: member}\n"
+        ),
+        "cf-def456-gw0",
+    )
+    run = FuzzRun(tier("smoke"), 1, replaying)
+    try:
+        schema = replay.replay_schema(run)
+        bound = {"application_id": 1, "step1.id": 9}
+        cases = [replay._case(schema, step, bound, run) for step in steps]
+    finally:
+        run.session.close()
+    assert cases[0].headers["instance"] == "eu-1" and "server-id" not in cases[0].headers
+    assert cases[1].body == {"patch": [{"op": "remove", "path": "/a"}], "extra": 1}
+    assert cases[2].query == {"from": "c1", "limit": 5}
+    assert cases[3].body == {"member": "u-1"}

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 import requests
 from schemathesis.core.failures import Failure, FailureGroup
 
+from conformance.contract_specialisation import declared_keys, document_sha256
 from conformance.outcomes import TestRecord
 from conformance.own_traffic import Ledger, Limit, Replay
 from conformance.redaction import Redactor
@@ -40,6 +41,7 @@ from conformance.stages.fuzz.target import FuzzTarget
 if TYPE_CHECKING:
     from schemathesis import Case, Response
 
+    from conformance.profile import Profile
     from conformance.stages.fuzz.corpus_run import CorpusRun
 
 REQUEST_TIMEOUT_S = 10.0
@@ -105,6 +107,7 @@ class FuzzRun:
         self.ledger = Ledger()
         self.scenario: list[Sent] = []  # the stateful scenario in progress, step by step
         self.corpus: CorpusRun | None = None  # the failure corpus (set by the plugin)
+        self.contract = contract_details(self.target.profile)
 
     # ------------------------------------------------------------------ one example
 
@@ -414,6 +417,7 @@ class FuzzRun:
                 f"{op} ({kind})": {str(k): v for k, v in sorted(t.statuses.items())}
                 for (op, kind), t in sorted(self.tallies.items())
             },
+            "contract": self.contract,
             "corpus": None if self.corpus is None else self.corpus.details(),
             "real_objects": {
                 "configuration_id": self.target.objects.configuration_id,
@@ -421,6 +425,21 @@ class FuzzRun:
                 "problems": list(self.target.objects.problems),
             },
         }
+
+
+def contract_details(profile: Profile) -> dict[str, Any]:
+    """Which document was fuzzed: the contract file's digest (the report's contract_sha256),
+    the digest of the contract as ``profile`` specialised it, and the keys that made them
+    differ (none: the contract as it is, in the reference server's terms)."""
+    from conformance.contract import contract_sha256
+    from conformance.stages.fuzz.schema import contract_document
+
+    document = contract_document(profile, inferred_links=False)
+    return {
+        "sha256": contract_sha256(),
+        "specialised_sha256": document_sha256(document),
+        "declared": declared_keys(document, profile),
+    }
 
 
 def curl_line(request: requests.PreparedRequest, redactor: Redactor) -> str:

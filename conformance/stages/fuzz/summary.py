@@ -9,7 +9,7 @@ from typing import Any
 # Keys summed across workers; the others are taken from the first worker (same for all).
 SUMMED = ("cases", "rate_limited", "unsent")
 COUNTED = ("failures_by_check", "spec_doubts_by_check")
-SHARED = ("tier", "seed", "budget")
+SHARED = ("tier", "seed", "budget", "contract")
 
 
 def merge_details(per_worker: Sequence[dict[str, Any]]) -> dict[str, Any]:
@@ -54,7 +54,23 @@ def summary_lines(details: Mapping[str, Any]) -> list[str]:
     ]
     for title, table in (("failing", failures), ("spec-doubt", doubts)):
         lines += [f"  {title}: {check} on {count} operation(s)" for check, count in table.items()]
-    return lines + corpus_lines(details.get("corpus") or {})
+    return (
+        lines
+        + contract_lines(details.get("contract") or {})
+        + corpus_lines(details.get("corpus") or {})
+    )
+
+
+def contract_lines(contract: Mapping[str, Any]) -> list[str]:
+    """Which document was fuzzed, when the profile made it differ from the contract."""
+    declared = dict(contract.get("declared") or {})
+    if not declared:
+        return []
+    return [
+        f"  contract in the target's terms ({len(declared)} declared key(s), sha256 "
+        f"{str(contract.get('specialised_sha256'))[:12]}): conformance contract --profile "
+        "writes it"
+    ]
 
 
 def corpus_lines(corpus: Mapping[str, Any]) -> list[str]:
