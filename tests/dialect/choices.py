@@ -75,6 +75,8 @@ EXPERIMENT_KEYS: dict[str, tuple[str, str]] = {
     "property_name": ("name", "property"),
 }
 PAGINATION = "offset"
+PAGE_SIZE_MAX = 20  # experiments.page_size_max (refserver: 100)
+PAGE_SIZE_DEFAULT = 10
 CHANGESET_FORMAT = "json-patch"
 
 

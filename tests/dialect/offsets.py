@@ -1,4 +1,4 @@
-"""Offset pagination over the reference server's cursor pages: read the whole list, then slice.
+"""Offset pagination (pages of up to 20) over refserver's cursor pages: read all, then slice.
 
 A dialect page is ``{results: [...]}``: at most ``take`` items after skipping ``skip``; a page
 with fewer items than asked is the last. The reference pages are followed through their cursors.
@@ -11,8 +11,10 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
-DEFAULT_TAKE = 50
-MAX_TAKE = 100
+from dialect.choices import PAGE_SIZE_DEFAULT, PAGE_SIZE_MAX
+
+DEFAULT_TAKE = PAGE_SIZE_DEFAULT
+MAX_TAKE = PAGE_SIZE_MAX
 MAX_SKIP = 10**9
 _DIGITS = re.compile(r"0|[1-9][0-9]{0,9}")
 

@@ -54,6 +54,7 @@ def declared() -> dict[str, Any]:
             "settle_seconds": choices.SHED_WINDOW_SECONDS + 1.0,
         },
         "load": {"shedding_threshold": choices.SHED_THRESHOLD_PER_SECOND},
+        "experiments": {"page_size_max": choices.PAGE_SIZE_MAX},
         "bootstrap_payload": {key: dialect for key, (_, dialect) in BOOTSTRAP_KEYS.items()},
         "experiment_payload": {
             **{key: dialect for key, (_, dialect) in EXPERIMENT_KEYS.items()},

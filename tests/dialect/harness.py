@@ -1,0 +1,86 @@
+"""Certify the dialect (or one of its variants) as a user would: serve it, write its profile, run
+``conformance run`` in a child process for one stage, and read ``conformance.json``."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from faulty.asgi import Handler
+from faulty.harness import family
+
+from dialect.profile import write
+from dialect.server import serve
+
+RUN_TIMEOUT_SECONDS = 600
+
+
+@dataclass(frozen=True)
+class Certified:
+    report: dict[str, Any]
+    output: str
+    seconds: float
+
+    @property
+    def outcomes(self) -> dict[str, str]:
+        return {r["id"]: r["outcome"] for r in self.report.get("requirements", [])}
+
+    def having(self, *outcomes: str) -> dict[str, str]:
+        return {i: o for i, o in self.outcomes.items() if o in outcomes}
+
+    def explain(self) -> str:
+        shown = {i: o for i, o in self.outcomes.items() if o != "pass"}
+        return f"verdict {self.report.get('verdict')}; not passed: {shown}\n{self.output[-3000:]}"
+
+
+def watch_set(breaks: frozenset[str], checkable: frozenset[str]) -> frozenset[str]:
+    """The broken ids and every checkable id of their families (as tests/faulty does)."""
+    families = {family(i) for i in breaks}
+    return frozenset(breaks | {i for i in checkable if family(i) in families})
+
+
+def certify(
+    workdir: Path,
+    stage: tuple[str, ...] = (),
+    handler: Handler | None = None,
+    requirements: frozenset[str] | None = None,
+    overrides: dict[str, Any] | None = None,
+) -> Certified:
+    """Serve the dialect (``handler``: a variant) and run one stage of the kit against it;
+    ``overrides``: profile keys over the dialect's own."""
+    workdir.mkdir(parents=True, exist_ok=True)
+    profile = workdir / "profile.yaml"
+    report_dir = workdir / "report"
+    started = time.monotonic()
+    server = serve(workdir / "refserver.db", profile, handler)
+    try:
+        write(profile, overrides)
+        command = [
+            sys.executable, "-m", "conformance.cli", "run",
+            "--base-url", server.base_url,
+            "--profile", str(profile),
+            "--report-dir", str(report_dir),
+            *(["--requirements", ",".join(sorted(requirements))] if requirements else []),
+            *stage,
+            "--quiet",
+        ]  # fmt: skip
+        done = subprocess.run(
+            command,
+            capture_output=True,
+            text=True,
+            timeout=RUN_TIMEOUT_SECONDS,
+            env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"},
+            cwd=workdir,
+            check=False,
+        )
+    finally:
+        server.stop()
+    path = report_dir / "conformance.json"
+    report = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+    return Certified(report, done.stdout + done.stderr, time.monotonic() - started)

@@ -1,0 +1,298 @@
+"""One-defect dialects: each breaks exactly one declared choice of the dialect (the profile still
+declares it) and names the requirements the kit must fail for it.
+
+A variant wraps the correct ``Dialect``: it rewrites the dialect's request before it, or the
+reference server's answer under it, or the dialect's answer after it.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from faulty.asgi import Forward, Handler, Request, Response
+
+from dialect import paths
+from dialect.bodies import parsed, with_body
+from dialect.changesets import ORIGINAL, ChangesetError, to_json_patch, to_segments
+from dialect.choices import CREATE_FIELDS, MEMBER_STATUS_VALUES, PATCH_FIELDS, dialect_name
+from dialect.refusals import NOT_A_MEMBER
+from dialect.server import Dialect
+
+PRIVATE = CREATE_FIELDS["privateKeys"]
+ORDER = PATCH_FIELDS["keyOrder"]
+Rewrite = Callable[[Request], Request]
+Answer = Callable[[Request, Response], Response]
+
+
+@dataclass(frozen=True)
+class Variant:
+    """A dialect with one declared choice broken."""
+
+    name: str
+    doc: str
+    breaks: frozenset[str]  # requirement ids the kit must fail
+    before: Rewrite = field(default=lambda r: r)  # the client's request, before the dialect
+    under: Answer = field(default=lambda q, r: r)  # refserver's answer, under the dialect
+    after: Answer = field(default=lambda q, r: r)  # the dialect's answer
+    kit_gap: str | None = None  # why the kit cannot catch it yet (a strict xfail)
+    profile: dict[str, Any] = field(default_factory=dict)  # keys over the dialect's profile
+
+    def make(self) -> Handler:
+        dialect = Dialect()
+
+        async def handler(request: Request, forward: Forward) -> Response:
+            async def beneath(inner: Request) -> Response:
+                return self.under(inner, await forward(inner))
+
+            changed = self.before(request)
+            return self.after(changed, await dialect(changed, beneath))
+
+        return handler
+
+
+def _is_create_configuration(request: Request) -> bool:
+    return request.method == "POST" and request.path.endswith("/v2/configuration")
+
+
+def _is_create_experiment(request: Request) -> bool:
+    return request.method == "POST" and request.path.endswith("/v2/experiments")
+
+
+def _json_of(response: Response) -> Any:
+    try:
+        return json.loads(response.body) if response.body else None
+    except ValueError:
+        return None
+
+
+# ---------------------------------------------------------------- errors.foreign_project_status
+
+
+def _foreign_stays_403(request: Request, response: Response) -> Response:
+    """refserver's 403 for a non-member, made unrecognisable so the dialect passes it on."""
+    data = _json_of(response)
+    if (response.status, *(data or {}).values()) == NOT_A_MEMBER:
+        return response.with_json({"errorCode": "PERMISSION_DENIED", "message": "not yours"})
+    return response
+
+
+# ---------------------------------------------------------------- bodies.patch.base_hash_transport
+
+
+def _if_match_dropped(request: Request) -> Request:
+    return request.with_header("if-match", None) if request.method == "PATCH" else request
+
+
+# ---------------------------------------------------------------- bodies.path_syntax
+
+
+def _pointer(text: Any) -> Any:
+    """A path the variant reads as a JSON Pointer, handed to the dialect as dotted (so the
+    dialect passes on the same pointer); a dotted path is no pointer: a malformed one."""
+    if not isinstance(text, str):
+        return text
+    try:
+        return paths.to_dotted(text)
+    except paths.PathError:
+        return "\\"  # not a dotted path either: refused as malformed
+
+
+def _paths_read_as_pointers(request: Request) -> Request:
+    body = parsed(request)
+    if not isinstance(body, dict):
+        return request
+    if _is_create_configuration(request) and isinstance(body.get(PRIVATE), list):
+        return with_body(request, {**body, PRIVATE: [_pointer(p) for p in body[PRIVATE]]})
+    if request.method == "PATCH" and isinstance(body.get(ORDER), list):
+        entries = [
+            {**e, "path": _pointer(e.get("path"))} if isinstance(e, dict) else e
+            for e in body[ORDER]
+        ]
+        return with_body(request, {**body, ORDER: entries})
+    return request
+
+
+def _paths_shown_as_pointers(request: Request, response: Response) -> Response:
+    data = _json_of(response)
+    if not isinstance(data, dict) or not isinstance(data.get("privateKeys"), list):
+        return response
+    shown = []
+    for path in data["privateKeys"]:
+        try:
+            shown.append(paths.to_pointer(path) if isinstance(path, str) else path)
+        except paths.PathError:
+            shown.append(path)
+    return response.with_json({**data, "privateKeys": shown})
+
+
+# ---------------------------------------------------------------- bodies.patch.key_order_shape
+
+
+def _order_read_as_pointer_map(request: Request) -> Request:
+    body = parsed(request)
+    if request.method != "PATCH" or not isinstance(body, dict) or ORDER not in body:
+        return request
+    order = body[ORDER]
+    if isinstance(order, dict):  # the variant's own shape: turned into the dialect's entries
+        entries: Any = []
+        for pointer, keys in order.items():
+            try:
+                entries.append({"path": paths.to_dotted(pointer), "keys": keys})
+            except paths.PathError:
+                entries = "malformed"
+                break
+        return with_body(request, {**body, ORDER: entries})
+    if order is None:
+        return request
+    return with_body(request, {**body, ORDER: "malformed"})  # entries: not its shape
+
+
+# ---------------------------------------------------- experiment_payload.changeset_format
+
+
+def _segments_in(request: Request) -> Request:
+    """The variant takes the reference's segment changesets: handed on as JSON Patch; JSON Patch
+    (what is declared) is no changeset to it and is handed on malformed."""
+    body = parsed(request)
+    if not _is_create_experiment(request) or not isinstance(body, dict):
+        return request
+    groups = body.get("groups")
+    if not isinstance(groups, list):
+        return request
+    name = dialect_name("changeset")
+    out = []
+    for group in groups:
+        if isinstance(group, dict) and isinstance(group.get(name), list):
+            ops = group[name]
+            segments = all(isinstance(o, dict) and isinstance(o.get("path"), list) for o in ops)
+            group = {**group, name: to_json_patch(ops) if segments else "malformed"}
+        out.append(group)
+    return with_body(request, {**body, "groups": out})
+
+
+def _segments_out(request: Request, response: Response) -> Response:
+    data = _json_of(response)
+    name = dialect_name("changeset")
+    if not isinstance(data, dict):
+        return response
+    records = data.get(dialect_name("items"), [data])
+    if not isinstance(records, list):
+        return response
+    for record in records:
+        for group in record.get("groups", []) if isinstance(record, dict) else []:
+            if isinstance(group, dict) and isinstance(group.get(name), list):
+                try:
+                    ops = to_segments(group[name])
+                except ChangesetError:
+                    continue
+                group[name] = [{k: v for k, v in o.items() if k != ORIGINAL} for o in ops]
+    return response.with_json(data)
+
+
+# ---------------------------------------------------------------- experiment_payload.pagination
+
+
+def _offset_ignored(request: Request) -> Request:
+    skip = dialect_name("offset_param")
+    return request.without_param(skip) if request.method == "GET" else request
+
+
+# ---------------------------------------------------------------- status_param / member values
+
+_REFERENCE_VALUES = {dialect: ref for ref, dialect in MEMBER_STATUS_VALUES.items()}
+
+
+def _reference_values_in(request: Request) -> Request:
+    """The filter takes the reference values: a declared value is unknown to it."""
+    name = dialect_name("status_param")
+    value = request.param(name)
+    if request.method != "GET" or value is None:
+        return request
+    mapped = MEMBER_STATUS_VALUES.get(value, "unknown:" + value)  # active -> enrolled
+    return request.replace(query=(*request.without_param(name).query, (name, mapped)))
+
+
+def _reference_values_out(request: Request, response: Response) -> Response:
+    if "/v2/experiments/" not in request.path or request.method not in ("GET", "POST"):
+        return response
+    data = _json_of(response)
+    status = dialect_name("status")
+
+    def revert(item: Any) -> Any:
+        if isinstance(item, dict) and item.get(status) in _REFERENCE_VALUES:
+            return {**item, status: _REFERENCE_VALUES[item[status]]}
+        return item
+
+    items = dialect_name("items")
+    if isinstance(data, dict) and isinstance(data.get(items), list):
+        return response.with_json({**data, items: [revert(i) for i in data[items]]})
+    if isinstance(data, dict):
+        return response.with_json(revert(data))
+    return response
+
+
+VARIANTS: tuple[Variant, ...] = (
+    Variant(
+        "foreign-project-403",
+        "answers 403 for a project the token's owner cannot reach (404 declared)",
+        frozenset({"AUTH-PAT-FOREIGN-PROJECT", "AUTH-EXP-FOREIGN-PROJECT"}),
+        under=_foreign_stays_403,
+    ),
+    Variant(
+        "if-match-ignored",
+        "ignores If-Match: a patch from a stale base is applied (if-match declared)",
+        frozenset(
+            {
+                "CFG-PATCH-409-STALE-BASE",
+                "CFG-PATCH-409-NOTHING-CHANGES",
+                "CFG-PATCH-CONCURRENT-ONE-WINS",
+            }
+        ),
+        before=_if_match_dropped,
+    ),
+    Variant(
+        "pointer-paths",
+        "reads and writes private and key-order paths as JSON Pointers (dotted declared)",
+        frozenset(
+            {
+                "CFG-CREATE-PRIVACY-AND-COMMENTS",
+                "CFG-PATCH-KEY-ORDER-SIDECAR",
+                "CFG-PATCH-SIDECAR-INAPPLICABLE-409",
+            }
+        ),
+        before=_paths_read_as_pointers,
+        after=_paths_shown_as_pointers,
+    ),
+    Variant(
+        "key-order-pointer-map",
+        "takes the key-order sidecar as {path: keys} (entries declared)",
+        frozenset({"CFG-PATCH-KEY-ORDER-SIDECAR", "CFG-PATCH-SIDECAR-INAPPLICABLE-409"}),
+        before=_order_read_as_pointer_map,
+    ),
+    Variant(
+        "segment-changesets",
+        "takes and shows group changesets as {op, path: [segments]} (json-patch declared)",
+        frozenset({"EXP-CREATE", "EXP-CREATE-ASSIGNMENT-MODES", "EXP-CREATE-UNIT-TYPES"}),
+        before=_segments_in,
+        after=_segments_out,
+    ),
+    Variant(
+        "offset-ignored",
+        "ignores the offset parameter: every page is the first (offset declared)",
+        frozenset({"EXP-LIST"}),
+        before=_offset_ignored,
+        # pages of one item (the dialect serves 1 to 20): a fresh target's short list pages too
+        profile={"experiments": {"page_size_max": 1}},
+    ),
+    Variant(
+        "reference-member-values",
+        "filters and shows members by active/unenrolled (enrolled/dropped declared)",
+        frozenset({"EXP-MEMBERS"}),
+        before=_reference_values_in,
+        after=_reference_values_out,
+    ),
+)
+BY_NAME = {v.name: v for v in VARIANTS}
