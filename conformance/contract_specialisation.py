@@ -37,6 +37,12 @@ ENUM = "enum"
 ENUM_VALUE = "enum value"
 MAXIMUM = "maximum"
 MAX_ITEMS = "maxItems"
+# Structural choices: the element's schema takes another form (``FORMS``).
+PAGINATION = "pagination"
+BASE_HASH_TRANSPORT = "base hash transport"
+PATH_SYNTAX = "path syntax"
+KEY_ORDER_SHAPE = "key order shape"
+CHANGESET_FORMAT = "changeset format"
 
 # (key pattern, what the key fills): the first pattern that matches a key decides.
 RULES: tuple[tuple[str, str], ...] = (
@@ -51,11 +57,21 @@ RULES: tuple[tuple[str, str], ...] = (
     ("experiments.page_size_max", MAXIMUM),
     ("experiment_payload.terminated", ENUM_VALUE),
     ("experiment_payload.member_*", ENUM_VALUE),
+    ("experiment_payload.pagination", PAGINATION),
+    ("bodies.patch.base_hash_transport", BASE_HASH_TRANSPORT),
+    ("bodies.path_syntax", PATH_SYNTAX),
+    ("bodies.patch.key_order_shape", KEY_ORDER_SHAPE),
+    ("experiment_payload.changeset_format", CHANGESET_FORMAT),
     ("bodies.*", PROPERTY),
     ("errors.*_field", PROPERTY),
     ("bootstrap_payload.*", PROPERTY),
     ("experiment_payload.*", PROPERTY),
 )
+# A property marked with the first key is required only while the second key has that value
+# (with offset or page pagination a last page need not say there is no next one).
+REQUIRED_ONLY_WHEN: dict[str, tuple[str, Any]] = {
+    "experiment_payload.next_cursor": ("experiment_payload.pagination", "cursor"),
+}
 # A status key whose value may be null: null means the status of this other key.
 STATUS_FALLBACK: dict[str, str] = {"errors.malformed_body_status": "errors.validation_status"}
 # Only what a profile cannot default: the names and statuses all come from the defaults.
@@ -182,33 +198,52 @@ def _extra_of(document: dict[str, Any], schema: Any) -> Any:
 
 
 NameOf = Callable[[str, Any], str]  # (property name, property node) -> the name to use
-ValueOf = Callable[[Any, Any], Any]  # (schema node, scalar) -> the value to use
+ValueOf = Callable[[Any, Any], Any]  # (schema node, value) -> the value to use
+
+
+def _same(schema: Any, value: Any) -> Any:
+    return value
+
+
+def _same_value(value: Any) -> Any:
+    return value
 
 
 def translate_instance(
-    document: dict[str, Any], schema: Any, instance: Any, name_of: NameOf, value_of: ValueOf
+    document: dict[str, Any],
+    schema: Any,
+    instance: Any,
+    name_of: NameOf,
+    value_of: ValueOf,
+    shape_of: ValueOf = _same,
 ) -> Any:
     """``instance`` walked along ``schema`` of ``document``: each object key renamed by
-    ``name_of`` and each scalar mapped by ``value_of``; what the schema does not describe is
-    kept as it is."""
+    ``name_of`` (or, under ``propertyNames``, mapped by ``value_of``), each scalar mapped by
+    ``value_of``, and each object or array, once walked, given its form by ``shape_of``; what
+    the schema does not describe is kept as it is."""
+
+    def again(node: Any, value: Any) -> Any:
+        return translate_instance(document, node, value, name_of, value_of, shape_of)
+
     if isinstance(instance, dict):
         properties = property_nodes(document, schema)
         extra = _extra_of(document, schema)
+        resolved = _resolve(document, schema)
+        names = resolved.get("propertyNames") if isinstance(resolved, dict) else None
         out: dict[str, Any] = {}
         for key, value in instance.items():
             node = properties.get(key, extra)
-            name = name_of(key, node) if key in properties else key
-            out[name] = (
-                value
-                if node is None
-                else translate_instance(document, node, value, name_of, value_of)
-            )
-        return out
+            if key in properties:
+                name = name_of(key, node)
+            else:
+                name = key if names is None else value_of(names, key)
+            out[name] = value if node is None else again(node, value)
+        return shape_of(schema, out)
     if isinstance(instance, list):
         items = _items_of(document, schema)
         if items is None:
             return instance
-        return [translate_instance(document, items, v, name_of, value_of) for v in instance]
+        return shape_of(schema, [again(items, v) for v in instance])
     return value_of(schema, instance)
 
 
@@ -243,10 +278,25 @@ class _Specialiser:
                     return new[index] if index < len(new) else new[0]
                 if kind == MAXIMUM and _number(value) and _number(new) and value > new:
                     return new
+                if kind == PATH_SYNTAX and isinstance(value, str):
+                    return FORMS[key][new].value(value) if new in FORMS[key] else value
+        return value
+
+    def shape_of(self, schema: Any, value: Any) -> Any:
+        """An object or array of an example, in the form the target's choices give it."""
+        for node in _schema_chain(self.contract, schema):
+            for key in marks(node):
+                if key not in FORMS or rule_of(key) == PATH_SYNTAX:
+                    continue
+                form = FORMS[key].get(self.values.value(key))
+                if form is not None:
+                    return form.value(value)
         return value
 
     def instance(self, schema: Any, value: Any) -> Any:
-        return translate_instance(self.contract, schema, value, self.name_of, self.value_of)
+        return translate_instance(
+            self.contract, schema, value, self.name_of, self.value_of, self.shape_of
+        )
 
     # the walk
     def run(self) -> dict[str, Any]:
@@ -255,6 +305,7 @@ class _Specialiser:
         self._links(document)
         self._nodes(document)
         self._statuses(document)
+        self._headers_for_moved_fields(document)
         return document
 
     def _examples(self, new: Any, old: Any) -> None:
@@ -296,7 +347,10 @@ class _Specialiser:
                     link["requestBody"] = {
                         (self.name_of(k, fields[k]) if k in fields else k): v
                         for k, v in body.items()
+                        if not (k in fields and self._moved_out(fields[k]))
                     }
+                    if not link["requestBody"]:
+                        del link["requestBody"]
 
     def _nodes(self, node: Any) -> None:
         if isinstance(node, list):
@@ -311,6 +365,8 @@ class _Specialiser:
         if isinstance(properties, dict) and _is_schema(node):
             renamed: dict[str, Any] = {}
             for name, child in properties.items():
+                if self._moved_out(child):
+                    continue
                 new = self.name_of(name, child)
                 for key in marks(child):
                     if rule_of(key) == PROPERTY and self.values.value(key) is not _MISSING:
@@ -318,10 +374,42 @@ class _Specialiser:
                 renamed[new] = child
             node["properties"] = renamed
             if isinstance(node.get("required"), list):
-                node["required"] = [self.name_of(n, properties.get(n)) for n in node["required"]]
+                node["required"] = [
+                    self.name_of(n, properties.get(n))
+                    for n in node["required"]
+                    if self._required(properties.get(n))
+                ]
         for key, value in node.items():
             if key not in ("example", "examples", "links"):
                 self._nodes(value)
+
+    def _moved_out(self, node: Any) -> bool:
+        """A body field the target takes elsewhere (the base hash as an If-Match header)."""
+        return any(
+            rule_of(key) == BASE_HASH_TRANSPORT and self.values.value(key) == "if-match"
+            for key in marks(node)
+        )
+
+    def _required(self, node: Any) -> bool:
+        for key in marks(node):
+            if key in REQUIRED_ONLY_WHEN:
+                other, value = REQUIRED_ONLY_WHEN[key]
+                given = self.values.value(other)
+                return given is _MISSING or given == value
+        return True
+
+    def _headers_for_moved_fields(self, document: dict[str, Any]) -> None:
+        """An operation whose body field moved to a header gets that header as a parameter."""
+        originals = {op["operationId"]: op for _p, _m, op in _operations(self.contract)}
+        for _p, _m, operation in _operations(document):
+            original = originals.get(operation["operationId"], {})
+            schema = _body_schema(self.contract, original)
+            for child in property_nodes(self.contract, schema).values() if schema else ():
+                for key in marks(child):
+                    if rule_of(key) == BASE_HASH_TRANSPORT and self._moved_out(child):
+                        parameter = copy.deepcopy(IF_MATCH)
+                        _fill(parameter, key, self.values.value(key), self.values)
+                        operation.setdefault("parameters", []).append(parameter)
 
     def _apply(self, node: dict[str, Any], key: str) -> None:
         kind, value = rule_of(key), self.values.value(key)
@@ -338,7 +426,12 @@ class _Specialiser:
             node["enum"] = [value if item == default else item for item in node["enum"]]
         elif kind in (MAXIMUM, MAX_ITEMS) and kind in node:
             node[kind] = value
-        else:
+        elif key in FORMS and value in FORMS[key]:
+            kept = {k: v for k, v in node.items() if k.startswith("x-")}
+            node.clear()
+            node.update(FORMS[key][value].schema(self.values))
+            node.update(kept)
+        elif key not in FORMS:
             return
         _fill(node, key, value, self.values)
 
@@ -370,6 +463,140 @@ class _Specialiser:
             if found:
                 return found
         return []
+
+
+@dataclass(frozen=True)
+class Form:
+    """One form a structural choice gives an element: its schema, and how a value of the
+    contract's form (an example, a corpus body) reads in it, and back."""
+
+    schema: Callable[[Values], dict[str, Any]]
+    value: Callable[[Any], Any]
+    back: Callable[[Any], Any]
+
+
+def _pointer_to_dotted(value: Any) -> Any:
+    if not isinstance(value, str) or (value and not value.startswith("/")):
+        return value
+    return ".".join(t.replace("~1", "/").replace("~0", "~") for t in value.split("/")[1:])
+
+
+def _dotted_to_pointer(value: Any) -> Any:
+    if not isinstance(value, str) or value.startswith("/"):
+        return value
+    return "".join("/" + t.replace("~", "~0").replace("/", "~1") for t in value.split(".") if t)
+
+
+def _map_to_entries(value: Any) -> Any:
+    if not isinstance(value, dict):
+        return value
+    return [{"path": path, "keys": keys} for path, keys in value.items()]
+
+
+def _entries_to_map(value: Any) -> Any:
+    if not isinstance(value, list) or not all(isinstance(e, dict) and "path" in e for e in value):
+        return value
+    return {entry["path"]: entry.get("keys") for entry in value}
+
+
+SEGMENT_OPS = {"set": "add", "add": "add", "delete": "remove"}
+PATCH_OPS = {"add": "set", "replace": "set", "remove": "delete"}
+
+
+def _segments_to_patch(value: Any) -> Any:
+    if not isinstance(value, dict) or not isinstance(value.get("path"), list):
+        return value
+    path = "".join("/" + str(s).replace("~", "~0").replace("/", "~1") for s in value["path"])
+    op = str(value.get("op"))
+    return {**value, "op": SEGMENT_OPS.get(op, op), "path": path}
+
+
+def _patch_to_segments(value: Any) -> Any:
+    if not isinstance(value, dict) or not isinstance(value.get("path"), str):
+        return value
+    if value.get("op") not in PATCH_OPS:
+        return value
+    segments = [t.replace("~1", "/").replace("~0", "~") for t in value["path"].split("/")[1:]]
+    return {**value, "op": PATCH_OPS[value["op"]], "path": segments}
+
+
+DOTTED_PATH: dict[str, Any] = {
+    "type": "string",
+    "pattern": r"^([^.]+(\.[^.]+)*)?$",
+    "description": "A dotted path (economy.secretSeed); the root is the empty string.",
+}
+
+
+def _key_order_entries(values: Values) -> dict[str, Any]:
+    path: dict[str, Any] = (
+        dict(DOTTED_PATH)
+        if values.value(PATH_KEY) == "dotted"
+        else {"$ref": "#/components/schemas/JsonPointer"}
+    )
+    path[MARK] = PATH_KEY
+    return {
+        "type": ["array", "null"],
+        "description": "The key-order sidecar as entries: the path of an object in the result "
+        "and the keys that move to its front, in that order. `null` counts as absent.",
+        "items": {
+            "type": "object",
+            "required": ["path", "keys"],
+            "properties": {"path": path, "keys": {"type": "array", "items": {"type": "string"}}},
+        },
+    }
+
+
+def _paging_parameter(kind: str, first: int) -> Callable[[Values], dict[str, Any]]:
+    """The query parameter that pages by ``kind`` (offset or page) instead of a cursor."""
+
+    def parameter(values: Values) -> dict[str, Any]:
+        return {
+            "name": values.value(f"experiment_payload.{kind}_param"),
+            "in": "query",
+            "required": False,
+            "description": "The page number; the first page is 1."
+            if kind == "page"
+            else "How many items to skip.",
+            "schema": {"type": "integer", "minimum": first},
+        }
+
+    return parameter
+
+
+PATH_KEY = "bodies.path_syntax"
+# key -> its value -> the form the element takes (a value not listed: the contract's own form).
+FORMS: dict[str, dict[Any, Form]] = {
+    PATH_KEY: {
+        "dotted": Form(lambda values: dict(DOTTED_PATH), _pointer_to_dotted, _dotted_to_pointer),
+    },
+    "bodies.patch.key_order_shape": {
+        "entries": Form(_key_order_entries, _map_to_entries, _entries_to_map),
+    },
+    "experiment_payload.changeset_format": {
+        "json-patch": Form(
+            lambda values: {
+                "$ref": "#/components/schemas/JsonPatchOperation",
+                "description": "One change a group makes to the base configuration, as an RFC "
+                "6902 operation.",
+            },
+            _segments_to_patch,
+            _patch_to_segments,
+        ),
+    },
+    "experiment_payload.pagination": {
+        "offset": Form(_paging_parameter("offset", 0), _same_value, _same_value),
+        "page": Form(_paging_parameter("page", 1), _same_value, _same_value),
+    },
+    "bodies.patch.base_hash_transport": {},  # "if-match": the field moves (_moved_out)
+}
+IF_MATCH: dict[str, Any] = {
+    "name": "If-Match",
+    "in": "header",
+    "required": False,
+    "description": 'The contentHash the patch was made from, as an entity tag: "<hash>".',
+    "schema": {"type": "string", "pattern": '^"[^"]*"$'},
+    MARK: "bodies.patch.base_hash_transport",
+}
 
 
 def _number(value: Any) -> bool:
@@ -488,7 +715,9 @@ class Renamer:
         return self._back(schema, body)
 
     def _back(self, schema: Any, body: Any) -> Any:
-        """The inverse walk: at each level, a target name maps back to the contract's."""
+        """The inverse walk: at each level, a target name maps back to the contract's and a
+        value of the target's form to the contract's form."""
+        body = self._form_back(schema, body)
         if isinstance(body, list):
             items = _items_of(self.contract, schema)
             return body if items is None else [self._back(items, v) for v in body]
@@ -496,10 +725,14 @@ class Renamer:
             return self._value_back(schema, body)
         properties = property_nodes(self.contract, schema)
         extra = _extra_of(self.contract, schema)
+        resolved = _resolve(self.contract, schema)
+        names = resolved.get("propertyNames") if isinstance(resolved, dict) else None
         theirs = {self._target_name(name, node): name for name, node in properties.items()}
         out: dict[str, Any] = {}
         for key, value in body.items():
             ours = str(theirs.get(key, key))
+            if key not in theirs and names is not None:
+                ours = str(self._value_back(names, key))
             node = properties.get(ours, extra) if key in theirs else extra
             out[ours] = value if node is None else self._back(node, value)
         return out
@@ -508,10 +741,20 @@ class Renamer:
         return _Specialiser(self.contract, self.values).name_of(name, node)
 
     def _value_back(self, schema: Any, value: Any) -> Any:
-        for node in (schema, _resolve(self.contract, schema)):
+        for node in _schema_chain(self.contract, schema):
             for key in marks(node):
                 if rule_of(key) == ENUM_VALUE and value == self.values.value(key):
                     return self.values.default(key)
+                if rule_of(key) == PATH_SYNTAX:
+                    return self._form_back(node, value)
+        return value
+
+    def _form_back(self, schema: Any, value: Any) -> Any:
+        for node in _schema_chain(self.contract, schema):
+            for key in marks(node):
+                given = self.values.value(key)
+                if key in FORMS and given in FORMS[key]:
+                    return FORMS[key][given].back(value)
         return value
 
     def headers(

@@ -298,7 +298,81 @@ def test_the_declared_keys_say_what_made_the_document_differ(
     declared = declared_keys(contract.load_contract(), renamed_profile)
     assert declared["headers.instance_id"] == "x-instance"
     assert declared["errors.validation_status"] == 422
-    assert "errors.malformed_body_status" not in declared  # not marked in the contract
+    assert declared["errors.malformed_body_status"] == 422  # null: the validation status
     assert declared_keys(contract.load_contract(), default_profile()) == {}
     assert document_sha256(renamed) != document_sha256(contract.load_contract())
     assert document_sha256(copy.deepcopy(renamed)) == document_sha256(renamed)
+
+
+# Every structural choice other than the reference server's.
+STRUCTURAL = """\
+profile_version: 1
+credentials: {pat: p, sdk_keys: [{key: k, environments: [development]}]}
+project: {application_id: 1, environments: {development: 1}}
+bodies:
+  path_syntax: dotted
+  patch: {base_hash_transport: if-match, key_order_shape: entries, key_order: order}
+errors: {malformed_body_status: 415}
+experiment_payload: {pagination: page, page_param: p, changeset_format: json-patch}
+"""
+
+
+@pytest.fixture(scope="module")
+def structural_profile() -> Profile:
+    return parse(STRUCTURAL)
+
+
+@pytest.fixture(scope="module")
+def structural(structural_profile: Profile) -> dict[str, Any]:
+    return specialise(contract.load_contract(), structural_profile)
+
+
+def test_structural_choices_give_a_valid_document_with_true_examples(
+    structural: dict[str, Any],
+) -> None:
+    test_the_renamed_document_is_valid_openapi_with_true_examples(structural)
+
+
+def test_structural_choices_take_their_declared_form(structural: dict[str, Any]) -> None:
+    schemas = structural["components"]["schemas"]
+    patch = schemas["PatchConfigurationBody"]
+    assert "baseHash" not in patch["properties"]  # sent as If-Match instead
+    order = patch["properties"]["order"]
+    assert order["type"] == ["array", "null"]
+    assert order["items"]["properties"]["path"]["pattern"].startswith("^([^.]+")
+    assert patch["example"]["order"] == [{"path": "economy", "keys": ["startingGold"]}]
+    create = schemas["CreateConfigurationBody"]["properties"]["privateKeys"]["items"]
+    assert "$ref" not in create and create["x-spec"] == DECLARED
+    assert schemas["ChangesetOperation"]["$ref"] == "#/components/schemas/JsonPatchOperation"
+    assert schemas["ExperimentGroup"]["example"]["changeset"] == [
+        {"op": "add", "path": "/economy/startingGold", "value": 200}
+    ]
+    operations = {op["operationId"]: op for _p, _m, op in _operations(structural)}
+    patching = operations["patchConfiguration"]
+    if_match = [p for p in patching["parameters"] if p.get("name") == "If-Match"]
+    assert len(if_match) == 1 and if_match[0]["x-spec"] == DECLARED
+    links = operations["createConfiguration"]["responses"]["201"]["links"]
+    assert "requestBody" not in links["patchCreatedConfiguration"]
+    assert "415" in operations["patchConfiguration"]["responses"]
+    paging = structural["components"]["parameters"]["Cursor"]
+    assert (paging["name"], paging["schema"]) == ("p", {"type": "integer", "minimum": 1})
+    assert "nextCursor" not in schemas["MemberPage"]["required"]
+
+
+def test_a_structured_body_goes_to_the_target_and_back(structural_profile: Profile) -> None:
+    renamer = Renamer(contract.load_contract(), Values.of(structural_profile))
+    body = {"keyOrder": {"/economy": ["gold"], "": ["economy"]}, "operations": []}
+    theirs = renamer.body("patchConfiguration", body, to_target=True)
+    assert theirs == {
+        "order": [{"path": "economy", "keys": ["gold"]}, {"path": "", "keys": ["economy"]}],
+        "operations": [],
+    }
+    assert renamer.body("patchConfiguration", theirs, to_target=False) == body
+    create = {"name": "n", "privateKeys": ["/economy/secretSeed"]}
+    sent = renamer.body("createConfiguration", create, to_target=True)
+    assert sent == {"name": "n", "privateKeys": ["economy.secretSeed"]}
+    assert renamer.body("createConfiguration", sent, to_target=False) == create
+    group = {"label": "g", "changeset": [{"op": "delete", "path": ["a", "b"]}]}
+    patched = renamer.body("createExperiment", {"groups": [group]}, to_target=True)
+    assert patched["groups"][0]["changeset"] == [{"op": "remove", "path": "/a/b"}]
+    assert renamer.body("createExperiment", patched, to_target=False) == {"groups": [group]}
