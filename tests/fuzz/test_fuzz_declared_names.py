@@ -98,3 +98,11 @@ def test_a_server_declaring_other_names_passes_the_fuzz_stage(seed: int, tmp_pat
     assert by_name == [], output
     assert doubts == [], [(r["id"], r["evidence"][:1]) for r in doubts]
     assert report["verdict"] == "conformant", output
+    # The stage says which document it fuzzed: the contract as this profile declares it.
+    fuzz = next(s for s in report["stages"] if s["name"] == "fuzz")["details"]
+    declared = fuzz["contract"]["declared"]
+    assert (
+        declared["headers.instance_id"] == "x-instance"
+        and declared["statuses.create_experiment"] == 200
+    )
+    assert fuzz["cases"] > 100 and fuzz["failures_by_check"] == {}
