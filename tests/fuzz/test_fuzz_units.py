@@ -498,3 +498,32 @@ def test_a_429_the_fuzzer_did_not_cause_fails_and_its_own_excess_is_excused(
     assert run._check(case, limited, AuthMode.VALID, tally, last) == []
     assert tally.rate_limited == 1 and "sent 71 request(s)" in tally.own_pace
     assert run._replay(case, limited, AuthMode.MISSING, sent_at=100.0) is None
+
+
+def test_invalid_input_may_be_refused_with_the_declared_validation_status(profile: Any) -> None:
+    from schemathesis.core.failures import FailureGroup
+    from schemathesis.specs.openapi.checks import negative_data_rejection
+
+    from conformance.stages.fuzz.replay import _meta
+
+    data = json.loads(json.dumps(profile.raw))
+    data["errors"]["validation_status"] = 499
+    declared = build(data)
+    generation = {
+        "mode": "negative",
+        "negative": ["header"],
+        "parameter": "server-id",
+        "parameter_location": "header",
+        "description": "too long",
+    }
+    for built, refused in ((build_schema(tier("smoke"), 1, profile=declared), True), (None, False)):
+        chosen = built if built is not None else build_schema(tier("smoke"), 1, profile=profile)
+        case = operation(chosen, "GET", "/sdk/v2/status").Case(
+            headers={"server-id": "x" * 300}, _meta=_meta(generation)
+        )
+        try:
+            case.validate_response(response(499), checks=[negative_data_rejection])
+            accepted = True
+        except FailureGroup:
+            accepted = False
+        assert accepted is refused

@@ -89,6 +89,28 @@ def contract_document(
     return document
 
 
+# The profile's statuses for refusing a request (credentials, rights, validation, unknown ids).
+REFUSAL_STATUS_KEYS = (
+    "missing_credentials_status",
+    "forbidden_status",
+    "foreign_project_status",
+    "validation_status",
+    "malformed_body_status",
+    "not_found_status",
+)
+
+
+def declared_error_statuses(profile: Profile) -> list[str]:
+    """Every status the profile declares for refusing a request, as schemathesis spells one."""
+    found: list[str] = []
+    for key in REFUSAL_STATUS_KEYS:
+        value = getattr(profile.errors, key, None)
+        for status in value if isinstance(value, tuple | list) else [value]:
+            if isinstance(status, int) and str(status) not in found:
+                found.append(str(status))
+    return found
+
+
 def build_schema(
     tier: Tier,
     seed: int,
@@ -117,6 +139,10 @@ def build_schema(
         else [GenerationMode.POSITIVE, GenerationMode.NEGATIVE],
         database="none",  # reproducible from the seed alone, nothing written to .hypothesis/
     )
+    # Invalid input may be refused with any status the target declares for refusing it.
+    declared = declared_error_statuses(profile or default_profile())
+    for check in (project.checks.negative_data_rejection, project.checks.missing_required_header):
+        check.expected_statuses = list(dict.fromkeys([*check.expected_statuses, *declared]))
     phases = ["examples", "fuzzing", "stateful"] + (["coverage"] if tier.coverage else [])
     project.phases.update(phases=phases)
     return schema
