@@ -120,31 +120,48 @@ def test_retry_after_is_waited_out() -> None:
     assert verdict(judge_retry_after(retry_run(2.0)), "POLL-CLIENT-RETRY-AFTER") == PASS
 
 
-def backoff_run(waits_of: object, instances: int = 4) -> object:
+def backoff_run(waits_of: object, instances: int = 6, runs: int = 6) -> object:
+    """Instances failing ``runs`` times in a row of len(waits) failures, a success between."""
     rng = random.Random(11)
     built = []
     for k in range(1, instances + 1):
-        waits = waits_of(rng) if callable(waits_of) else waits_of
         events = [poll(1.0, 200, snapshot_hash="h", changed=(1,))]
         at = 1.6
-        for wait in waits:
-            events.append(poll(at, 503))
-            at += 0.002 + wait
-        events.append(poll(at, 304))
+        for _ in range(runs):
+            waits = waits_of(rng) if callable(waits_of) else waits_of
+            for wait in waits:
+                events.append(poll(at, 503))
+                at += 0.002 + wait + 0.005 * rng.random()  # a few ms of scheduling noise
+            events.append(poll(at, 304))
+            at += 0.6
         built.append(instance(f"backoff-5xx#{k}", "backoff-5xx", events, at + 1))
     return scenario_run("backoff-5xx", built)
 
 
 def test_backoff_must_grow_and_carry_jitter() -> None:
     def doubling(rng: random.Random) -> list[float]:
-        return [0.1 * 2**k * (1 + 0.2 * rng.random()) for k in range(6)]
+        return [0.1 * 2**k * (1 + 0.2 * rng.random()) for k in range(4)]
+
+    def full_jitter(rng: random.Random) -> list[float]:
+        return [0.1 * 2**k * rng.random() for k in range(4)]
 
     assert verdict(judge_backoff(backoff_run(doubling)), "POLL-CLIENT-BACKOFF") == PASS
-    assert verdict(judge_backoff(backoff_run([0.05] * 6)), "POLL-CLIENT-BACKOFF") == FAIL
-    lockstep = [0.1 * 2**k for k in range(6)]
-    assert verdict(judge_backoff(backoff_run(lockstep)), "POLL-CLIENT-BACKOFF") == FAIL
-    # one instance alone (refused connections) is judged on growth only
-    assert verdict(judge_backoff(backoff_run(lockstep, 1)), "POLL-CLIENT-BACKOFF") == PASS
+    # each wait uniform in [0, d): a single run can end on its shortest wait, the trend holds
+    assert verdict(judge_backoff(backoff_run(full_jitter)), "POLL-CLIENT-BACKOFF") == PASS
+    assert verdict(judge_backoff(backoff_run([0.05] * 4)), "POLL-CLIENT-BACKOFF") == FAIL
+    flat = backoff_run(lambda rng: [0.5 * rng.random() for _ in range(4)])
+    assert verdict(judge_backoff(flat), "POLL-CLIENT-BACKOFF") == FAIL
+    lockstep = [0.1 * 2**k for k in range(4)]
+    found = judge_backoff(backoff_run(lockstep))
+    assert verdict(found, "POLL-CLIENT-BACKOFF") == FAIL
+    assert "lockstep" in found[0].title
+    # two instances cannot show lockstep: judged on growth only
+    assert verdict(judge_backoff(backoff_run(lockstep, 2)), "POLL-CLIENT-BACKOFF") == PASS
+
+
+def test_too_few_failures_to_show_growth_are_not_measurable() -> None:
+    short = backoff_run([0.1, 0.2, 0.4, 0.8], instances=1, runs=1)
+    assert verdict(judge_backoff(short), "POLL-CLIENT-BACKOFF") == UNMEASURED
 
 
 def hash_run(sent: list[str | None], transport: str = "if-none-match") -> object:

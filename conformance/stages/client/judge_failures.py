@@ -1,21 +1,22 @@
 """Judging what a client does after a refusal: no request sooner than a 429's Retry-After
 (RETRY-AFTER); after 5xx answers or reset connections, waits that grow and, across instances
-that failed together, do not move in lockstep (BACKOFF)."""
+that failed together, do not move in lockstep (BACKOFF, by ``backoff_criterion``)."""
 
 from __future__ import annotations
 
-import statistics
-
+from conformance.stages.client.backoff_criterion import (
+    LOCKSTEP_FROM_S,
+    LOCKSTEP_S,
+    LOCKSTEP_SHARE,
+    TREND_Z,
+    lockstep,
+    mean_by_failure,
+    trend,
+)
 from conformance.stages.client.findings import Finding, failed, passed, unmeasured
 from conformance.stages.client.runs import InstanceRun, ScenarioRun
 from conformance.stages.client.scenarios import BACKOFF, RETRY_AFTER
 from conformance.stages.client.timeline import Gap, gaps, margin
-
-GROWTH = 2.0  # the last wait of a run of failures is at least this many times the first
-MIN_WAITS = 3  # closed waits a run needs to show growth
-LOCKSTEP_S = 0.03
-LOCKSTEP_SHARE = 0.03
-LOCKSTEP_FROM_S = 0.2  # waits shorter than this are too close to noise to compare
 
 
 def judge_retry_after(run: ScenarioRun) -> list[Finding]:
@@ -67,70 +68,70 @@ def failure_runs(instance: InstanceRun) -> list[list[Gap]]:
     return found
 
 
+def closed_waits(instance: InstanceRun) -> list[list[float]]:
+    """Each run of consecutive failures as its closed waits (the stage's stop ends none)."""
+    return [[g.seconds for g in run if not g.open] for run in failure_runs(instance)]
+
+
 def judge_backoff(run: ScenarioRun) -> list[Finding]:
-    problems: list[str] = []
-    shown: list[str] = []
-    series: list[list[float]] = []
-    for instance in run.instances:
-        for failures in failure_runs(instance):
-            waits = [g.seconds for g in failures if not g.open]
-            if len(waits) < MIN_WAITS:
-                continue
-            series.append(waits)
-            shown.append(f"{instance.name}: " + ", ".join(f"{w:.3f}" for w in waits))
-            if waits[-1] < GROWTH * waits[0] or min(waits) <= 0.001:
-                problems.append(
-                    f"{instance.name} waited "
-                    + ", ".join(f"{w:.3f}s" for w in waits)
-                    + " after consecutive failures"
-                )
-    if not series:
-        return [unmeasured(BACKOFF, f"no run of {MIN_WAITS} failures followed by polls was seen")]
-    if problems:
+    per_instance = [closed_waits(i) for i in run.instances]
+    pooled = [waits for runs in per_instance for waits in runs if waits]
+    found = trend(pooled)
+    means = ", ".join(f"{m:.3f}" for m in mean_by_failure(pooled))
+    shown = (
+        f"pooled rank trend z = {found.z:.2f} (S = {found.score} over {found.pairs} pairs in "
+        f"{found.runs} runs of consecutive failures, {len(run.instances)} instance(s)); mean "
+        f"wait after failure 1, 2, ...: {means} s"
+    )
+    if not found.decidable:
+        return [
+            unmeasured(
+                BACKOFF,
+                f"too few consecutive failures were followed by a retry to show growth ({shown}; "
+                f"even waits that all grew would reach z = {found.best_z:.2f} < {TREND_Z:g})",
+            )
+        ]
+    if not found.grows:
         return [
             failed(
                 BACKOFF,
-                "the client did not back off after failures (it hammered the service)",
-                f"waits that grow over consecutive 5xx answers or reset connections: the last at "
-                f"least {GROWTH:g} x the first",
-                "; ".join(problems[:4]),
+                "the client's waits do not grow with consecutive failures (a flat retry or a "
+                "tight loop hammers the service)",
+                f"waits that grow with each consecutive 5xx answer or reset connection: within "
+                f"every run of failures, later waits mostly longer than earlier ones, a rank "
+                f"trend pooled over the runs and instances of z >= {TREND_Z:g} (a retry whose "
+                f"waits do not grow reaches it about 2 times in 10,000)",
+                shown + "; " + "; ".join(_listed(run)),
             )
         ]
-    lockstep = _lockstep(series)
-    if lockstep:
+    together = lockstep(per_instance)
+    if together:
+        coinciding = [p for p in together if p.coincides]
         return [
             failed(
                 BACKOFF,
                 "the client's backoff has no jitter: instances that failed together retry in "
                 "lockstep",
-                f"instances drifting apart: at some compared failure, a range over "
-                f"{LOCKSTEP_S:g}s + {100 * LOCKSTEP_SHARE:g}% of the wait",
-                lockstep,
+                f"instances drifting apart: at most half of the compared (run, failure) "
+                f"positions (median wait >= {LOCKSTEP_FROM_S:g}s) with every instance's wait "
+                f"within {LOCKSTEP_S:g}s + {100 * LOCKSTEP_SHARE:g}% of the median",
+                f"{len(coinciding)} of {len(together)} positions coincide across "
+                f"{len(run.instances)} instances: "
+                + ", ".join(
+                    f"run {p.run} failure {p.failure}: range {p.spread:.3f}s" for p in together[:8]
+                ),
             )
         ]
-    return [passed(BACKOFF, "backed off", "; ".join(shown[:4]))]
+    return [passed(BACKOFF, "backed off", shown)]
 
 
-def _lockstep(series: list[list[float]]) -> str:
-    """Lockstep at every compared failure (waits of at least LOCKSTEP_FROM_S), or at all but one
-    of five or more; "" otherwise. Simulated with 10 ms of exponential noise on each wait, a
-    jittered backoff (ratio 0.2, 8 failures, 4 instances) is never taken for lockstep in 20,000
-    runs, and a backoff without jitter escapes in 0.5 % of them."""
-    if len(series) < 3:
-        return ""
-    length = min(len(s) for s in series)
-    compared = []
-    for k in range(length):
-        column = [s[k] for s in series]
-        middle = statistics.median(column)
-        if middle < LOCKSTEP_FROM_S:
-            continue
-        spread = max(column) - min(column)
-        compared.append((k + 1, spread, spread <= LOCKSTEP_S + LOCKSTEP_SHARE * middle))
-    apart = sum(1 for _, _, lock in compared if not lock)
-    # One failure out of step is scheduling noise once five or more are compared.
-    if len(compared) < 2 or apart > (1 if len(compared) >= 5 else 0):
-        return ""
-    return f"{len(series)} instances; range at failure " + ", ".join(
-        f"{k}: {spread:.3f}s" for k, spread, _ in compared
-    )
+def _listed(run: ScenarioRun) -> list[str]:
+    """A few instances' waits, run by run, for the evidence."""
+    lines = []
+    for instance in run.instances[:3]:
+        runs = [w for w in closed_waits(instance) if w]
+        lines.append(
+            f"{instance.name}: "
+            + " | ".join(", ".join(f"{w:.3f}" for w in waits) for waits in runs[:4])
+        )
+    return lines
