@@ -2,12 +2,15 @@
 
 The contract marks every element a profile key fills with ``x-profile-key`` (a dotted key, or a
 list of them). ``RULES`` says, as data, what each key fills: a parameter's name, a property's
-name, a response's status, an enum, an enum value or a bound. ``specialise(document, profile)``
-applies them and returns a new document; each element filled keeps its ``x-profile-key`` and
-gains ``x-profile-value`` (the value used), and where that value differs from the contract's
-own (the reference server's choice, the profile's default) ``x-spec: declared``: the element is
-the target's declared choice, no longer a gap the contract guessed. Examples, schema examples,
-``required`` lists and the request bodies of links follow the renamed properties.
+name, a response's status, an enum, an enum value, a bound, or the form of a structural choice;
+``FORMS`` gives each structural choice's forms (a schema, and how a value of the contract's
+form reads in it and back): dotted paths, key-order entries, RFC 6902 changesets, offset or
+page paging, the base hash as an If-Match header. ``specialise(document, profile)`` applies them
+and returns a new document; each element filled keeps its ``x-profile-key`` and gains
+``x-profile-value`` (the value used), and where that value differs from the contract's own (the
+reference server's choice, the profile's default) ``x-spec: declared``: the element is the
+target's declared choice, no longer a gap the contract guessed. Examples, schema examples and
+defaults, ``required`` lists and the request bodies of links follow.
 
 ``Renamer`` translates one request between the contract's names and a target's (the fuzz
 corpus keeps cases in the contract's names and replays them in the run's).
