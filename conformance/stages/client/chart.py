@@ -1,6 +1,7 @@
 """The client stage's HTML section: per timing scenario, an inline SVG of the waits each
-instance kept against the waits its answers asked for. No script, no network; only what the
-details hold."""
+instance kept against the waits its answers asked for (a hollow dot: the wait after a connection
+refused on accept, where no request was read). No script, no network; only what the details
+hold."""
 
 from __future__ import annotations
 
@@ -64,17 +65,25 @@ def _svg(name: str, intervals: list[Mapping[str, Any]]) -> str:
                 f'<line x1="{cx - 5:.1f}" y1="{ay:.1f}" x2="{cx + 5:.1f}" y2="{ay:.1f}" '
                 'stroke="#111" stroke-width="2"/>'
             )
+        # After a refused connection (reset on accept, no request read): a hollow dot.
+        paint = (
+            f'fill="none" stroke="{colour}"'
+            if item.get("after") == "refused"
+            else f'fill="{colour}"'
+        )
         marks.append(
-            f'<circle cx="{cx:.1f}" cy="{cy:.1f}" r="3" fill="{colour}"><title>{label}</title>'
-            "</circle>"
+            f'<circle cx="{cx:.1f}" cy="{cy:.1f}" r="3" {paint}><title>{label}</title></circle>'
         )
     legend = " ".join(
         f'<tspan fill="{COLOURS[k % len(COLOURS)]}">&#9679; {escape(n)}</tspan>'
         for k, n in enumerate(instances)
     )
+    refused = any(i.get("after") == "refused" for i in intervals)
     marks.append(
         f'<text x="{PAD + 4}" y="{PAD - 8}" font-size="10">{legend} '
-        "&#8212; asked (shortest allowed)</text>"
+        "&#8212; asked (shortest allowed)"
+        + (" &#9675; after a refused connection (no request read)" if refused else "")
+        + "</text>"
     )
     return (
         f'<svg role="img" aria-label="{escape(name)} waits" width="{WIDTH}" height="{HEIGHT}" '

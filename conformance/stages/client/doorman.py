@@ -72,10 +72,12 @@ class Doorman:
 
     def _record_reset(self, now: float) -> None:
         script = self.script
+        # Counted as a status attempt (the client's poll failed on it), but nothing was read:
+        # no method, path, hash or header to judge or to show.
         record = Recorded(
             instance=script.name,
             seq=script.saw_request(now),
-            method="GET",
+            method="",
             path=STATUS_PATH,
             query={},
             headers={},
@@ -83,6 +85,7 @@ class Doorman:
             kind="status",
             answered=now,
             note="connection reset on accept (a refused connection)",
+            read=False,
         )
         record.step = script.take_step(now)[0]
         self.app.records[script.name].append(record)

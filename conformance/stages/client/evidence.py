@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from conformance.report.model import Exchange
+from conformance.stages.client.recording import Recorded
 from conformance.stages.client.runs import ScenarioRun
 from conformance.stages.client.timeline import gaps, hint_bound
 
@@ -43,12 +44,13 @@ def intervals(run: ScenarioRun) -> list[dict[str, Any]]:
             record = gap.after
             asked: float | None = None
             why = "cadence"
-            if record.hint is not None:
-                asked, why = hint_bound(record.hint[0], record.hint[1], reading), "hint"
+            if gap.hinted and gap.hint is not None:
+                asked = hint_bound(gap.hint[0], gap.hint[1], reading)
+                why = "hint" if record.status == 200 else "hint held through a 304"
             elif record.retry_after_s is not None:
                 asked, why = record.retry_after_s, "retry-after"
             elif gap.failed:
-                why = "backoff"
+                why = "backoff" if record.read else "backoff after a refused connection"
             found.append(
                 {
                     "instance": instance.name,
@@ -56,6 +58,7 @@ def intervals(run: ScenarioRun) -> list[dict[str, Any]]:
                     "kept": round(gap.seconds, 3),
                     "asked": None if asked is None else round(asked, 3),
                     "why": why,
+                    "after": "refused" if not record.read else str(record.status or "reset"),
                 }
             )
     return found
@@ -73,7 +76,18 @@ class Timeline:
         return "\n".join(r.line(self.run.settings.hash_transport) for r in self.run.records())
 
 
-def _exchange(run: ScenarioRun, record: Any) -> Exchange:
+def _exchange(run: ScenarioRun, record: Recorded) -> Exchange:
+    if not record.read:
+        return Exchange(
+            method="-",
+            url=record.attempt,
+            request_headers={},
+            request_body=None,
+            status=None,
+            response_headers={},
+            response_body=None,
+            elapsed_ms=0.0,
+        )
     url = record.path + (
         "?" + "&".join(f"{k}={v}" for k, v in record.query.items()) if record.query else ""
     )

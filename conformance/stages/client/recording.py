@@ -30,6 +30,17 @@ class Recorded:
     refetched: tuple[int, ...] = ()  # configuration ids a refetch answer carried
     changed: tuple[int, ...] | None = None  # status 200: ids whose hash moved since the held one
     note: str = ""
+    read: bool = True  # False: a connection reset on accept (a refused one), no request read
+
+    @property
+    def attempt(self) -> str:
+        """What the client sent, in a few words."""
+        if not self.read:
+            return "connection refused (reset on accept): no request read"
+        target = self.path + (
+            "?" + "&".join(f"{k}={v}" for k, v in self.query.items()) if self.query else ""
+        )
+        return f"{self.method} {target}"
 
     def sent_hash(self, transport: str) -> str | None:
         """The hash this request carried in the form ``transport`` names (None: none)."""
@@ -44,6 +55,8 @@ class Recorded:
 
     def answer(self) -> str:
         """The answer in a few words."""
+        if not self.read:
+            return "reset"
         if self.status is None:
             return "connection reset"
         parts = [str(self.status)]
@@ -60,15 +73,12 @@ class Recorded:
         return " ".join(parts)
 
     def line(self, transport: str) -> str:
-        """One line of the timeline."""
-        target = self.path + (
-            "?" + "&".join(f"{k}={v}" for k, v in self.query.items()) if self.query else ""
-        )
+        """One line of the timeline (a refused connection shows as one: it carried nothing)."""
+        if not self.read:
+            return f"{self.arrived:8.3f}s {self.instance} {self.attempt}"
         sent = self.sent_hash(transport) if self.kind == "status" else None
         shown = f" hash={sent[:8]}" if sent else (" no hash" if self.kind == "status" else "")
-        return (
-            f"{self.arrived:8.3f}s {self.instance} {self.method} {target}{shown} -> {self.answer()}"
-        )
+        return f"{self.arrived:8.3f}s {self.instance} {self.attempt}{shown} -> {self.answer()}"
 
 
 def strip_tag(value: str) -> str:
