@@ -1,6 +1,8 @@
 """Judging the polling hint: no wait shorter than the profile's reading of the hint allows
 (HONOUR-HINT), waits spread across polls and across instances (HINT-JITTER), and the own cadence
-again once a 200 lacks the hint (HINT-RELEASE).
+again once a 200 lacks the hint (HINT-RELEASE). A 304 has no body, so it cannot say polling is
+gone: the hint stays in force through 304s (``timeline.gaps``), and the waits after them are
+judged as hinted; only a 200 without polling releases it.
 
 Jitter is judged robustly, so that scheduling noise can neither fail a jittered client nor pass
 a fixed one: the interquartile range of all hinted waits must reach 10 % of the spread the
@@ -26,11 +28,9 @@ RELEASE_FACTOR = 1.5  # a wait after the hint is gone may be this much over the 
 
 
 def hinted(run: ScenarioRun) -> dict[str, list[Gap]]:
-    """Closed gaps that follow an answer carrying the hint, per instance."""
-    return {
-        i.name: [g for g in gaps(i) if g.after.hint is not None and not g.open]
-        for i in run.instances
-    }
+    """Closed gaps under the hint (after a 200 carrying it, or a 304 while it is held), per
+    instance."""
+    return {i.name: [g for g in gaps(i) if g.hinted and not g.open] for i in run.instances}
 
 
 def judge_hint(run: ScenarioRun) -> list[Finding]:
@@ -40,8 +40,8 @@ def judge_hint(run: ScenarioRun) -> list[Finding]:
     bound_shown = ""
     for waits in hinted(run).values():
         for gap in waits:
-            assert gap.after.hint is not None
-            interval, ratio = gap.after.hint
+            assert gap.hint is not None
+            interval, ratio = gap.hint
             bound = hint_bound(interval, ratio, reading)
             bound_shown = f"{bound:.3f}s (intervalSeconds {interval:g}, jitterRatio {ratio:g})"
             count += 1
@@ -56,7 +56,8 @@ def judge_hint(run: ScenarioRun) -> list[Finding]:
             failed(
                 HONOUR_HINT,
                 "the client polled faster than the hint allows",
-                f"every wait after an answer with polling >= {bound_shown} under the "
+                f"every wait after a 200 with polling, or a 304 while that hint is held (a 304 "
+                f"cannot release it), >= {bound_shown} under the "
                 f"'{reading}' reading (profile: client.jitter_reading), less a noise margin "
                 f"of {margin(0):.2f}s + {100 * margin(1) - 100 * margin(0):.0f}%",
                 f"{len(short)} of {count} waits shorter: " + "; ".join(short[:5]),
@@ -70,9 +71,9 @@ def judge_jitter(run: ScenarioRun) -> list[Finding]:
     per_instance = hinted(run)
     waits = [g.seconds for gs in per_instance.values() for g in gs]
     sample = next((g for gs in per_instance.values() for g in gs), None)
-    if sample is None or len(waits) < 6 or sample.after.hint is None:
+    if sample is None or len(waits) < 6 or sample.hint is None:
         return [unmeasured(HINT_JITTER, f"only {len(waits)} hinted waits (6 needed)")]
-    interval, ratio = sample.after.hint
+    interval, ratio = sample.hint
     width = hint_width(interval, ratio, reading)
     bound = hint_bound(interval, ratio, reading)
     if any(w < bound - margin(bound) for w in waits):
@@ -136,21 +137,17 @@ def judge_release(run: ScenarioRun) -> list[Finding]:
     after: list[float] = []
     still_open: list[float] = []
     for instance in run.instances:
-        seen_hint = released = False
+        seen_hint = False
         for gap in gaps(instance):
-            record = gap.after
-            if record.hint is not None:
+            if gap.hint is not None:  # in force, through 304s too
                 seen_hint = True
                 continue
-            if record.status != 200 and not released:
-                if not seen_hint and not gap.open and record.status is not None:
-                    before.append(gap.seconds)
+            if gap.after.status not in (200, 304):
                 continue
             if not seen_hint:
                 if not gap.open:
                     before.append(gap.seconds)
                 continue
-            released = True
             (still_open if gap.open else after).append(gap.seconds)
     if len(before) < 2:
         return [
@@ -170,10 +167,10 @@ def judge_release(run: ScenarioRun) -> list[Finding]:
     cadence = statistics.median(before)
     limit = max(RELEASE_FACTOR * cadence, cadence + 0.1)
     hint_bounds = [
-        hint_bound(g.after.hint[0], g.after.hint[1], run.settings.jitter_reading)
+        hint_bound(g.hint[0], g.hint[1], run.settings.jitter_reading)
         for gs in hinted(run).values()
         for g in gs
-        if g.after.hint is not None
+        if g.hint is not None
     ]
     if hint_bounds and limit >= min(hint_bounds):
         return [

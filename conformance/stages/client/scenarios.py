@@ -67,7 +67,8 @@ class Step:
     polls: int = 0  # lasts this many status requests ...
     until_s: float = 0.0  # ... or until this nominal second after the first request
     snapshot: int = 0  # index into the scenario's snapshots
-    hint: Hint | None = None  # while set, every status answer is a 200 carrying it
+    hint: Hint | None = None  # while set, every status answer is a 200 carrying it ...
+    not_modified: bool = False  # ... or, this set too, a 304 (no body) to the current hash
     status: int = 200  # "error": the 5xx status
     retry_after: Literal["delta", "date"] | None = None  # "rate-limited": its form
     retry_after_s: float = 0.0  # nominal
@@ -162,9 +163,12 @@ SCENARIOS: tuple[Scenario, ...] = (
         requirement_ids=(HONOUR_HINT, HINT_JITTER, HINT_RELEASE),
         judges=("hint", "hint-jitter", "hint-release"),
         snapshots=_snapshots({1: 2}, {1: 3}),
+        # The hint comes on 200s, then stays in force through 304s (a 304 has no body: it
+        # cannot say polling is gone), until a 200 without it releases it.
         steps=(
             Step("snapshot", until_s=150.0, snapshot=0),
-            Step("snapshot", until_s=650.0, snapshot=1, hint=HINT),
+            Step("snapshot", until_s=400.0, snapshot=1, hint=HINT),
+            Step("snapshot", until_s=650.0, snapshot=1, hint=HINT, not_modified=True),
             Step("snapshot", snapshot=2),
         ),
         duration_s=900.0,

@@ -132,7 +132,7 @@ class ScriptedApp:
         record.snapshot_hash = snapshot.hash
         sent = record.query.get("hash") or strip_tag(record.headers.get("if-none-match", ""))
         etag = {"etag": f'"{snapshot.hash}"'}
-        if step.hint is None and sent == snapshot.hash:
+        if (step.hint is None or step.not_modified) and sent == snapshot.hash:
             return 304, etag, b""
         payload: dict[str, Any] = _status_body(snapshot)
         if step.hint is not None:

@@ -43,6 +43,7 @@ class Gap:
     after: Recorded
     following: Recorded | None  # None: the gap is open (the client was stopped)
     seconds: float
+    hint: tuple[float, float] | None = None  # the hint in force after the answer (see gaps)
 
     @property
     def open(self) -> bool:
@@ -56,20 +57,32 @@ class Gap:
     def rate_limited(self) -> bool:
         return self.after.status == 429
 
+    @property
+    def hinted(self) -> bool:
+        """A poll's wait under a hint: after a 200 carrying it or a 304 while it is held."""
+        return self.hint is not None and self.after.status in (200, 304)
+
 
 def gaps(instance: InstanceRun) -> list[Gap]:
     """The gaps between consecutive status requests (refetches in between belong to the gap).
 
     After a 429 or a failure the gap starts at the answer (the wait a Retry-After or a backoff
     asks for starts there); otherwise at the arrival (a poll rate is arrival to arrival).
+
+    The hint in force: the ``polling`` of the last 200. Only a 200 sets or releases it (spec 4.3:
+    "until polling is gone from a response"); a 304 has no body, so it cannot say polling is
+    gone, and neither can a failure: the hint stays in force through them.
     """
     polls = instance.status_records()
     found = []
+    held: tuple[float, float] | None = None
     for index, record in enumerate(polls):
+        if record.status == 200:
+            held = record.hint
         start = record.answered if _waits_from_answer(record) else record.arrived
         following = polls[index + 1] if index + 1 < len(polls) else None
         end = following.arrived if following is not None else instance.ended
-        found.append(Gap(record, following, max(0.0, end - start)))
+        found.append(Gap(record, following, max(0.0, end - start), held))
     return found
 
 
