@@ -231,3 +231,66 @@ def test_refetch_exactly_the_moved_through_the_declared_request() -> None:
     assert verdict(judge_refetch(refetch_run([], per)), "POLL-CLIENT-REFETCH-CHANGED") == PASS
     needless = refetch_run([refetch(2.01)])
     assert verdict(judge_refetch(needless), "POLL-CLIENT-REFETCH-CHANGED") == FAIL
+
+
+def held_hint_run(after_304: list[float]) -> object:
+    """Three instances: the hint on 200s, then 304s (the hint held), then the release."""
+    rng = random.Random(5)
+    built = []
+    for k in (1, 2, 3):
+        on_200 = jittered(rng, 1.4, 2.6, 3)
+        times = every(1.0, [0.6] * 4 + on_200 + after_304 + [0.6] * 4)
+        events = []
+        for n, at in enumerate(times):
+            if n < 4:
+                events.append(poll(at, 304))
+            elif n < 4 + len(on_200):
+                events.append(poll(at, 200, hint=HINT, snapshot_hash="h1", changed=()))
+            elif n < 4 + len(on_200) + len(after_304):
+                events.append(poll(at, 304, snapshot_hash="h1"))
+            elif n == 4 + len(on_200) + len(after_304):
+                events.append(poll(at, 200, snapshot_hash="h2", changed=(1,)))
+            else:
+                events.append(poll(at, 304))
+        built.append(instance(f"hint#{k}", "hint", events, ended=times[-1] + 0.1))
+    return scenario_run("hint", built)
+
+
+def test_a_304_does_not_release_the_hint() -> None:
+    rng = random.Random(8)
+    kept = held_hint_run(jittered(rng, 1.4, 2.6, 3))
+    assert verdict(judge_hint(kept), "POLL-CLIENT-HONOUR-HINT") == PASS
+    assert verdict(judge_release(kept), "POLL-CLIENT-HINT-RELEASE") == PASS
+    # back to the own cadence on the first 304: polling was never gone from a response
+    dropped = held_hint_run([0.6] * 3)
+    assert verdict(judge_hint(dropped), "POLL-CLIENT-HONOUR-HINT") == FAIL
+
+
+def test_a_refused_connection_shows_as_one_in_the_timeline() -> None:
+    from conformance.stages.client.evidence import Timeline, intervals
+
+    events = [poll(1.0, 200, snapshot_hash="h"), poll(1.6, None, read=False, method="")]
+    events += [poll(1.8, None, read=False, method=""), poll(2.2, 304)]
+    run = scenario_run(
+        "backoff-refused", [instance("backoff-refused#1", "backoff-refused", events, 3.0)]
+    )
+    lines = Timeline(run).render().splitlines()
+    assert "connection refused (reset on accept): no request read" in lines[1]
+    assert "GET" not in lines[1] and "no hash" not in lines[1]
+    assert "GET /sdk/v2/status no hash" in lines[0]
+    exchange = Timeline(run).exchanges[1]
+    assert exchange.method == "-" and exchange.status is None
+    assert [i["after"] for i in intervals(run)] == ["200", "refused", "refused"]
+
+
+def test_one_bootstrap_per_200_that_moved_anything_the_first_200_included() -> None:
+    def first_200(*between: dict[str, object]) -> object:
+        events = [poll(1.0, 200, changed=(1, 2)), *between, poll(2.0, 304), poll(3.0, 304)]
+        return scenario_run("refetch", [instance("refetch#1", "refetch", events, 4.0)])
+
+    rid = "POLL-CLIENT-REFETCH-CHANGED"
+    assert verdict(judge_refetch(first_200(refetch(1.01))), rid) == PASS
+    # the first 200 is a change: the client held nothing
+    assert verdict(judge_refetch(first_200()), rid) == FAIL
+    # one bootstrap per 200, not one per moved configuration
+    assert verdict(judge_refetch(first_200(refetch(1.01), refetch(1.02))), rid) == FAIL

@@ -1,6 +1,12 @@
 """Judging refetches: after each status 200, exactly the configurations whose hash moved, through
 the request the profile names (``client.refetch_request``): one bootstrap when any moved and none
-when none did, or one request per moved configuration; nothing after a 304."""
+when none did (one per 200 that moved something, however many moved; not one per configuration),
+or one request per moved configuration; nothing after a 304.
+
+"Moved" is against what the client holds: a configuration that is new or whose hash changed (a
+changed alias changes the hash); one that is gone needs no request. The first 200 counts as a
+change: the client's first poll sends no hash and holds nothing, so every configuration that 200
+lists has moved and is due (one bootstrap, or one request each)."""
 
 from __future__ import annotations
 
@@ -34,9 +40,12 @@ def judge_refetch(run: ScenarioRun) -> list[Finding]:
         return [unmeasured(REFETCH_CHANGED, "no 200 with a moved configuration was answered")]
     if wrong:
         expected = (
-            "one GET /sdk/v2/bootstrap after a 200 where a configuration hash moved, none otherwise"
+            "one GET /sdk/v2/bootstrap after each 200 where any configuration hash moved (the "
+            "first 200 included: the client held none), whatever the number moved; none after "
+            "a 200 where none moved or after a 304"
             if mode == BOOTSTRAP
-            else f"one GET {mode} per configuration whose hash moved, nothing else"
+            else f"one GET {mode} per configuration whose hash moved (after the first 200: every "
+            "configuration listed), nothing for a configuration that is gone, nothing after a 304"
         )
         return [
             failed(
