@@ -74,6 +74,17 @@ CORRECT: tuple[ClientVariant, ...] = (
         "refetches one GET /sdk/v2/configurations/{id} per moved configuration",
         refetch_request="/sdk/v2/configurations/{id}",
     ),
+    fault("equal-jitter", set(), "backs off with equal jitter: each wait uniform in [d/2, d)"),
+    fault(
+        "full-jitter",
+        set(),
+        "backs off with full jitter: each wait uniform in [0, d), no floor (a wait may be ~0)",
+    ),
+    fault(
+        "decorrelated-jitter",
+        set(),
+        "backs off with decorrelated jitter: wait = min(cap, uniform(base, 3 x previous wait))",
+    ),
 )
 
 ALL: tuple[ClientVariant, ...] = FAULTS + CORRECT

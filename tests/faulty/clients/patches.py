@@ -152,6 +152,53 @@ def exits_early() -> None:
     threading.Timer(1.0, lambda: os._exit(0)).start()
 
 
+def _backoff(policy: Callable[[PollCore, int, float, float], float]) -> None:
+    """Back off by ``policy(core, failures, base, cap)`` in place of the reference's doubling
+    (Retry-After and a held hint still honoured; no floor: a wait may be close to 0)."""
+
+    def failure_delay(self: PollCore, retry_after: float | None = None) -> float:
+        c = self.config
+        wait = policy(
+            self, max(1, self._failures), c.scaled(c.backoff_base), c.scaled(c.backoff_cap)
+        )
+        if retry_after is not None:
+            wait = max(wait, retry_after)
+        if self._hint is not None:
+            wait = max(wait, self.success_delay())
+        return wait
+
+    PollCore.failure_delay = failure_delay  # type: ignore[method-assign]
+
+
+def _doubled(failures: int, base: float, cap: float) -> float:
+    return min(cap, base * 2.0 ** min(failures - 1, 64))
+
+
+def equal_jitter() -> None:
+    def policy(core_: PollCore, failures: int, base: float, cap: float) -> float:
+        d = _doubled(failures, base, cap)
+        return d / 2 + d / 2 * core_.config.random()
+
+    _backoff(policy)
+
+
+def full_jitter() -> None:
+    def policy(core_: PollCore, failures: int, base: float, cap: float) -> float:
+        return _doubled(failures, base, cap) * core_.config.random()
+
+    _backoff(policy)
+
+
+def decorrelated_jitter() -> None:
+    def policy(core_: PollCore, failures: int, base: float, cap: float) -> float:
+        previous = base if failures == 1 else getattr(core_, "_previous", base)
+        wait = min(cap, base + (3 * previous - base) * core_.config.random())
+        core_._previous = wait  # type: ignore[attr-defined]
+        return wait
+
+    _backoff(policy)
+
+
 def per_configuration() -> None:
     _config(refetch="per-configuration")
 
@@ -180,4 +227,7 @@ PATCHES: dict[str, Callable[[], None]] = {
     "query-hash": unchanged,
     "above-reading": unchanged,
     "per-configuration": per_configuration,
+    "equal-jitter": equal_jitter,
+    "full-jitter": full_jitter,
+    "decorrelated-jitter": decorrelated_jitter,
 }
