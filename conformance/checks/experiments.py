@@ -335,19 +335,27 @@ class Experiments:
         return self.call("GET", "/context-properties", **kw)
 
     def pages(
-        self, suffix: str, ids: Sequence[str], params: Mapping[str, str] | None = None
+        self,
+        suffix: str,
+        ids: Sequence[str],
+        params: Mapping[str, str] | None = None,
+        limit: int | None = None,
+        max_pages: int = MAX_PAGES,
     ) -> list[dict[str, Any]]:
-        """Every item of a paged list, following the cursor.
+        """Every item of a paged list, in pages of ``limit`` (default
+        ``experiments.page_size_max``) as ``experiment_payload.pagination`` declares; with
+        ``max_pages``, the items of the first pages only.
 
         A bad page violates ``ids`` (no ids: the whole test, as for any step it needs); so does
-        a cursor that comes back (a list that never ends) or more than ``MAX_PAGES`` pages."""
+        a cursor or a page that comes back (a list that never ends) or more than ``MAX_PAGES``
+        pages."""
         items: list[dict[str, Any]] = []
         query = dict(params or {})
-        limit = self.profile.experiments.page_size_max
-        query.setdefault(self.p.limit_param, str(limit))
+        limit = limit or self.profile.experiments.page_size_max
+        query[self.p.limit_param] = str(limit)
         what = f"GET {suffix or '/'}"
         cursors: set[str] = set()
-        for number in range(MAX_PAGES):
+        for number in range(max_pages):
             if self.p.pagination == "offset":
                 query[self.p.offset_param] = str(len(items))
             elif self.p.pagination == "page":
@@ -394,6 +402,8 @@ class Experiments:
             )
             cursors.add(str(cursor))
             query[self.p.cursor_param] = str(cursor)
+        if max_pages < MAX_PAGES:
+            return items  # the caller asked for the first pages only
         raise violation(
             ids,
             f"{what} did not end",

@@ -170,7 +170,8 @@ class FuzzRun:
         limit = Limit(declared.burst, declared.refill_per_second)
         if instance is None:
             limit = limit.narrowed(1 / max(1, int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", 1))))
-        bucket = (headers.get("authorization", ""), instance)
+        key = headers.get("authorization", "")
+        bucket = declared.bucket(str(key), None if instance is None else str(instance))
         return self.ledger.record(bucket, limit, at=sent_at)
 
     def _check(

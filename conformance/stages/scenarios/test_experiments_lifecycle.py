@@ -125,6 +125,17 @@ def test_list_finds_the_created_experiments(experiments: Experiments) -> None:
         f"ids {sorted(made)} listed",
         f"missing: {sorted(made - listed)}",
     )
+    # Two pages of one item: with two experiments or more, the second page follows the declared
+    # pagination (experiment_payload.pagination) past the first.
+    first = [item.get("id") for item in experiments.pages("", ids, limit=1, max_pages=2)]
+    expect(
+        len(first) == 2 and first[0] != first[1],
+        ids,
+        "the list does not page on past its first page",
+        "two pages of one experiment each, the second another one "
+        f"(profile experiment_payload.pagination: {experiments.p.pagination})",
+        f"ids {first}",
+    )
 
 
 @requirement("EXP-GET")
