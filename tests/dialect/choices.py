@@ -103,6 +103,7 @@ BOOTSTRAP_KEYS: dict[str, tuple[str, str]] = {
 # client address. Retry-After is an HTTP date.
 RATE_BURST = 40
 RATE_REFILL_PER_SECOND = 20.0
+RATE_SCOPE = "instance"  # rate_limit.scope: one bucket per instance id whatever the key
 
 # Load shedding: the dialect's own meter over a 2 s window, its own hint.
 SHED_THRESHOLD_PER_SECOND = 120.0

@@ -44,6 +44,7 @@ def declared() -> dict[str, Any]:
         "rate_limit": {
             "burst": choices.RATE_BURST,
             "refill_per_second": choices.RATE_REFILL_PER_SECOND,
+            "scope": choices.RATE_SCOPE,
         },
         "load_shedding": {
             "provoke": "burst",

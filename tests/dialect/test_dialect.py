@@ -14,19 +14,17 @@ from dialect.variants import VARIANTS, Variant
 
 pytestmark = [pytest.mark.slow, pytest.mark.long]
 
-# The fuzz stage fuzzes the contract specialised by the profile (conformance/
-# contract_specialisation.py). The rollout's experimentId carries no x-profile-key in
-# openapi/openapi.yaml (components.schemas.Rollout), though experiment_payload.experiment_id
-# names that field everywhere else: the dialect's name for it reads as a spec doubt on
-# EXP-ROLLOUT-GET and EXP-ROLLOUT-CHANGE. (A change to a terminated experiment is also
-# documented 409 only, InvalidTransition with no key; the pr seed does not reach it.)
-FUZZ_CONTRACT_GAP = (
-    "kit: the contract's Rollout.experimentId has no x-profile-key "
-    "(experiment_payload.experiment_id), so a declared rename is a spec doubt"
-)
-LOAD_OBJECTIVES = frozenset(
-    {"POLL-DECLARED-LATENCY", "POLL-DECLARED-NOT-MODIFIED-SHARE", "POLL-DECLARED-THROUGHPUT"}
-)
+# The service's own objectives, declared as an operator of the dialect would (load stage):
+# generous figures for a translating layer on a shared 2-core machine, each still judged.
+OBJECTIVES = {
+    "load": {
+        "latency_p50_ms": 250,
+        "latency_p99_ms": 1500,
+        "min_not_modified_share": 0.8,
+        "write_interval_seconds": 10.0,
+        "min_throughput": 100,
+    }
+}
 
 
 @pytest.fixture(scope="module")
@@ -49,20 +47,17 @@ def test_the_fuzz_stage_finds_no_failure(fuzz_pr: Certified) -> None:
     assert not fuzz_pr.having("fail", "not-measurable"), fuzz_pr.explain()
 
 
-@pytest.mark.xfail(strict=True, reason=FUZZ_CONTRACT_GAP)
 def test_the_fuzz_stage_finds_no_spec_doubt(fuzz_pr: Certified) -> None:
     assert fuzz_pr.report.get("verdict") == "conformant", fuzz_pr.explain()
     assert not fuzz_pr.having("spec-doubt"), fuzz_pr.explain()
 
 
 def test_the_load_stage_finds_the_dialect_conformant(tmp_path: Path) -> None:
-    """Conformant, the declared objectives aside (the dialect declares none, like refserver)."""
-    run = certify(tmp_path, ("--stage", "load"))
+    """Every load requirement passes, the dialect's declared objectives included."""
+    run = certify(tmp_path, ("--stage", "load"), overrides=OBJECTIVES)
     not_passed = {i: o for i, o in run.outcomes.items() if o != "pass"}
-    assert run.report.get("verdict") in ("conformant", "conformant-with-declared-exceptions")
-    assert not_passed == dict.fromkeys(LOAD_OBJECTIVES & set(run.outcomes), "not-configured"), (
-        run.explain()
-    )
+    assert run.report.get("verdict") == "conformant", run.explain()
+    assert not not_passed, run.explain()
 
 
 def _variant_param(variant: Variant) -> object:

@@ -16,7 +16,6 @@ from faulty.asgi import Forward, Handler, Request, Response
 
 from dialect import paths
 from dialect.bodies import parsed, with_body
-from dialect.changesets import ORIGINAL, ChangesetError, to_json_patch, to_segments
 from dialect.choices import CREATE_FIELDS, MEMBER_STATUS_VALUES, PATCH_FIELDS, dialect_name
 from dialect.refusals import NOT_A_MEMBER
 from dialect.server import Dialect
@@ -153,9 +152,9 @@ def _order_read_as_pointer_map(request: Request) -> Request:
 # ---------------------------------------------------- experiment_payload.changeset_format
 
 
-def _segments_in(request: Request) -> Request:
-    """The variant takes the reference's segment changesets: handed on as JSON Patch; JSON Patch
-    (what is declared) is no changeset to it and is handed on malformed."""
+def _removes_dropped(request: Request) -> Request:
+    """The variant takes RFC 6902 changesets but skips their ``remove`` operations: a member a
+    group's changeset deletes stays in the unit's document."""
     body = parsed(request)
     if not _is_create_experiment(request) or not isinstance(body, dict):
         return request
@@ -166,30 +165,10 @@ def _segments_in(request: Request) -> Request:
     out = []
     for group in groups:
         if isinstance(group, dict) and isinstance(group.get(name), list):
-            ops = group[name]
-            segments = all(isinstance(o, dict) and isinstance(o.get("path"), list) for o in ops)
-            group = {**group, name: to_json_patch(ops) if segments else "malformed"}
+            kept = [o for o in group[name] if not (isinstance(o, dict) and o.get("op") == "remove")]
+            group = {**group, name: kept}
         out.append(group)
     return with_body(request, {**body, "groups": out})
-
-
-def _segments_out(request: Request, response: Response) -> Response:
-    data = _json_of(response)
-    name = dialect_name("changeset")
-    if not isinstance(data, dict):
-        return response
-    records = data.get(dialect_name("items"), [data])
-    if not isinstance(records, list):
-        return response
-    for record in records:
-        for group in record.get("groups", []) if isinstance(record, dict) else []:
-            if isinstance(group, dict) and isinstance(group.get(name), list):
-                try:
-                    ops = to_segments(group[name])
-                except ChangesetError:
-                    continue
-                group[name] = [{k: v for k, v in o.items() if k != ORIGINAL} for o in ops]
-    return response.with_json(data)
 
 
 # ---------------------------------------------------------------- experiment_payload.pagination
@@ -273,24 +252,54 @@ VARIANTS: tuple[Variant, ...] = (
         before=_order_read_as_pointer_map,
     ),
     Variant(
-        "segment-changesets",
-        "takes and shows group changesets as {op, path: [segments]} (json-patch declared)",
-        frozenset({"EXP-CREATE", "EXP-CREATE-ASSIGNMENT-MODES", "EXP-CREATE-UNIT-TYPES"}),
-        before=_segments_in,
-        after=_segments_out,
+        "changeset-removes-skipped",
+        "skips the remove operations of a group's RFC 6902 changeset (json-patch declared)",
+        frozenset(
+            {
+                "EXP-MANUAL-ASSIGNMENT-CONTENT",
+                "EXP-UNENROLL-BASE-CONTENT",
+                "SDK-BOOTSTRAP-ID-MERGE",
+                "SDK-BOOTSTRAP-ID-ONLY-ACTIVE",
+            }
+        ),
+        before=_removes_dropped,
     ),
     Variant(
         "offset-ignored",
-        "ignores the offset parameter: every page is the first (offset declared)",
-        frozenset({"EXP-LIST"}),
+        "ignores the offset parameter: every page is the first (offset declared); in pages of "
+        "one item every list of two or more never ends, so every scenario that walks a list "
+        "(experiments, members, assignments) fails with it",
+        frozenset(
+            {
+                "AUTH-EXP-INVALID",
+                "AUTH-EXP-MISSING",
+                "AUTH-EXP-SDK-KEY-REFUSED",
+                "EXP-ASSIGNMENT-COUNTS",
+                "EXP-ASSIGNMENT-PERSISTENT",
+                "EXP-ASSIGNMENTS-LIST",
+                "EXP-COUNTS-AGREE-MEMBERS",
+                "EXP-COUNTS-AGREE-TOTALS",
+                "EXP-CREATE-INVALID-BASE-CONFIG",
+                "EXP-CREATE-INVALID-FIELDS",
+                "EXP-CREATE-INVALID-GROUP-COUNT",
+                "EXP-CREATE-INVALID-WEIGHTS",
+                "EXP-GROUP-COUNTS",
+                "EXP-LIST",
+                "EXP-MANUAL-ASSIGNMENT",
+                "EXP-MEMBERS",
+                "EXP-REACTIVATE",
+                "EXP-TERMINATE-FINAL",
+                "EXP-UNENROLL",
+                "EXP-UNKNOWN-ID",
+            }
+        ),
         before=_offset_ignored,
-        # pages of one item (the dialect serves 1 to 20): a fresh target's short list pages too
         profile={"experiments": {"page_size_max": 1}},
     ),
     Variant(
         "reference-member-values",
         "filters and shows members by active/unenrolled (enrolled/dropped declared)",
-        frozenset({"EXP-MEMBERS"}),
+        frozenset({"EXP-MEMBERS", "EXP-REACTIVATE", "EXP-UNENROLL"}),
         before=_reference_values_in,
         after=_reference_values_out,
     ),
