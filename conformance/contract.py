@@ -134,12 +134,15 @@ def _operation_object(document: dict[str, Any], operation_id: str) -> dict[str, 
     raise KeyError(f"no operation {operation_id!r} in the contract")
 
 
-def _resolve(document: dict[str, Any], node: dict[str, Any]) -> dict[str, Any]:
-    """Follow a local ``$ref`` (repeatedly); other nodes come back unchanged."""
+def resolve(document: dict[str, Any], node: Any, strict: bool = True) -> Any:
+    """Follow a local ``$ref`` (repeatedly); other nodes come back unchanged. A reference that
+    is not local, or comes round again, is a ``ValueError`` (``strict``) or left as it is."""
     seen: set[str] = set()
     while isinstance(node, dict) and "$ref" in node:
         reference = str(node["$ref"])
         if not reference.startswith("#/") or reference in seen:
+            if not strict:
+                return node
             raise ValueError(f"cannot resolve {reference!r}")
         seen.add(reference)
         target: Any = document
@@ -152,7 +155,7 @@ def _resolve(document: dict[str, Any], node: dict[str, Any]) -> dict[str, Any]:
 def _with_target(document: dict[str, Any], node: dict[str, Any]) -> list[dict[str, Any]]:
     """A node, then what its ``$ref`` points to (a mark beside the ``$ref`` wins)."""
     if "$ref" in node:
-        return [node, _resolve(document, node)]
+        return [node, resolve(document, node)]
     return [node]
 
 
@@ -171,7 +174,7 @@ def _chain(
     if kind == "request-body":
         if "requestBody" not in operation:
             return None
-        body = _resolve(document, operation["requestBody"])
+        body = resolve(document, operation["requestBody"])
         inner = _media_schema_chain(document, body, rest)
         return None if inner is None else [*inner, body, operation]
     if kind == "response":
@@ -183,7 +186,7 @@ def _parameter_chain(
     document: dict[str, Any], operation: dict[str, Any], where: str, name: str
 ) -> list[dict[str, Any]] | None:
     for entry in operation.get("parameters", []):
-        parameter = _resolve(document, entry)
+        parameter = resolve(document, entry)
         matches_name = str(parameter.get("name", "")).lower() == name.lower()
         if parameter.get("in") == where and matches_name:
             schema = parameter.get("schema", {})
@@ -200,7 +203,7 @@ def _credential_scheme(
     requirements = operation.get("security", document.get("security", []))
     for requirement in requirements:
         for scheme_name in requirement:
-            scheme = _resolve(document, schemes.get(scheme_name, {}))
+            scheme = resolve(document, schemes.get(scheme_name, {}))
             if scheme.get("type") == "apiKey":
                 sent_as = (scheme.get("in"), str(scheme.get("name", "")).lower())
             elif scheme.get("type") == "http":
@@ -208,7 +211,8 @@ def _credential_scheme(
             else:
                 continue
             if sent_as == (where, name.lower()):
-                return scheme
+                found: dict[str, Any] = scheme
+                return found
     return None
 
 
@@ -221,7 +225,7 @@ def _response_chain(
     responses = operation.get("responses", {})
     if status not in responses:
         return None
-    response = _resolve(document, responses[status])
+    response = resolve(document, responses[status])
     up = [response, operation]
     if not tail:
         return up
@@ -229,7 +233,7 @@ def _response_chain(
     if part == "header":
         for header_name, header in response.get("headers", {}).items():
             if header_name.lower() == detail.lower():
-                resolved = _resolve(document, header)
+                resolved = resolve(document, header)
                 schema = resolved.get("schema", {})
                 return [*_with_target(document, schema), resolved, *up]
         return None
@@ -261,7 +265,7 @@ def _property(
     document: dict[str, Any], schema: dict[str, Any], name: str
 ) -> tuple[list[dict[str, Any]], dict[str, Any]] | None:
     """The hops (innermost first) from property ``name`` up to ``schema``, and the property."""
-    schema = _resolve(document, schema)
+    schema = resolve(document, schema)
     if name in schema.get("properties", {}):
         node: dict[str, Any] = schema["properties"][name]
         return _with_target(document, node), node

@@ -26,6 +26,8 @@ from dataclasses import dataclass
 from fnmatch import fnmatchcase
 from typing import TYPE_CHECKING, Any
 
+from conformance.contract import resolve
+
 if TYPE_CHECKING:
     from conformance.profile import Profile
 
@@ -152,26 +154,12 @@ def _fill(node: dict[str, Any], key: str, value: Any, values: Values) -> None:
         node["x-spec"] = DECLARED
 
 
-def _resolve(document: dict[str, Any], node: Any) -> Any:
-    seen: set[str] = set()
-    while isinstance(node, dict) and "$ref" in node:
-        reference = str(node["$ref"])
-        if not reference.startswith("#/") or reference in seen:
-            return node
-        seen.add(reference)
-        target: Any = document
-        for token in reference[2:].split("/"):
-            target = target[token.replace("~1", "/").replace("~0", "~")]
-        node = target
-    return node
-
-
 # ------------------------------------------------------------------ instances along a schema
 
 
 def property_nodes(document: dict[str, Any], schema: Any) -> dict[str, Any]:
     """Every property a schema declares, through ``$ref`` and ``allOf``/``oneOf``/``anyOf``."""
-    schema = _resolve(document, schema)
+    schema = resolve(document, schema, strict=False)
     if not isinstance(schema, dict):
         return {}
     found: dict[str, Any] = {}
@@ -182,7 +170,7 @@ def property_nodes(document: dict[str, Any], schema: Any) -> dict[str, Any]:
 
 
 def _items_of(document: dict[str, Any], schema: Any) -> Any:
-    schema = _resolve(document, schema)
+    schema = resolve(document, schema, strict=False)
     if not isinstance(schema, dict):
         return None
     if isinstance(schema.get("items"), dict):
@@ -195,7 +183,7 @@ def _items_of(document: dict[str, Any], schema: Any) -> Any:
 
 
 def _extra_of(document: dict[str, Any], schema: Any) -> Any:
-    schema = _resolve(document, schema)
+    schema = resolve(document, schema, strict=False)
     extra = schema.get("additionalProperties") if isinstance(schema, dict) else None
     return extra if isinstance(extra, dict) else None
 
@@ -231,7 +219,7 @@ def translate_instance(
     if isinstance(instance, dict):
         properties = property_nodes(document, schema)
         extra = _extra_of(document, schema)
-        resolved = _resolve(document, schema)
+        resolved = resolve(document, schema, strict=False)
         names = resolved.get("propertyNames") if isinstance(resolved, dict) else None
         out: dict[str, Any] = {}
         for key, value in instance.items():
@@ -453,7 +441,7 @@ class _Specialiser:
 
     def _statuses_of(self, document: dict[str, Any], response: Any) -> list[str]:
         """The statuses the keys of a response give it, each key's in order (none: unmarked)."""
-        for node in (response, _resolve(document, response)):
+        for node in (response, resolve(document, response, strict=False)):
             found: list[str] = []
             for key in marks(node):
                 value = self.values.value(key)
@@ -609,7 +597,7 @@ def _number(value: Any) -> bool:
 def _schema_chain(document: dict[str, Any], schema: Any) -> list[Any]:
     """A schema, what its ``$ref`` points to, and its ``allOf`` branches (resolved)."""
     chain = [schema]
-    resolved = _resolve(document, schema)
+    resolved = resolve(document, schema, strict=False)
     if resolved is not schema:
         chain.append(resolved)
     if isinstance(resolved, dict):
@@ -631,7 +619,7 @@ def _operations(document: dict[str, Any]) -> Iterator[tuple[str, str, dict[str, 
 
 
 def _body_schema(document: dict[str, Any], operation: dict[str, Any]) -> Any:
-    body = _resolve(document, operation.get("requestBody"))
+    body = resolve(document, operation.get("requestBody"), strict=False)
     media = (body or {}).get("content", {}).get("application/json") if body else None
     return None if media is None else media.get("schema")
 
@@ -690,7 +678,7 @@ class Renamer:
             if operation.get("operationId") != operation_id:
                 continue
             for entry in operation.get("parameters", []):
-                parameter = _resolve(self.contract, entry)
+                parameter = resolve(self.contract, entry, strict=False)
                 if parameter.get("in") != where:
                     continue
                 ours = str(parameter["name"])
@@ -728,7 +716,7 @@ class Renamer:
             return self._value_back(schema, body)
         properties = property_nodes(self.contract, schema)
         extra = _extra_of(self.contract, schema)
-        resolved = _resolve(self.contract, schema)
+        resolved = resolve(self.contract, schema, strict=False)
         names = resolved.get("propertyNames") if isinstance(resolved, dict) else None
         theirs = {self._target_name(name, node): name for name, node in properties.items()}
         out: dict[str, Any] = {}
