@@ -3,22 +3,17 @@
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import suite_run
 from faulty.asgi import Handler
 from faulty.harness import family
 
 from dialect.profile import write
 from dialect.server import serve
-
-RUN_TIMEOUT_SECONDS = 600
 
 
 @dataclass(frozen=True)
@@ -61,26 +56,10 @@ def certify(
     server = serve(workdir / "refserver.db", profile, handler)
     try:
         write(profile, overrides)
-        command = [
-            sys.executable, "-m", "conformance.cli", "run",
-            "--base-url", server.base_url,
-            "--profile", str(profile),
-            "--report-dir", str(report_dir),
-            *(["--requirements", ",".join(sorted(requirements))] if requirements else []),
-            *stage,
-            "--quiet",
-        ]  # fmt: skip
-        done = subprocess.run(
-            command,
-            capture_output=True,
-            text=True,
-            timeout=RUN_TIMEOUT_SECONDS,
-            env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"},
-            cwd=workdir,
-            check=False,
+        selected = ("--requirements", ",".join(sorted(requirements))) if requirements else ()
+        report, output = suite_run.certify(
+            server.base_url, profile, report_dir, (*selected, *stage), cwd=workdir
         )
     finally:
         server.stop()
-    path = report_dir / "conformance.json"
-    report = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
-    return Certified(report, done.stdout + done.stderr, time.monotonic() - started)
+    return Certified(report, output, time.monotonic() - started)

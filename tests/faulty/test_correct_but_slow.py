@@ -9,42 +9,16 @@ every checkable requirement passed: none failed, none not measurable.
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from latency_proxy import LatencyProxy
+from suite_run import certify
 
 from faulty.harness import checkable_ids
 from refserver.runner import start_server
 
 pytestmark = [pytest.mark.slow, pytest.mark.long]
-RUN_TIMEOUT_SECONDS = 600
-
-
-def certify(base_url: str, profile: Path, report_dir: Path) -> tuple[dict[str, object], str]:
-    done = subprocess.run(
-        [
-            sys.executable, "-m", "conformance.cli", "run",
-            "--base-url", base_url,
-            "--profile", str(profile),
-            "--report-dir", str(report_dir),
-            "--quiet",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=RUN_TIMEOUT_SECONDS,
-        env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"},
-        check=False,
-    )  # fmt: skip
-    output = done.stdout + done.stderr
-    path = report_dir / "conformance.json"
-    assert path.exists(), output[-3000:]
-    report: dict[str, object] = json.loads(path.read_text(encoding="utf-8"))
-    return report, output
 
 
 @pytest.mark.parametrize("delay_ms", [0, 40, 100], ids=lambda ms: f"{ms}ms")

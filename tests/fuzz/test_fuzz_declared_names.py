@@ -10,20 +10,17 @@ failed, none left unmeasured, and no spec doubt that a declared name caused.
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 from renaming_target import DECLARED, write_profile
 from renaming_target import wrap as renaming
+from suite_run import certify
 
 from refserver.runner import start_server
 
 pytestmark = [pytest.mark.slow, pytest.mark.long]
-RUN_TIMEOUT_SECONDS = 600
 # The rate limit out of reach: the smoke tier's own pace is not what this test is about.
 HIGH_RATE: dict[str, Any] = {"rate_burst": 100000, "rate_refill": 100000.0}
 
@@ -45,39 +42,17 @@ def _default_names() -> set[str]:
     return names
 
 
-def certify(base_url: str, profile: Path, report_dir: Path, seed: int) -> dict[str, Any]:
-    done = subprocess.run(
-        [
-            sys.executable, "-m", "conformance.cli", "run",
-            "--stage", "fuzz", "--tier", "smoke", "--seed", str(seed),
-            "--base-url", base_url,
-            "--profile", str(profile),
-            "--report-dir", str(report_dir),
-            "--quiet",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=RUN_TIMEOUT_SECONDS,
-        env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"},
-        check=False,
-    )  # fmt: skip
-    output = done.stdout + done.stderr
-    path = report_dir / "conformance.json"
-    assert path.exists(), output[-3000:]
-    report: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
-    report["_output"] = output
-    return report
-
-
 @pytest.mark.parametrize("seed", [20261122, 7])
 def test_a_server_declaring_other_names_passes_the_fuzz_stage(seed: int, tmp_path: Path) -> None:
     server = start_server(tmp_path / "refserver.db", wrap=renaming, **HIGH_RATE)
     try:
         profile = write_profile(Path(server.profile_path), tmp_path / "renamed.yaml")
-        report = certify(str(server.base_url), profile, tmp_path / "report", seed)
+        stage = ("--stage", "fuzz", "--tier", "smoke", "--seed", str(seed))
+        report, output = certify(str(server.base_url), profile, tmp_path / "report", stage)
     finally:
         server.stop()
-    output = report["_output"][-4000:]
+    assert report, output[-4000:]
+    output = output[-4000:]
     outcomes = {r["id"]: r["outcome"] for r in report["requirements"]}
     counts = {o: list(outcomes.values()).count(o) for o in set(outcomes.values())}
     print(f"seed {seed}: {counts}")

@@ -1,0 +1,44 @@
+"""``conformance run`` in a child process against a served target, as a user would run it, and
+the report it wrote (the self-tests that certify a whole target share this one way)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+RUN_TIMEOUT_SECONDS = 600
+
+
+def certify(
+    base_url: str,
+    profile: Path,
+    report_dir: Path,
+    arguments: Sequence[str] = (),
+    cwd: Path | None = None,
+) -> tuple[dict[str, Any], str]:
+    """Run the suite (``arguments``: a stage, a tier, ``--requirements``...) and return its
+    ``conformance.json`` (empty when none was written) and its output."""
+    done = subprocess.run(
+        [
+            sys.executable, "-m", "conformance.cli", "run",
+            "--base-url", base_url,
+            "--profile", str(profile),
+            "--report-dir", str(report_dir),
+            *arguments,
+            "--quiet",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=RUN_TIMEOUT_SECONDS,
+        env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"},
+        cwd=cwd,
+        check=False,
+    )  # fmt: skip
+    path = report_dir / "conformance.json"
+    report: dict[str, Any] = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
+    return report, done.stdout + done.stderr
