@@ -44,7 +44,10 @@ PATH_SYNTAX = "dotted"
 ERROR_FIELDS: dict[str, str] = {"errorCode": "code", "message": "detail"}
 
 # Statuses: the reference server's status -> the dialect's, and the special cases.
-VALIDATION_STATUS = 422  # every 400 of the reference server
+VALIDATION_STATUS = 422  # every 400 of the reference server but a body that is not JSON
+MALFORMED_BODY_STATUS = (
+    400  # a body that is not JSON at all (refserver: 400, its validation status)
+)
 FOREIGN_PROJECT_STATUS = 404  # refserver: 403 PERMISSION_DENIED for a non-member
 TERMINATED_STATUS = 410  # a change asked of a terminated experiment (refserver: 409)
 CREATE_STATUS = 200  # create configuration and create experiment (refserver: 201)

@@ -35,6 +35,7 @@ def declared() -> dict[str, Any]:
             "forbidden_status": 403,
             "foreign_project_status": [choices.FOREIGN_PROJECT_STATUS],
             "validation_status": choices.VALIDATION_STATUS,
+            "malformed_body_status": choices.MALFORMED_BODY_STATUS,
             "not_found_status": 404,
         },
         "statuses": {

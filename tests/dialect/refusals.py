@@ -10,6 +10,7 @@ from faulty.asgi import Response, json_response
 from dialect.choices import (
     ERROR_FIELDS,
     FOREIGN_PROJECT_STATUS,
+    MALFORMED_BODY_STATUS,
     TERMINATED_STATUS,
     VALIDATION_STATUS,
 )
@@ -20,6 +21,7 @@ NOT_A_MEMBER = (403, "PERMISSION_DENIED", "the token's owner has no rights on th
 
 # (reference status, reference code or None for any) -> (dialect status, dialect code or None)
 STATUSES: dict[tuple[int, str | None], tuple[int, str | None]] = {
+    (400, "INVALID_JSON"): (MALFORMED_BODY_STATUS, "BODY_NOT_JSON"),
     (400, None): (VALIDATION_STATUS, None),
     (409, "INVALID_TRANSITION"): (TERMINATED_STATUS, "EXPERIMENT_ENDED"),
 }

@@ -16,7 +16,15 @@ from faulty.asgi import Forward, Handler, Request, Response
 
 from dialect import paths
 from dialect.bodies import parsed, with_body
-from dialect.choices import CREATE_FIELDS, MEMBER_STATUS_VALUES, PATCH_FIELDS, dialect_name
+from dialect.choices import (
+    CREATE_FIELDS,
+    ERROR_FIELDS,
+    MALFORMED_BODY_STATUS,
+    MEMBER_STATUS_VALUES,
+    PATCH_FIELDS,
+    VALIDATION_STATUS,
+    dialect_name,
+)
 from dialect.refusals import NOT_A_MEMBER
 from dialect.server import Dialect
 
@@ -75,6 +83,18 @@ def _foreign_stays_403(request: Request, response: Response) -> Response:
     data = _json_of(response)
     if (response.status, *(data or {}).values()) == NOT_A_MEMBER:
         return response.with_json({"errorCode": "PERMISSION_DENIED", "message": "not yours"})
+    return response
+
+
+# ---------------------------------------------------------------- errors.malformed_body_status
+
+
+def _malformed_as_validation(request: Request, response: Response) -> Response:
+    """The dialect's refusal of a body that is not JSON, answered with its validation status."""
+    data = _json_of(response)
+    code = data.get(ERROR_FIELDS["errorCode"]) if isinstance(data, dict) else None
+    if response.status == MALFORMED_BODY_STATUS and code == "BODY_NOT_JSON":
+        return response.replace(status=VALIDATION_STATUS)
     return response
 
 
@@ -219,6 +239,12 @@ VARIANTS: tuple[Variant, ...] = (
         "answers 403 for a project the token's owner cannot reach (404 declared)",
         frozenset({"AUTH-PAT-FOREIGN-PROJECT", "AUTH-EXP-FOREIGN-PROJECT"}),
         under=_foreign_stays_403,
+    ),
+    Variant(
+        "malformed-body-as-validation",
+        "answers a body that is not JSON with its validation status (400 declared for it)",
+        frozenset({"ERR-MALFORMED-JSON"}),
+        after=_malformed_as_validation,
     ),
     Variant(
         "if-match-ignored",
