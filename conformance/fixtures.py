@@ -88,7 +88,7 @@ def profile(target: Any) -> Any:
 
 @pytest.fixture(scope="session")
 def pacer(target: Any, pytestconfig: pytest.Config) -> Any:
-    from conformance.pacing import Pacer
+    from conformance.traffic.pacing import Pacer
 
     workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
     rate = target.profile.rate_limit
@@ -98,7 +98,7 @@ def pacer(target: Any, pytestconfig: pytest.Config) -> Any:
 @pytest.fixture(scope="session")
 def traffic_gate(pytestconfig: pytest.Config) -> Any:
     """Shared by all workers of one run: exclusive scenarios hold it alone."""
-    from conformance.pacing import TrafficGate
+    from conformance.traffic.pacing import TrafficGate
 
     return TrafficGate.for_run(pytestconfig.stash[RUN_ID])
 
@@ -116,7 +116,7 @@ def cleanup(http_session: Any, pytestconfig: pytest.Config) -> Iterator[Cleanup]
 @pytest.fixture(scope="session")
 def http_session() -> Iterator[Any]:
     """One keep-alive ``httpx.Client`` shared by every test's ``client``."""
-    from conformance.client import new_http_client
+    from conformance.traffic.client import new_http_client
 
     with new_http_client() as http:
         yield http
@@ -131,8 +131,8 @@ def client(
     traffic_gate: Any,
     http_session: Any,
 ) -> Iterator[Any]:
-    """A ``conformance.client.Client`` for this test; its transcript goes into failure reports."""
-    from conformance.client import Client
+    """A traffic ``Client`` for this test; its transcript goes into failure reports."""
+    from conformance.traffic.client import Client
 
     with Client(
         target.base_url,

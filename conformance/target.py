@@ -16,9 +16,9 @@ from pathlib import Path
 import httpx
 
 from conformance import profile as profiles
-from conformance.client import Client, Reply
 from conformance.errors import NoAnswer, UnboundedAnswer, UsageError
 from conformance.profile import Profile
+from conformance.traffic.client import Client, Reply
 
 PREFLIGHT_TIMEOUT = httpx.Timeout(5.0)
 

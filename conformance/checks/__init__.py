@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 from typing import Any
 
-from conformance.client import Reply
 from conformance.errors import ConformanceError, ContractViolation
 from conformance.outcomes import catalogue_index
+from conformance.traffic.client import Reply
 
 
 def _sections() -> dict[str, str]:

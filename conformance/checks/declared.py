@@ -13,8 +13,8 @@ from collections.abc import Collection, Sequence
 from typing import Any
 
 from conformance.checks import expect, violation
-from conformance.client import Reply
 from conformance.errors import ContractViolation
+from conformance.traffic.client import Reply
 
 
 def _statuses(declared: int | Collection[int]) -> tuple[int, ...]:

@@ -27,10 +27,10 @@ from conformance.checks import expect, json_object, strip_quotes, violation
 from conformance.checks.declared import status_expectation, status_received
 from conformance.checks.experiment_changeset import as_json_patch
 from conformance.checks.sdk import Snapshots
-from conformance.client import UNSET, Client, Reply
 from conformance.errors import ConformanceError, ContractViolation, Unsupported
 from conformance.outcomes import catalogue_index
 from conformance.profile import BootstrapPayload, ExperimentPayload, Profile
+from conformance.traffic.client import UNSET, Client, Reply
 
 MAX_PAGES = 1000  # of page_size_max items each: 100 000 experiments with the defaults
 UNKNOWN_EXPERIMENT_ID = 987_654_321

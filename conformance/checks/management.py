@@ -7,7 +7,7 @@ from typing import Any
 
 from conformance.checks import document_paths, expect, json_object
 from conformance.checks.declared import expect_declared_status
-from conformance.client import UNSET, Client, Reply
+from conformance.traffic.client import UNSET, Client, Reply
 
 
 class Configurations:

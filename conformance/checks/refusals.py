@@ -9,7 +9,7 @@ from typing import Any
 from conformance.checks import expect
 from conformance.checks.management import Configurations
 from conformance.checks.sdk import Snapshots
-from conformance.client import Reply
+from conformance.traffic.client import Reply
 
 CONTENT = {"v": 1}
 PATCH = [{"op": "replace", "path": "/v", "value": 2}]

@@ -6,10 +6,10 @@ from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
 from conformance.checks import expect, json_object, strip_quotes, violation
-from conformance.client import Client, Reply
 from conformance.errors import NotConfigured
-from conformance.pacing import TrafficGate
 from conformance.profile import SdkKey
+from conformance.traffic.client import Client, Reply
+from conformance.traffic.pacing import TrafficGate
 
 RACE_RETRIES = 5
 # Spec 4.3 (responses, 3) and 5: an environment alias outside the SDK key's scope is rejected

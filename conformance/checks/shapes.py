@@ -7,7 +7,7 @@ from functools import cache
 from typing import Any
 
 from conformance.checks import violation
-from conformance.client import Reply
+from conformance.traffic.client import Reply
 
 DATE_TIME = r"^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:?\d{2})$"
 NUMBER = {"type": "number"}

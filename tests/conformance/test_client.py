@@ -8,10 +8,10 @@ from typing import Any
 
 import pytest
 
-from conformance.client import Client
 from conformance.errors import ContractViolation, NoAnswer, NotMeasurable, UsageError
 from conformance.profile import Profile, load, parse
 from conformance.redaction import Redactor
+from conformance.traffic.client import Client
 from tests.conformance.hostile_servers import PROFILE, Hostile, answer, reset
 
 
@@ -196,9 +196,9 @@ def test_a_non_json_body_in_a_violation_is_redacted() -> None:
     """The failure text quotes the redacted exchange, never the raw body of the reply."""
     import httpx as _httpx
 
-    from conformance.client import Reply
     from conformance.errors import ContractViolation as _Violation
     from conformance.report.model import Exchange as _Exchange
+    from conformance.traffic.client import Reply
 
     secret = "svc_pat_echoed_secret_value"
     exchange = _Exchange("GET", "http://127.0.0.1:1/x", {}, None, 500, {}, "oops $RCES_PAT", 1.0)

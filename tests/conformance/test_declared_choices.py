@@ -7,9 +7,9 @@ import pytest
 
 from conformance.checks.declared import expect_declared_field, expect_declared_status
 from conformance.checks.document_paths import segments, sidecar, spelled
-from conformance.client import Reply
 from conformance.errors import ContractViolation
 from conformance.report.model import Exchange
+from conformance.traffic.client import Reply
 
 
 def reply(status: int, body: str = "") -> Reply:

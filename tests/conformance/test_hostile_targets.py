@@ -15,12 +15,12 @@ import httpx
 import pytest
 
 from conformance import target as targets
-from conformance.client import Client
 from conformance.errors import ContractViolation, NoAnswer, UnboundedAnswer, UsageError
 from conformance.outcomes import classify
 from conformance.profile import Profile, parse
 from conformance.report.model import Outcome
 from conformance.target import Target
+from conformance.traffic.client import Client
 from tests.conformance.hostile_servers import (
     PROFILE,
     Behaviour,

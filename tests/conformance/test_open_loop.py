@@ -11,8 +11,9 @@ from typing import Any
 
 import pytest
 
-from conformance.client import Client
-from conformance.open_loop import (
+from conformance.profile import Profile, load
+from conformance.traffic.client import Client
+from conformance.traffic.open_loop import (
     MIN_CONNECTIONS,
     Offer,
     Planned,
@@ -23,7 +24,6 @@ from conformance.open_loop import (
     send,
     uniform,
 )
-from conformance.profile import Profile, load
 from tests.latency_proxy import LatencyProxy
 
 DELAY_MS = 100

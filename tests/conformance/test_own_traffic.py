@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from conformance.own_traffic import MARGIN_TOKENS, Ledger, Limit
+from conformance.traffic.ledger import MARGIN_TOKENS, Ledger, Limit
 
 LIMIT = Limit(burst=10, refill_per_second=5)
 

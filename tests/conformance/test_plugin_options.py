@@ -12,9 +12,9 @@ import yaml
 
 # Imported here so pytester's in-process runs share these modules instead of re-importing them
 # (a re-imported httpcore no longer matches the exception classes httpx maps).
-import conformance.client
 import conformance.plugin
-import conformance.target  # noqa: F401
+import conformance.target
+import conformance.traffic.client  # noqa: F401
 
 pytest_plugins = ("pytester",)
 

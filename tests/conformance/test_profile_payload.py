@@ -19,8 +19,8 @@ from conformance import profile as profiles
 from conformance.checks.experiments import Experiments, UnitView
 from conformance.checks.sdk import Snapshots
 from conformance.checks.shapes import status_entry_problems
-from conformance.client import Client
 from conformance.errors import ContractViolation, UsageError
+from conformance.traffic.client import Client
 
 BASE = """\
 profile_version: 1

@@ -1,4 +1,4 @@
-"""raw_http: the bytes after a header block, which an HTTP client never shows, over real sockets."""
+"""raw_socket: the bytes after a header block, which an HTTP client never shows (real sockets)."""
 
 from __future__ import annotations
 
@@ -6,14 +6,14 @@ import socket
 import threading
 import time
 
-from conformance import raw_http
+from conformance.traffic import raw_socket
 from tests.conformance.hostile_servers import Hostile, answer, silent
 
 CAP = 65536
 
 
-def _fetch(url: str, seconds: float = 1.5, linger: float = 0.3) -> raw_http.RawAnswer:
-    return raw_http.exchange(
+def _fetch(url: str, seconds: float = 1.5, linger: float = 0.3) -> raw_socket.RawAnswer:
+    return raw_socket.exchange(
         url,
         "/sdk/v2/status",
         {"authorization": "k", "If-None-Match": '"h"'},

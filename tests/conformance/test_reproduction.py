@@ -7,7 +7,7 @@ import subprocess
 
 import pytest
 
-from conformance.reproduction import curl_command, shell_word
+from conformance.traffic.curl import curl_command, shell_word
 
 TRICKY = [
     "plain",

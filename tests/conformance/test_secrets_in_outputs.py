@@ -73,7 +73,7 @@ import allure
 import httpx
 import pytest
 
-from conformance.client import Client
+from conformance.traffic.client import Client
 
 TIMEOUT = httpx.Timeout(0.3)
 log = logging.getLogger("hostile")

@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 
 from conformance.checks.sdk import RACE_RETRIES, Snapshots, bracketed, settled
-from conformance.client import Client
 from conformance.errors import ContractViolation
-from conformance.pacing import TrafficGate
 from conformance.profile import parse
+from conformance.traffic.client import Client
+from conformance.traffic.pacing import TrafficGate
 from tests.conformance.hostile_servers import PROFILE, Behaviour, Hostile, answer
 
 

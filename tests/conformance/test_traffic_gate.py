@@ -8,7 +8,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from conformance.pacing import TrafficGate
+from conformance.traffic.pacing import TrafficGate
 
 HOLD_SECONDS = 0.045  # one request to a target 40 ms away
 WORKERS = 8

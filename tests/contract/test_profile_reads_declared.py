@@ -50,7 +50,7 @@ INFRASTRUCTURE = (
 # stands on, whatever the scenario judges. A requirement about them lists them (the audit of
 # requirements.yaml did); a test that only uses them to get there need not.
 DRIVING = {
-    # conformance/client.py names the environment and sends the suite's own instance id (its
+    # conformance/traffic/client.py names the environment and sends the suite's own instance id (its
     # own rate-limit bucket) on every SDK request.
     "headers.environment": "the SDK request's environment alias and instance id",
     "headers.instance_id": "the SDK request's environment alias and instance id",

@@ -352,7 +352,7 @@ def id_stripped(request: Request) -> Request:
 # The escapes section (``faulty.escapes``): a server that owes an answer and does not give one.
 
 # The suite gives up on an answer after min(profile ``responses.max_seconds``, the client's read
-# timeout ``conformance.client.TIMEOUT``, which is not a profile key). A holding fault runs with
+# timeout ``traffic.client.TIMEOUT``, which is not a profile key). A holding fault runs with
 # ``HOLD_PROFILE`` so that a held request (tried twice by the client) costs seconds, not the
 # default 30 s deadline, and holds a little longer than that deadline.
 HOLD_DEADLINE_SECONDS = 3.0

@@ -20,7 +20,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from conformance.client import TIMEOUT
+from conformance.traffic.client import TIMEOUT
 from faulty import recipes
 from faulty.asgi import FaultyApp, Handler
 from faulty.catalogue import FAULTS, LOAD_SECTIONS

@@ -1,7 +1,7 @@
 """Self-test of slow targets: slowness is judged, never an excuse, in both directions.
 
 A target controls its own answer time, so slowness may neither hide a fault nor fail a correct
-server. Rate limits and the load-shedding burst are offered open-loop (``conformance.open_loop``):
+server. Rate limits and the load-shedding burst are offered open-loop (``traffic.open_loop``):
 the arrival rate is the suite's whatever the answer time, and the verdict uses the actual send
 and answer times against the profile's figures. These cases slow servers down on purpose, in two
 ways: every SDK request (the whole target is far away or busy), and only once a 429 has been

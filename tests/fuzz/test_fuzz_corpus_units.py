@@ -177,11 +177,11 @@ def test_the_summary_names_regressions_fixes_and_new_cases() -> None:
 @pytest.fixture(scope="module")
 def fuzz_run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     """A ``FuzzRun`` against the reference server, with its configuration and experiment."""
-    from conformance.client import Client
     from conformance.profile import load
     from conformance.stages.fuzz.budget import tier
     from conformance.stages.fuzz.stage import FuzzRun
     from conformance.stages.fuzz.target import FuzzTarget
+    from conformance.traffic.client import Client
     from refserver.runner import start_server
 
     server = start_server(tmp_path_factory.mktemp("replay") / "r.db")

@@ -52,11 +52,11 @@ def add_parser(commands: Any) -> None:
 @contextmanager
 def fuzz_run(options: argparse.Namespace) -> Iterator[Any]:
     """A ``FuzzRun`` against the chosen target, with the objects cases refer to created."""
-    from conformance.client import Client
     from conformance.stages.fuzz.budget import DEFAULT_SEED, tier
     from conformance.stages.fuzz.stage import FuzzRun
     from conformance.stages.fuzz.target import FuzzTarget
     from conformance.target import new_run_id, preflight, resolve
+    from conformance.traffic.client import Client
 
     target = resolve(options.base_url, options.profile)
     try:

@@ -220,12 +220,12 @@ def pytest_collection_finish(session: pytest.Session) -> None:
 @pytest.fixture(scope="session")
 def fuzz_run(request: pytest.FixtureRequest, target: Any, run_prefix: str) -> Iterator[Any]:
     """The session's FuzzRun against ``target``; experiments it created are terminated after."""
-    from conformance.client import Client
     from conformance.run_state import RUN_ID
     from conformance.stages.fuzz.corpus_run import CorpusRun
     from conformance.stages.fuzz.replay import replay_once
     from conformance.stages.fuzz.stage import FuzzRun
     from conformance.stages.fuzz.target import FuzzTarget
+    from conformance.traffic.client import Client
 
     settings = active_settings()
     fuzz_target = FuzzTarget(target.base_url, target.profile, run_prefix)

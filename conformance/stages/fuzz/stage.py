@@ -20,10 +20,8 @@ from schemathesis.core.failures import Failure, FailureGroup
 
 from conformance.contract_specialisation import declared_keys, document_sha256
 from conformance.outcomes import TestRecord
-from conformance.own_traffic import Ledger, Limit, Replay
 from conformance.redaction import Redactor
 from conformance.report.model import Evidence, Outcome
-from conformance.reproduction import curl_command
 from conformance.stages.fuzz.auth import AUTH_REQUIREMENTS, AuthMode, is_sdk_path, kind_of
 from conformance.stages.fuzz.budget import Tier
 from conformance.stages.fuzz.capture import Sent
@@ -37,6 +35,8 @@ from conformance.stages.fuzz.checks import (
 )
 from conformance.stages.fuzz.doubt import doubt_of_failure
 from conformance.stages.fuzz.target import FuzzTarget
+from conformance.traffic.curl import curl_command
+from conformance.traffic.ledger import Ledger, Limit, Replay
 
 if TYPE_CHECKING:
     from schemathesis import Case, Response

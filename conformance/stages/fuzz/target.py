@@ -21,7 +21,7 @@ from conformance.stages.fuzz.auth import AuthMode, credential_headers, is_sdk_pa
 if TYPE_CHECKING:
     from schemathesis import Case
 
-    from conformance.client import Client
+    from conformance.traffic.client import Client
 
 # The provisioned experiment's variant group, in each changeset format a profile may declare
 # (experiment_payload.changeset_format).

@@ -32,9 +32,9 @@ class LoadRun:
 @pytest.fixture(scope="session")
 def load_run(target: Any, run_prefix: str, pytestconfig: pytest.Config) -> LoadRun:
     from conformance.checks.management import Configurations
-    from conformance.client import Client
     from conformance.stages.load.engine import run_fleet
     from conformance.stages.load.plugin import fleet_of
+    from conformance.traffic.client import Client
 
     profile = target.profile
     load = profile.load

@@ -10,8 +10,8 @@ from conformance.checks import expect, expect_status, json_object, violation
 from conformance.checks.management import Configurations
 from conformance.checks.sdk import OUT_OF_SCOPE_STATUS, Snapshots, entry_of, etag_value, settled
 from conformance.checks.shapes import expect_shape
-from conformance.client import Reply
 from conformance.errors import NotConfigured
+from conformance.traffic.client import Reply
 
 requirement = pytest.mark.requirement
 SUMMARY_FIELDS = ("id", "name", "alias", "hash")

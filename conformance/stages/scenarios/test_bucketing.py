@@ -4,7 +4,7 @@ The weighted split is a chi-square goodness-of-fit test over ``SPLIT_UNITS`` uni
 a fixed seed; it fails only when p < ``ALPHA``. The statistic, degrees of freedom and p-value are
 recorded in the test's ``conformance-stage`` user property (stage ``scenarios``, key
 ``bucketing``). Bootstraps go out unpaced, open-loop at ``BOOTSTRAP_RATE`` over as many
-connections as the target's latency needs (``conformance.open_loop``), so a distant target
+connections as the target's latency needs (``conformance.traffic.open_loop``), so a distant target
 costs no more than a near one; a target that rate-limits bootstrap gets the refused ones again,
 after a pause, a few times, and fails when they stay refused (the profile declares no bootstrap
 limit, so no 429 there is the suite's doing).
@@ -25,8 +25,8 @@ from conformance.checks import expect, violation
 from conformance.checks.bucketing import HASH_FUNCTIONS, goodness_of_fit, group_index
 from conformance.checks.experiments import Experiments, group_ids, require_mode
 from conformance.errors import NotMeasurable, Unsupported
-from conformance.open_loop import Offer, Planned, Record, reply_of, send, uniform
 from conformance.stages.stage import STAGE_PROPERTY
+from conformance.traffic.open_loop import Offer, Planned, Record, reply_of, send, uniform
 
 requirement = pytest.mark.requirement
 # The quietest environment is often production, which only the serialised "production" group

@@ -16,8 +16,8 @@ from conformance.checks import Soft, expect, json_object, violation
 from conformance.checks.management import Configurations
 from conformance.checks.sdk import Snapshots, entry_of
 from conformance.checks.shapes import expect_shape
-from conformance.client import Reply
 from conformance.errors import NotConfigured
+from conformance.traffic.client import Reply
 
 requirement = pytest.mark.requirement
 

@@ -18,8 +18,8 @@ from conformance.checks import Soft, expect
 from conformance.checks.declared import expect_declared_status, field_received
 from conformance.checks.management import Configurations
 from conformance.checks.sdk import Snapshots
-from conformance.client import Reply
 from conformance.errors import NotConfigured, NotMeasurable, Unsupported
+from conformance.traffic.client import Reply
 
 requirement = pytest.mark.requirement
 UNLIKELY_ID = 2_000_000_017

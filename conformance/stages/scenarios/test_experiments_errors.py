@@ -24,8 +24,8 @@ from conformance.checks.experiments import (
     is_json,
     ok,
 )
-from conformance.client import UNSET, Reply
 from conformance.errors import NotConfigured
+from conformance.traffic.client import UNSET, Reply
 
 requirement = pytest.mark.requirement
 

@@ -18,7 +18,7 @@ from conformance.checks.experiments import (
     ok,
     setup_failed,
 )
-from conformance.client import Reply
+from conformance.traffic.client import Reply
 
 requirement = pytest.mark.requirement
 

@@ -1,7 +1,7 @@
 """Scenarios: the polling hint under load shedding (spec 2.4, 4.3, 8), provoked as the profile says.
 
 ``load_shedding.provoke``: ``burst`` offers ``burst_requests`` status polls with distinct
-instance ids (so no rate-limit bucket drains) open-loop (``conformance.open_loop``) inside
+instance ids (so no rate-limit bucket drains) open-loop (``conformance.traffic.open_loop``) inside
 ``SEND_SHARE`` of ``window_seconds``, over as many connections as the target's latency needs:
 the load the target sees is the suite's, however long it takes to answer. When no hint came,
 the target is judged unless the suite itself did not deliver the profile's load (fewer than
@@ -24,7 +24,7 @@ from conformance.checks import Soft, expect
 from conformance.checks.sdk import Snapshots
 from conformance.checks.shapes import problems
 from conformance.errors import NotMeasurable
-from conformance.open_loop import Offer, Planned, send, uniform
+from conformance.traffic.open_loop import Offer, Planned, send, uniform
 
 requirement = pytest.mark.requirement
 pytestmark = [pytest.mark.xdist_group("exclusive"), pytest.mark.usefixtures("exclusive")]

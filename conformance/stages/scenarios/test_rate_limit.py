@@ -1,6 +1,6 @@
 """Scenarios: the status endpoint's per-server rate limit (spec 8), from the profile's budget.
 
-Buckets are drained open-loop (``conformance.open_loop``): the polls leave at planned times over
+Buckets are drained open-loop (``traffic.open_loop``): the polls leave at planned times over
 as many connections as the target's latency needs, so the rate the target sees is the suite's,
 however long it takes to answer. Each drain offers twice what the declared bucket (``burst``,
 ``refill_per_second``) can serve over its span, and is judged on the actual send and answer
@@ -25,8 +25,8 @@ import pytest
 from conformance.checks import expect, violation
 from conformance.checks.sdk import Snapshots
 from conformance.errors import NotMeasurable
-from conformance.open_loop import Offer, Planned, Record, reply_of, send, uniform
-from conformance.own_traffic import Ledger, Limit
+from conformance.traffic.ledger import Ledger, Limit
+from conformance.traffic.open_loop import Offer, Planned, Record, reply_of, send, uniform
 
 requirement = pytest.mark.requirement
 pytestmark = pytest.mark.xdist_group("rate-limit")

@@ -11,8 +11,8 @@ from conformance.checks import expect, expect_status, json_object
 from conformance.checks.management import Configurations
 from conformance.checks.sdk import OUT_OF_SCOPE_STATUS, Snapshots, bracketed, no_snapshot
 from conformance.checks.shapes import expect_shape
-from conformance.client import Reply
 from conformance.errors import NotConfigured
+from conformance.traffic.client import Reply
 
 requirement = pytest.mark.requirement
 MAX_SAFE = 9007199254740991

@@ -15,9 +15,9 @@ from conformance.checks import Soft, expect, expect_status, json_object, violati
 from conformance.checks.management import Configurations
 from conformance.checks.sdk import Snapshots, entry_of, etag_value, settled
 from conformance.checks.shapes import expect_shape, status_entry_problems
-from conformance.client import Reply
 from conformance.errors import NotConfigured
-from conformance.raw_http import RawAnswer
+from conformance.traffic.client import Reply
+from conformance.traffic.raw_socket import RawAnswer
 
 requirement = pytest.mark.requirement
 production_group = pytest.mark.xdist_group("production")

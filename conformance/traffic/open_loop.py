@@ -40,9 +40,9 @@ from urllib.parse import urlsplit
 
 import httpx
 
-from conformance.client import Client, Reply
 from conformance.profile import DEFAULTS
 from conformance.report.model import Exchange
+from conformance.traffic.client import Client, Reply
 
 USER_AGENT = "rces-conformance"
 POOL_MARGIN = 1.5  # connections opened per request expected in flight

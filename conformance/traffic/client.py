@@ -20,15 +20,15 @@ from urllib.parse import urlencode
 
 import httpx
 
-from conformance import raw_http
 from conformance.errors import ContractViolation, NoAnswer, NotMeasurable, UnboundedAnswer
-from conformance.own_traffic import LEDGER, Ledger, Limit, Replay
-from conformance.pacing import SHARE, Pacer, TrafficGate
 from conformance.profile import Profile, RateLimit
-from conformance.raw_http import RawAnswer
 from conformance.redaction import Redactor
 from conformance.report.model import Exchange
-from conformance.reproduction import curl_command
+from conformance.traffic import raw_socket
+from conformance.traffic.curl import curl_command
+from conformance.traffic.ledger import LEDGER, Ledger, Limit, Replay
+from conformance.traffic.pacing import SHARE, Pacer, TrafficGate
+from conformance.traffic.raw_socket import RawAnswer
 
 TIMEOUT = httpx.Timeout(10.0, connect=5.0)
 BODY_LIMIT = 4000  # characters of a body kept in a transcript
@@ -462,7 +462,7 @@ class Client:
         headers: Mapping[str, str] | None = None,
         params: Mapping[str, str] | None = None,
     ) -> tuple[RawAnswer, str]:
-        """``sdk`` over a plain socket (``raw_http``), for the bytes HTTP framing hides; paced
+        """``sdk`` over a plain socket (``raw_socket``), for the bytes HTTP framing hides; paced
         and counted like any SDK request, recorded in the transcript. Returns the answer and
         its curl line."""
         sent = self._sdk_headers(key, environment, self.instance_id, headers)
@@ -474,7 +474,7 @@ class Client:
         limits = self.profile.responses
         started = time.perf_counter()
         with self.gate.shared():  # exclusive scenarios of other workers pause it too
-            answer = raw_http.exchange(
+            answer = raw_socket.exchange(
                 self.base_url,
                 "/sdk/v2" + path,
                 sent,
