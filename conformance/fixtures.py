@@ -90,17 +90,7 @@ def profile(target: Any) -> Any:
 def pacer(target: Any, pytestconfig: pytest.Config) -> Any:
     from conformance.traffic.pacing import Pacer
 
-    workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1"))
-    rate = target.profile.rate_limit
-    return Pacer(rate.burst, rate.refill_per_second, workers=workers)
-
-
-@pytest.fixture(scope="session")
-def traffic_gate(pytestconfig: pytest.Config) -> Any:
-    """Shared by all workers of one run: exclusive scenarios hold it alone."""
-    from conformance.traffic.pacing import TrafficGate
-
-    return TrafficGate.for_run(pytestconfig.stash[RUN_ID])
+    return Pacer(workers=int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1")))
 
 
 @pytest.fixture(scope="session")
@@ -128,7 +118,6 @@ def client(
     target: Any,
     pacer: Any,
     run_prefix: str,
-    traffic_gate: Any,
     http_session: Any,
 ) -> Iterator[Any]:
     """A traffic ``Client`` for this test; its transcript goes into failure reports."""
@@ -139,15 +128,7 @@ def client(
         target.profile,
         run_prefix=run_prefix,
         pacer=pacer,
-        gate=traffic_gate,
         http=http_session,
     ) as http:
         request.node.stash[TRANSCRIPT] = http.transcript
         yield http
-
-
-@pytest.fixture
-def exclusive(traffic_gate: Any) -> Iterator[None]:
-    """Hold the run's traffic gate alone for this test (other workers pause their requests)."""
-    with traffic_gate.exclusive():
-        yield

@@ -44,7 +44,11 @@ from conformance.run_state import (
     target_info,
 )
 
-pytest_plugins = ("conformance.fixtures", "conformance.stages.client.plugin")
+pytest_plugins = (
+    "conformance.fixtures",
+    "conformance.run_phases",
+    "conformance.stages.client.plugin",
+)
 
 __all__ = ["COLLECTOR_NAME", "add_secrets", "requirement_ids", "test_id"]
 
@@ -91,11 +95,6 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers", "xdist_group(name): run tests of one group on the same pytest-xdist worker"
     )
-    config.addinivalue_line(
-        "markers",
-        "exclusive: a conformance scenario whose traffic must not overlap other scenarios "
-        "(rate-limit exhaustion, load-shedding bursts)",
-    )
     workerinput = getattr(config, "workerinput", None)
     if workerinput is not None and "conformance_run_id" in workerinput:
         config.stash[RUN_ID] = workerinput["conformance_run_id"]
@@ -132,8 +131,8 @@ def _add_profile_secrets(config: pytest.Config, profile_path: str) -> None:
 
 @pytest.hookimpl(optionalhook=True)
 def pytest_configure_node(node: Any) -> None:
-    """pytest-xdist: every worker shares the controller's run id (one prefix, one traffic gate)
-    and its run deadline."""
+    """pytest-xdist: every worker shares the controller's run id (one prefix) and its run
+    deadline."""
     node.workerinput["conformance_run_id"] = node.config.stash[RUN_ID]
     node.workerinput["conformance_deadline_at"] = node.config.stash[DEADLINE].ends_at
 

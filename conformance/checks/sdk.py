@@ -8,29 +8,24 @@ from typing import Any, TypeVar
 from conformance.checks import expect, json_object, strip_quotes, violation
 from conformance.errors import NotConfigured
 from conformance.profile import SdkKey
+from conformance.run_phases import require_serial_phase
 from conformance.traffic.client import Client, Reply
-from conformance.traffic.pacing import TrafficGate
 
-RACE_RETRIES = 5
 # Spec 4.3 (responses, 3) and 5: an environment alias outside the SDK key's scope is rejected
 # with 403. The spec fixes this status, so no profile key changes it.
 OUT_OF_SCOPE_STATUS = 403
 T = TypeVar("T")
+U = TypeVar("U")
 
 
-def settled(gate: TrafficGate, attempt: Callable[[], T | None]) -> T | None:
-    """``attempt``'s result from a quiet moment, or None if the target never held still.
+def settled(attempt: Callable[[], T | None]) -> T | None:
+    """``attempt``'s result, or None when the target did not hold still.
 
-    ``attempt`` answers None when a write raced it. Other workers of the run write while it
-    runs, so it is tried ``RACE_RETRIES`` times, then once more with the run's traffic gate held
-    alone: no request of the suite is in flight anywhere, so a race then is the target's own
-    (its snapshot moves with nothing written), judged by the caller."""
-    for _ in range(RACE_RETRIES):
-        result = attempt()
-        if result is not None:
-            return result
-    with gate.exclusive():
-        return attempt()
+    ``attempt`` answers None when the snapshot moved under it. Its test runs in the serial phase
+    (``conformance.run_phases``): no other request of the suite is in flight, so a move is the
+    target's own (its snapshot moves with nothing written), judged by the caller."""
+    require_serial_phase("a read that judges the snapshot holding still")
+    return attempt()
 
 
 class Snapshots:
@@ -100,9 +95,8 @@ class Snapshots:
         }
 
     def stable_hash(self, environment: str = "development", ids: Sequence[str] = ()) -> str:
-        """The current snapshot hash, read twice in a row until two reads agree (others write).
-
-        Two reads that still disagree with the suite's traffic halted break ``ids``."""
+        """The current snapshot hash, read twice in a row in the serial phase: two reads that
+        disagree with nothing of the suite in flight break ``ids``."""
         seen: list[Any] = []
 
         def twice() -> str | None:
@@ -111,7 +105,7 @@ class Snapshots:
             seen.append((first, second))
             return str(first) if first is not None and first == second else None
 
-        found = settled(self.client.gate, twice)
+        found = settled(twice)
         if found is None:
             raise violation(
                 ids,
@@ -133,42 +127,23 @@ def no_snapshot(reply: Reply) -> bool:
 
 
 def bracketed(
-    gate: TrafficGate,
-    reference: Callable[[], T],
-    other: Callable[[], T],
-    ids: Sequence[str],
-    agree: Callable[[T, T], bool] | None = None,
-) -> tuple[T, T]:
-    """Read ``other`` between two equal reads of ``reference`` (retrying while others write).
+    reference: Callable[[], T], other: Callable[[], U], ids: Sequence[str]
+) -> tuple[T, U]:
+    """Read ``other`` between two equal reads of ``reference``, in the serial phase.
 
-    Returns (reference value, other value) from a quiet moment; compare them to decide. A
-    reference that moves even with the suite's traffic halted breaks ``ids``. ``agree``: the
-    outcome the caller expects; a disagreement is read again, the last time with the suite's
-    traffic halted, since another worker's write and its undoing (an experiment created and
-    terminated) can fall between two equal reference reads."""
-    seen: list[Any] = []
-
-    def attempt(judge: Callable[[T, T], bool] | None) -> tuple[T, T] | None:
-        before = reference()
-        value = other()
-        after = reference()
-        seen.append((before, after))
-        if after != before or (judge is not None and not judge(before, value)):
-            return None
-        return (before, value)
-
-    found = settled(gate, lambda: attempt(agree))
-    if found is None and agree is not None:
-        with gate.exclusive():  # the suite halted: what disagrees now is the target's answer
-            found = attempt(None)
-    if found is None:
+    Returns (reference value, other value); the caller compares them. A reference that moves
+    with nothing of the suite in flight breaks ``ids``."""
+    before = settled(reference)
+    value = other()
+    after = reference()
+    if before is None or after != before:
         raise violation(
             ids,
             "the snapshot moved with nothing written",
             "two reads around a third agree while no request of the suite is in flight",
-            f"read before and after: {_clip(repr(seen[-1]))}",
+            f"read before and after: {_clip(repr((before, after)))}",
         )
-    return found
+    return before, value
 
 
 def _clip(text: str, limit: int = 300) -> str:

@@ -26,9 +26,10 @@ from conformance.redaction import Redactor
 from conformance.report.model import Exchange
 from conformance.traffic import raw_socket
 from conformance.traffic.curl import curl_command
-from conformance.traffic.ledger import LEDGER, Ledger, Limit, Replay
-from conformance.traffic.pacing import SHARE, Pacer, TrafficGate
+from conformance.traffic.ledger import LEDGER, Ledger, Replay
+from conformance.traffic.pacing import Allowance, Pacer
 from conformance.traffic.raw_socket import RawAnswer
+from conformance.traffic.token_bucket import Limit
 
 TIMEOUT = httpx.Timeout(10.0, connect=5.0)
 BODY_LIMIT = 4000  # characters of a body kept in a transcript
@@ -109,6 +110,19 @@ class Transcript:
         return "\n".join(lines)
 
 
+@dataclass(frozen=True)
+class _Spend:
+    """The declared bucket one request spends: its key, this process's allowance of it (None:
+    the profile declares no limit there), and whether the run's other workers spend it too."""
+
+    key: tuple[str, ...]
+    allowance: Allowance | None
+    shared: bool
+
+    def record(self, ledger: Ledger) -> Replay | None:
+        return None if self.allowance is None else ledger.record(self.key, self.allowance.left)
+
+
 def new_http_client(timeout: httpx.Timeout = TIMEOUT) -> httpx.Client:
     """A keep-alive HTTP client; one per session can serve every test's ``Client``."""
     return httpx.Client(timeout=timeout, headers={"user-agent": USER_AGENT})
@@ -129,18 +143,16 @@ class Client:
         redactor: Redactor | None = None,
         transcript: Transcript | None = None,
         timeout: httpx.Timeout = TIMEOUT,
-        gate: TrafficGate | None = None,
         http: httpx.Client | None = None,
         ledger: Ledger | None = None,
     ) -> None:
         self.base_url = base_url.rstrip("/")
         self.profile = profile
         self.run_prefix = run_prefix
-        self.pacer = pacer or Pacer(profile.rate_limit.burst, profile.rate_limit.refill_per_second)
+        self.pacer = pacer or Pacer()
         self.redactor = redactor or Redactor(profile.secret_names())
         self.transcript = transcript if transcript is not None else Transcript()
         self.timeout = timeout
-        self.gate = gate or TrafficGate(None)
         self.ledger = ledger or LEDGER
         self._owns_http = http is None
         self._http = http or new_http_client(timeout)
@@ -193,11 +205,10 @@ class Client:
         ``NotMeasurable``, with the figure. ``pace_bucket``: the SDK bucket to wait on before
         sending; ``rate_bucket``: the SDK bucket the request spends (default ``pace_bucket``).
         """
-        bucket, limit, shared = self._rate_bucket(path, rate_bucket or pace_bucket)
-        if pace_bucket is not None:
-            self.pacer.wait(pace_bucket, shared=pace_bucket[1] is None)
-        elif bucket is not None and bucket[0] == "management" and limit is not None:
-            self._management_pacer().wait(bucket, shared=True)
+        spend = self._spend(path, rate_bucket or pace_bucket)
+        paced = pace_bucket is not None or (spend is not None and spend.key[0] == "management")
+        if paced and spend is not None and spend.allowance is not None:
+            self.pacer.wait(spend.key, spend.allowance.paced)
         body = content
         sent_headers = dict(headers or {})
         if json_body is not UNSET:
@@ -211,10 +222,10 @@ class Client:
             params=params,
             timeout=self.timeout,
         )
-        replay = None if bucket is None or limit is None else self.ledger.record(bucket, limit)
+        replay = None if spend is None else spend.record(self.ledger)
         reply = self._send(request, retries=1)
         if reply.status == 429 and not allow_rate_limit:
-            self._judge_rate_limit(reply, f"{method} {path}", replay, shared)
+            self._judge_rate_limit(reply, f"{method} {path}", replay, spend)
         if reply.status >= 500 and not allow_server_error:
             raise ContractViolation(
                 (),
@@ -237,8 +248,7 @@ class Client:
             started = time.perf_counter()
             deadline = started + limits.max_seconds
             try:
-                with self.gate.shared():
-                    response, content, cut = self._receive(request, deadline, limits.max_bytes)
+                response, content, cut = self._receive(request, deadline, limits.max_bytes)
             except httpx.TransportError as error:
                 exchange = unanswered = self._exchange(request, None, b"", started)
                 self.transcript.add(exchange)
@@ -314,38 +324,43 @@ class Client:
 
     # ------------------------------------------------------------ rate limits
 
-    def _rate_bucket(
-        self, path: str, sdk_bucket: tuple[str, str | None] | None
-    ) -> tuple[tuple[str, ...] | None, Limit | None, bool]:
-        """The declared bucket a request spends: (key, its declared limit, shared by workers)."""
+    def _spend(self, path: str, sdk_bucket: tuple[str, str | None] | None) -> _Spend | None:
+        """The declared bucket a request spends, with this process's allowance of it."""
         declared: RateLimit | None
         if path.startswith("/application/"):
             declared = self.profile.management_rate_limit
-            bucket: tuple[str, ...] | None = ("management", self.base_url)
+            key: tuple[str, ...] = ("management", self.base_url)
             shared = True
         elif sdk_bucket is not None:
             declared = self.profile.rate_limit
-            bucket = ("sdk", self.base_url, sdk_bucket[0], sdk_bucket[1] or "")
+            key = ("sdk", self.base_url, sdk_bucket[0], sdk_bucket[1] or "")
             shared = sdk_bucket[1] is None
         else:
-            return None, None, False
+            return None
         if declared is None:
-            return bucket, None, shared
+            return _Spend(key, None, shared)
         limit = Limit(declared.burst, declared.refill_per_second)
-        if shared:  # the other workers may each have spent their paced share
-            others = SHARE * (self.pacer.workers - 1) / self.pacer.workers
-            limit = limit.narrowed(1.0 - others)
-        return bucket, limit, shared
+        return _Spend(key, self.pacer.allowance(limit, shared=shared), shared)
+
+    def forget_bucket(self, sdk_bucket: tuple[str, str | None]) -> None:
+        """After a test drained an SDK bucket on purpose and waited it out: pace it afresh."""
+        key = ("sdk", self.base_url, sdk_bucket[0], sdk_bucket[1] or "")
+        self.pacer.reset(key)
+        self.ledger.forget(key)
 
     def _judge_rate_limit(
-        self, reply: Reply, where: str, replay: Replay | None, shared: bool
+        self, reply: Reply, where: str, replay: Replay | None, spend: _Spend | None
     ) -> None:
         """A 429 the test did not provoke: the suite's excess (not measurable) or a fail."""
         if replay is not None and replay.suite_exceeded:
             raise NotMeasurable(
                 f"the suite's own traffic spent the target's declared rate limit on {where}: "
                 f"{replay.describe()}"
-                + (" (a bucket shared with the run's other workers)" if shared else "")
+                + (
+                    " (a bucket shared with the run's other workers)"
+                    if spend and spend.shared
+                    else ""
+                )
             )
         management = where.split(" ", 1)[1].startswith("/application/")
         figure = (
@@ -360,13 +375,6 @@ class Client:
             "an answer: the suite's own traffic stayed within the rate limit the profile declares",
             f"{reply.describe()}; {figure}",
             reply.curl,
-        )
-
-    def _management_pacer(self) -> Pacer:
-        declared = self.profile.management_rate_limit
-        assert declared is not None
-        return management_pacer(
-            self.base_url, declared.burst, declared.refill_per_second, self.pacer.workers
         )
 
     def management(
@@ -466,22 +474,20 @@ class Client:
         and counted like any SDK request, recorded in the transcript. Returns the answer and
         its curl line."""
         sent = self._sdk_headers(key, environment, self.instance_id, headers)
-        bucket = self.profile.rate_limit.bucket(key, self.instance_id)
-        spent, limit, _ = self._rate_bucket("/sdk/v2" + path, bucket)
-        self.pacer.wait(bucket, shared=False)
-        if spent is not None and limit is not None:
-            self.ledger.record(spent, limit)
+        spend = self._spend("/sdk/v2" + path, self.profile.rate_limit.bucket(key, self.instance_id))
+        if spend is not None and spend.allowance is not None:
+            self.pacer.wait(spend.key, spend.allowance.paced)
+            spend.record(self.ledger)
         limits = self.profile.responses
         started = time.perf_counter()
-        with self.gate.shared():  # exclusive scenarios of other workers pause it too
-            answer = raw_socket.exchange(
-                self.base_url,
-                "/sdk/v2" + path,
-                sent,
-                params=params,
-                max_bytes=limits.max_bytes,
-                max_seconds=limits.max_seconds,
-            )
+        answer = raw_socket.exchange(
+            self.base_url,
+            "/sdk/v2" + path,
+            sent,
+            params=params,
+            max_bytes=limits.max_bytes,
+            max_seconds=limits.max_seconds,
+        )
         redact = self.redactor
         query = f"?{urlencode(params)}" if params else ""
         exchange = Exchange(
@@ -612,21 +618,6 @@ class _Reception:
         if isinstance(sock, socket.socket):
             with contextlib.suppress(OSError):
                 sock.shutdown(socket.SHUT_RDWR)
-
-
-_MANAGEMENT_PACERS: dict[tuple[str, int, float, int], Pacer] = {}
-_MANAGEMENT_PACERS_LOCK = threading.Lock()
-
-
-def management_pacer(base_url: str, burst: int, refill_per_second: float, workers: int) -> Pacer:
-    """The process's pacer for one target's management limit (every test's ``Client`` shares
-    it, as they share the target's bucket)."""
-    key = (base_url, burst, refill_per_second, workers)
-    with _MANAGEMENT_PACERS_LOCK:
-        pacer = _MANAGEMENT_PACERS.get(key)
-        if pacer is None:
-            pacer = _MANAGEMENT_PACERS[key] = Pacer(burst, refill_per_second, workers=workers)
-        return pacer
 
 
 # Methods a lost answer allows to resend (RFC 9110 9.2.2): POST and PATCH may have taken effect.

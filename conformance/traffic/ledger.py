@@ -15,22 +15,11 @@ import time
 from collections.abc import Hashable
 from dataclasses import dataclass
 
+from conformance.traffic.token_bucket import Limit, TokenBucket
+
 # Tokens the replay must leave, beyond the one a request takes, before a 429 counts against the
 # target: a margin for clock rounding between the suite and the target.
 MARGIN_TOKENS = 1.0
-
-
-@dataclass(frozen=True)
-class Limit:
-    """A declared token bucket: ``burst`` requests at once, ``refill_per_second`` after."""
-
-    burst: float
-    refill_per_second: float
-
-    def narrowed(self, share_left: float) -> Limit:
-        """The part of the bucket left to this process when others may spend the rest."""
-        share = min(1.0, max(0.0, share_left))
-        return Limit(self.burst * share, self.refill_per_second * share)
 
 
 @dataclass(frozen=True)
@@ -57,9 +46,8 @@ class Replay:
 
 
 @dataclass
-class _Bucket:
-    tokens: float
-    stamp: float
+class _Spent:
+    bucket: TokenBucket
     sent: int
     since: float
 
@@ -68,7 +56,7 @@ class Ledger:
     """Per bucket, the declared bucket's state after the suite's own requests (O(1) each)."""
 
     def __init__(self) -> None:
-        self._buckets: dict[Hashable, _Bucket] = {}
+        self._buckets: dict[Hashable, _Spent] = {}
         self._lock = threading.Lock()
 
     def record(self, bucket: Hashable, limit: Limit, at: float | None = None) -> Replay:
@@ -76,18 +64,12 @@ class Ledger:
         now = time.monotonic() if at is None else at
         with self._lock:
             state = self._buckets.get(bucket)
-            if state is None:
-                state = _Bucket(limit.burst, now, 0, now)
-            refilled = state.tokens + (now - state.stamp) * limit.refill_per_second
-            if refilled >= limit.burst:  # full again: what came before no longer counts
-                state = _Bucket(limit.burst, now, 0, now)
-            else:
-                state.tokens, state.stamp = refilled, now
+            if state is None or state.bucket.limit != limit or state.bucket.full(now):
+                state = _Spent(TokenBucket(limit, now), 0, now)  # what came before no longer counts
+                self._buckets[bucket] = state
             state.sent += 1
-            replay = Replay(state.sent, now - state.since, state.tokens, limit)
-            if state.tokens >= 1.0:  # a refused request takes no token
-                state.tokens -= 1.0
-            self._buckets[bucket] = state
+            replay = Replay(state.sent, now - state.since, state.bucket.advance(now), limit)
+            state.bucket.take(now)
         return replay
 
     def forget(self, bucket: Hashable) -> None:

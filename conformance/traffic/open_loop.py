@@ -447,19 +447,18 @@ def offer(
 def send(
     client: Client, plan: Sequence[Planned], latency: float, what: str, cap: int = DEFAULT_CAP
 ) -> Offer:
-    """``offer`` to the client's target under its timeouts and response bounds, with the
-    run's traffic gate held shared; the figures go into the client's transcript."""
+    """``offer`` to the client's target under its timeouts and response bounds; the figures
+    go into the client's transcript."""
     bounds = client.profile.responses
-    with client.gate.shared():
-        result = offer(
-            client.base_url,
-            plan,
-            latency=latency,
-            cap=cap,
-            timeout=client.timeout.read or 10.0,
-            max_bytes=bounds.max_bytes,
-            max_seconds=bounds.max_seconds,
-        )
+    result = offer(
+        client.base_url,
+        plan,
+        latency=latency,
+        cap=cap,
+        timeout=client.timeout.read or 10.0,
+        max_bytes=bounds.max_bytes,
+        max_seconds=bounds.max_seconds,
+    )
     client.transcript.add(result.exchange(client.base_url, what))
     return result
 

@@ -2,52 +2,56 @@
 
 from __future__ import annotations
 
-import os
-import tempfile
 import threading
 import time
-from collections.abc import Hashable, Iterator
-from contextlib import contextmanager
-from pathlib import Path
-from types import ModuleType
+from collections.abc import Hashable
+from dataclasses import dataclass
 
-fcntl: ModuleType | None
-try:
-    import fcntl
-except ImportError:  # pragma: no cover - not POSIX
-    fcntl = None
+from conformance.traffic.token_bucket import Limit, TokenBucket
 
 # The share of a bucket the suite allows itself: a margin against clock skew and refill rounding.
 SHARE = 0.5
 
 
+@dataclass(frozen=True)
+class Allowance:
+    """One process's part of a declared bucket, worked out once: what it paces itself to, and
+    what the ledger may take as left to it when the run's other processes spend theirs."""
+
+    paced: Limit
+    left: Limit
+
+    @classmethod
+    def of(cls, declared: Limit, *, shared: bool, workers: int) -> Allowance:
+        """``shared``: every worker process of the run spends this bucket (callers without an
+        instance id, the management limit); each paces itself to ``SHARE / workers`` of it."""
+        divisor = max(1, workers) if shared else 1
+        paced = declared.scaled(SHARE / divisor)
+        paced = Limit(max(1.0, paced.burst), paced.refill_per_second)
+        others = SHARE * (divisor - 1) / divisor
+        return cls(paced, declared.scaled(1.0 - others))
+
+
 class Pacer:
-    """One token bucket per target bucket key, smaller than the target's, waited on before sending.
+    """One token bucket per target bucket key, smaller than the target's, waited on before
+    sending. One per process: every test's client spends the same buckets."""
 
-    ``shared`` buckets (callers without an instance id share one on the target) are split between
-    ``workers`` processes.
-    """
-
-    def __init__(self, burst: int, refill_per_second: float, workers: int = 1) -> None:
-        self.burst = burst
-        self.refill = refill_per_second
+    def __init__(self, workers: int = 1) -> None:
         self.workers = max(1, workers)
-        self._state: dict[Hashable, tuple[float, float]] = {}
+        self._buckets: dict[Hashable, TokenBucket] = {}
         self._lock = threading.Lock()
 
-    def _limits(self, shared: bool) -> tuple[float, float]:
-        divisor = self.workers if shared else 1
-        return max(1.0, self.burst * SHARE / divisor), self.refill * SHARE / divisor
+    def allowance(self, declared: Limit, *, shared: bool) -> Allowance:
+        return Allowance.of(declared, shared=shared, workers=self.workers)
 
-    def wait(self, bucket: Hashable, shared: bool = False) -> float:
-        """Block until one request may go to ``bucket``; return the seconds waited."""
-        capacity, rate = self._limits(shared)
+    def wait(self, bucket: Hashable, limit: Limit) -> float:
+        """Block until one request may go to ``bucket`` paced to ``limit``; the seconds waited."""
         with self._lock:
             now = time.monotonic()
-            tokens, stamp = self._state.get(bucket, (capacity, now))
-            tokens = min(capacity, tokens + (now - stamp) * rate)
-            delay = 0.0 if tokens >= 1 else (1 - tokens) / rate
-            self._state[bucket] = (tokens + delay * rate - 1, now + delay)
+            state = self._buckets.get(bucket)
+            if state is None or state.limit != limit:
+                state = self._buckets[bucket] = TokenBucket(limit, now)
+            delay = state.reserve(now)
         if delay:
             time.sleep(delay)
         return delay
@@ -55,79 +59,4 @@ class Pacer:
     def reset(self, bucket: Hashable) -> None:
         """Forget a bucket (after a test drained it on purpose and waited out Retry-After)."""
         with self._lock:
-            self._state.pop(bucket, None)
-
-
-class TrafficGate:
-    """A lock file shared by every worker of one run. Ordinary requests hold it shared, one at a
-    time; an exclusive scenario (rate-limit exhaustion, load burst, a quiet snapshot read) holds
-    it alone, so no other traffic overlaps it. Without ``fcntl`` (not POSIX) the gate is open.
-
-    Exclusive holders go first: ``flock`` grants a new shared lock while an exclusive one waits,
-    so with many workers whose requests take a round trip each there is nearly always a shared
-    holder, and an exclusive scenario waited 9 to 15 s (10 workers, 45 ms per request). A second
-    file, the *intent*, fixes the order: the exclusive side takes it first and keeps it, every
-    shared taker passes through it (taken shared and let go at once) before the gate, so once
-    an exclusive scenario has announced itself, only the requests already in flight finish
-    before it."""
-
-    def __init__(self, path: Path | None) -> None:
-        self.path = path
-        self._fd: int | None = None
-        self._intent_fd: int | None = None
-        self._exclusive_depth = 0
-        self._lock = threading.Lock()
-
-    @classmethod
-    def for_run(cls, run_id: str) -> TrafficGate:
-        if fcntl is None:
-            return cls(None)
-        return cls(Path(tempfile.gettempdir()) / f"rces-conformance-{run_id}.gate")
-
-    def _file(self) -> int:
-        if self._fd is None:
-            assert self.path is not None
-            self._fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
-        return self._fd
-
-    def _intent(self) -> int:
-        if self._intent_fd is None:
-            assert self.path is not None
-            intent = self.path.with_name(self.path.name + ".intent")
-            self._intent_fd = os.open(intent, os.O_RDWR | os.O_CREAT, 0o600)
-        return self._intent_fd
-
-    @contextmanager
-    def shared(self) -> Iterator[None]:
-        """Around one ordinary request; waits while an exclusive scenario runs or waits."""
-        if self.path is None or fcntl is None or self._exclusive_depth:
-            yield
-            return
-        with self._lock:
-            fcntl.flock(self._intent(), fcntl.LOCK_SH)  # blocks while one is announced
-            fcntl.flock(self._intent(), fcntl.LOCK_UN)
-            fcntl.flock(self._file(), fcntl.LOCK_SH)
-        try:
-            yield
-        finally:
-            with self._lock:
-                fcntl.flock(self._file(), fcntl.LOCK_UN)
-
-    @contextmanager
-    def exclusive(self) -> Iterator[None]:
-        """Around a whole scenario that must run alone (re-entrant within one process)."""
-        if self.path is None or fcntl is None:
-            yield
-            return
-        outermost = self._exclusive_depth == 0
-        if outermost:
-            fcntl.flock(self._intent(), fcntl.LOCK_EX)  # no new shared holder from here on
-            fcntl.flock(self._file(), fcntl.LOCK_EX)  # those in flight finish
-        self._exclusive_depth += 1
-        try:
-            yield
-        finally:
-            self._exclusive_depth -= 1
-            if outermost:
-                fcntl.flock(self._file(), fcntl.LOCK_UN)
-                fcntl.flock(self._intent(), fcntl.LOCK_UN)
+            self._buckets.pop(bucket, None)

@@ -36,7 +36,8 @@ from conformance.stages.fuzz.checks import (
 from conformance.stages.fuzz.doubt import doubt_of_failure
 from conformance.stages.fuzz.target import FuzzTarget
 from conformance.traffic.curl import curl_command
-from conformance.traffic.ledger import Ledger, Limit, Replay
+from conformance.traffic.ledger import Ledger, Replay
+from conformance.traffic.token_bucket import Limit
 
 if TYPE_CHECKING:
     from schemathesis import Case, Response
@@ -169,7 +170,7 @@ class FuzzRun:
         declared = self.target.profile.rate_limit
         limit = Limit(declared.burst, declared.refill_per_second)
         if instance is None:
-            limit = limit.narrowed(1 / max(1, int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", 1))))
+            limit = limit.scaled(1 / max(1, int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", 1))))
         key = headers.get("authorization", "")
         bucket = declared.bucket(str(key), None if instance is None else str(instance))
         return self.ledger.record(bucket, limit, at=sent_at)

@@ -40,7 +40,7 @@ def _same_moment(snapshots: Snapshots, ids: tuple[str, ...]) -> tuple[dict[str, 
         seen.append((before.get("hash"), after.get("hash")))
         return (before, reply) if before.get("hash") == after.get("hash") else None
 
-    found = settled(snapshots.client.gate, attempt)
+    found = settled(attempt)
     if found is None:
         raise violation(
             ids,
@@ -78,6 +78,7 @@ def test_bootstrap_answers_snapshot_with_documents(
 
 
 @requirement("SDK-BOOTSTRAP-MATCHES-STATUS")
+@pytest.mark.serial  # judges the snapshot holding still: nothing else in flight
 def test_bootstrap_is_status_plus_documents(snapshots: Snapshots) -> None:
     ids = ("SDK-BOOTSTRAP-MATCHES-STATUS",)
     status, reply = _same_moment(snapshots, ids)
@@ -93,6 +94,7 @@ def test_bootstrap_is_status_plus_documents(snapshots: Snapshots) -> None:
 
 
 @requirement("SDK-BOOTSTRAP-HASH-EQUALS-STATUS")
+@pytest.mark.serial  # judges the snapshot holding still: nothing else in flight
 def test_bootstrap_hash_is_the_status_hash(snapshots: Snapshots) -> None:
     ids = ("SDK-BOOTSTRAP-HASH-EQUALS-STATUS",)
     status, reply = _same_moment(snapshots, ids)
@@ -146,6 +148,7 @@ def test_bootstrap_etag_is_the_hash(snapshots: Snapshots) -> None:
 
 
 @requirement("SDK-BOOTSTRAP-304")
+@pytest.mark.serial  # judges the snapshot holding still: nothing else in flight
 def test_bootstrap_304_for_current_hash(snapshots: Snapshots) -> None:
     ids = ("SDK-BOOTSTRAP-304",)
     replies: list[Reply] = []
@@ -157,7 +160,7 @@ def test_bootstrap_304_for_current_hash(snapshots: Snapshots) -> None:
         raced = reply.status == 200 and json_object(reply, ids).get("hash") != current
         return None if raced else reply
 
-    reply = settled(snapshots.client.gate, attempt) or replies[-1]
+    reply = settled(attempt) or replies[-1]
     expect(
         reply.status == 304 and reply.content == b"",
         ids,

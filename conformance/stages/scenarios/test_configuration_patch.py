@@ -528,6 +528,7 @@ def test_inapplicable_patch_conflicts(
 
 @requirement("CFG-PATCH-409-NOTHING-CHANGES")
 @pytest.mark.xdist_group("production")
+@pytest.mark.serial  # judges the snapshot holding still: nothing else in flight
 def test_nothing_changes_after_a_conflict(
     configurations: Configurations, snapshots: Snapshots
 ) -> None:

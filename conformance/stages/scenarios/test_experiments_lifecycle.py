@@ -289,6 +289,7 @@ def _expect_hash_moves(
 
 
 @requirement("EXP-SNAPSHOT-HASH-MOVES-ON-CREATE")
+@pytest.mark.serial  # judges the snapshot holding still: nothing else in flight
 def test_snapshot_hash_moves_when_an_experiment_is_created(experiments: Experiments) -> None:
     ids = ("EXP-SNAPSHOT-HASH-MOVES-ON-CREATE",)
     base = experiments.base(BASE)
@@ -300,6 +301,7 @@ def test_snapshot_hash_moves_when_an_experiment_is_created(experiments: Experime
 
 
 @requirement("EXP-SNAPSHOT-HASH-MOVES-ON-CHANGE")
+@pytest.mark.serial  # judges the snapshot holding still: nothing else in flight
 def test_snapshot_hash_moves_when_weights_change(experiments: Experiments) -> None:
     ids = ("EXP-SNAPSHOT-HASH-MOVES-ON-CHANGE",)
     record = _created(experiments, "hash-change")
@@ -315,6 +317,7 @@ def test_snapshot_hash_moves_when_weights_change(experiments: Experiments) -> No
 
 
 @requirement("EXP-SNAPSHOT-HASH-MOVES-ON-TERMINATE")
+@pytest.mark.serial  # judges the snapshot holding still: nothing else in flight
 def test_snapshot_hash_moves_when_an_experiment_ends(experiments: Experiments) -> None:
     ids = ("EXP-SNAPSHOT-HASH-MOVES-ON-TERMINATE",)
     record = _created(experiments, "hash-end")

@@ -8,7 +8,7 @@ the target is judged unless the suite itself did not deliver the profile's load 
 ``burst_requests`` sends inside any ``window_seconds``, even with each send moved back by its
 wait for a connection the target held), which is not measurable with the figures.
 ``forced`` means the target sheds all the time, so only presence is measurable; ``none`` leaves
-every hint requirement not measurable. Runs alone (``exclusive``), since other traffic would
+every hint requirement not measurable. Runs in the serial phase, since other traffic would
 blur "the load is gone".
 """
 
@@ -27,7 +27,7 @@ from conformance.errors import NotMeasurable
 from conformance.traffic.open_loop import Offer, Planned, send, uniform
 
 requirement = pytest.mark.requirement
-pytestmark = [pytest.mark.xdist_group("exclusive"), pytest.mark.usefixtures("exclusive")]
+pytestmark = pytest.mark.serial  # "the load is gone" needs no other traffic
 BOOTSTRAP_SHARE = 10  # one bootstrap in this many requests of the burst, towards its end
 SEND_SHARE = 0.8  # the burst is planned inside this share of the window: room for our own lag
 

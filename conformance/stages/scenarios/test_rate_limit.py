@@ -25,11 +25,12 @@ import pytest
 from conformance.checks import expect, violation
 from conformance.checks.sdk import Snapshots
 from conformance.errors import NotMeasurable
-from conformance.traffic.ledger import Ledger, Limit
+from conformance.traffic.ledger import Ledger
 from conformance.traffic.open_loop import Offer, Planned, Record, reply_of, send, uniform
+from conformance.traffic.token_bucket import Limit
 
 requirement = pytest.mark.requirement
-pytestmark = pytest.mark.xdist_group("rate-limit")
+pytestmark = pytest.mark.serial  # drains buckets: nothing else of the suite in flight
 MAX_WAIT_SECONDS = 10.0
 DRAIN_SECONDS = 1.0  # span of one drain, before the target's own latency stretches it
 EXCESS = 2.0  # a drain offers this many times what the declared bucket serves over it
@@ -145,7 +146,7 @@ def wait_out(
     rate = snapshots.profile.rate_limit
     delay = min(MAX_WAIT_SECONDS, delay if delay is not None else 1.0)
     time.sleep(max(delay, 1.0 / rate.refill_per_second))
-    snapshots.client.pacer.reset(bucket)
+    snapshots.client.forget_bucket(bucket)
 
 
 @requirement("LIMIT-RATE-ENFORCED", "LIMIT-RATE-429-RETRY-AFTER", "LIMIT-RATE-RECOVERS")

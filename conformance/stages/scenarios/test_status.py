@@ -45,7 +45,6 @@ def test_status_answers_a_snapshot(snapshots: Snapshots, environment: str) -> No
 
 
 @requirement("SDK-STATUS-MINIMAL-REQUEST")
-@pytest.mark.xdist_group("rate-limit")  # polls without an instance id: the shared bucket
 def test_key_alone_is_enough(snapshots: Snapshots) -> None:
     ids = ("SDK-STATUS-MINIMAL-REQUEST",)
     key = snapshots.key_covering("development").key
@@ -145,7 +144,7 @@ def _conditional(snapshots: Snapshots, ids: tuple[str, ...], **kwargs: Any) -> t
             return current, reply  # a 200 for the very hash sent: the caller reports it
         return None
 
-    found = settled(snapshots.client.gate, attempt)
+    found = settled(attempt)
     if found is None:
         raise violation(
             ids,
@@ -164,6 +163,7 @@ def _send(snapshots: Snapshots, current: str, *, how: str) -> Reply:
 
 
 @requirement("SDK-STATUS-304-IF-NONE-MATCH", "SDK-STATUS-304-NO-BODY", "SDK-STATUS-304-ETAG")
+@pytest.mark.serial  # judges the snapshot holding still: nothing else in flight
 def test_if_none_match_gives_304(snapshots: Snapshots) -> None:
     current, reply = _conditional(snapshots, ("SDK-STATUS-304-IF-NONE-MATCH",), how="if-none-match")
     expect_status(reply, 304, ("SDK-STATUS-304-IF-NONE-MATCH",), "current hash not answered 304")
@@ -211,7 +211,7 @@ def _no_bytes_after_the_304_head(snapshots: Snapshots, soft: Soft) -> None:
         moved = answer.status == 200 and answer.headers.get("etag", "").strip('"') != now
         return None if moved else (now, answer, curl)
 
-    found = settled(snapshots.client.gate, attempt)
+    found = settled(attempt)
     if found is None:
         soft.check(
             False,
@@ -243,6 +243,7 @@ def _no_bytes_after_the_304_head(snapshots: Snapshots, soft: Soft) -> None:
 
 
 @requirement("SDK-STATUS-304-HASH-QUERY", "SDK-STATUS-304-NO-BODY")
+@pytest.mark.serial  # judges the snapshot holding still: nothing else in flight
 def test_hash_query_gives_304(snapshots: Snapshots) -> None:
     _, reply = _conditional(snapshots, ("SDK-STATUS-304-HASH-QUERY",), how="query")
     expect_status(reply, 304, ("SDK-STATUS-304-HASH-QUERY",), "?hash=current not answered 304")
@@ -267,6 +268,7 @@ def test_other_hash_gives_the_full_snapshot(snapshots: Snapshots, how: str) -> N
 
 @requirement("SDK-STATUS-IF-NONE-MATCH-FORMS")
 @pytest.mark.parametrize("form", ["list", "star", "weak"])
+@pytest.mark.serial  # judges the snapshot holding still: nothing else in flight
 def test_if_none_match_forms(snapshots: Snapshots, form: str) -> None:
     ids = ("SDK-STATUS-IF-NONE-MATCH-FORMS",)
     if not snapshots.profile.conditional.require_list_and_weak:
@@ -284,7 +286,7 @@ def test_if_none_match_forms(snapshots: Snapshots, form: str) -> None:
         raced = reply.status == 200 and json_object(reply, ids).get("hash") != current
         return None if raced else reply
 
-    reply = settled(snapshots.client.gate, attempt) or replies[-1]
+    reply = settled(attempt) or replies[-1]
     expect_status(reply, 304, ids, f"If-None-Match as a {form} was not answered 304")
 
 
@@ -299,6 +301,7 @@ def test_empty_hash_query_is_refused(snapshots: Snapshots) -> None:
 
 
 @requirement("SDK-STATUS-HASH-STABLE")
+@pytest.mark.serial  # judges the snapshot holding still: nothing else in flight
 def test_hash_holds_without_writes(snapshots: Snapshots) -> None:
     ids = ("SDK-STATUS-HASH-STABLE",)
     seen: list[Any] = []
@@ -309,7 +312,7 @@ def test_hash_holds_without_writes(snapshots: Snapshots) -> None:
         return True if seen[-1] == seen[-2] else None
 
     expect(
-        settled(snapshots.client.gate, attempt) is not None,
+        settled(attempt) is not None,
         ids,
         "consecutive polls never agreed on the hash, even with nothing written",
         "equal hashes from two back-to-back polls while no request of the suite is in flight",
@@ -319,6 +322,7 @@ def test_hash_holds_without_writes(snapshots: Snapshots) -> None:
 
 @requirement("SDK-STATUS-HASH-MOVES-ON-WRITE")
 @production_group
+@pytest.mark.serial  # judges the snapshot holding still: nothing else in flight
 def test_hash_moves_on_create_and_patch(
     configurations: Configurations, snapshots: Snapshots
 ) -> None:
@@ -342,6 +346,7 @@ def test_hash_moves_on_create_and_patch(
 
 @requirement("SDK-STATUS-HASH-ENV-ISOLATED")
 @production_group
+@pytest.mark.serial  # judges the snapshot holding still: nothing else in flight
 def test_write_leaves_other_environment_hash(
     configurations: Configurations, snapshots: Snapshots
 ) -> None:
