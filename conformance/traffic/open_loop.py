@@ -33,7 +33,7 @@ import math
 import threading
 import time
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
@@ -119,6 +119,7 @@ class Offer:
     planned_rate: float  # requests per second the plan asked for (over its whole span)
     connections: int  # the pool's final size
     cap_reached: bool  # the pool hit ``cap`` while a request was due: the suite sent late
+    stopped_early: bool = False  # ``until`` held: the rest of the plan was never sent
 
     def sent(self, tag: str | None = None) -> list[Record]:
         return [
@@ -176,7 +177,8 @@ class Offer:
         median = answered[len(answered) // 2] if answered else math.nan
         worst = answered[-1] if answered else math.nan
         return (
-            f"offered {len(self.sent())} of {len(self.records)} planned requests at "
+            f"offered {len(self.sent())} of {len(self.records)} requests"
+            f"{' (stopped on evidence)' if self.stopped_early else ''} at "
             f"{self.offered_rate:.0f}/s ({self.planned_rate:.0f}/s planned) over "
             f"{self.span:.2f}s; latest send {self.lag * 1000:.0f} ms behind plan (waits for a "
             f"free connection up to {self.waited * 1000:.0f} ms, own CPU up to "
@@ -238,6 +240,16 @@ class _Run:
     cap_reached: bool = False
     go: threading.Event = field(default_factory=threading.Event)  # set once ``start`` is final
     in_flight: int = 0  # connections not free: opening, or a request sent and not answered
+    until: Callable[[Record], bool] | None = None
+    stopped: bool = False
+
+    def finished(self, record: Record) -> None:
+        """Keep ``record``; stop claiming once ``until`` holds for an answer (evidence, not
+        the plan, ends the offer)."""
+        with self.lock:
+            self.results[record.index] = record
+            if self.until is not None and not self.stopped and self.until(record):
+                self.stopped = True
 
     def busy(self, change: int) -> None:
         with self.lock:
@@ -256,7 +268,7 @@ class _Run:
     def claim(self) -> int | None:
         """The plan index of the next request due (in time order), or None when all are taken."""
         with self.lock:
-            if self.next_index >= len(self.order):
+            if self.stopped or self.next_index >= len(self.order):
                 return None
             index = self.order[self.next_index]
             self.next_index += 1
@@ -316,6 +328,8 @@ def _worker(run: _Run, number: int, ready: threading.Barrier | None) -> threadin
                 wait = due - time.monotonic()
                 if wait > 0:
                     time.sleep(wait)
+                    if run.stopped:
+                        break
                 elif -wait > GROW_LAG_SECONDS:
                     run.grow()  # perhaps every connection was busy when this one came due
                 run.sending()
@@ -326,7 +340,7 @@ def _worker(run: _Run, number: int, ready: threading.Barrier | None) -> threadin
                 finally:
                     run.busy(-1)
                 free_at = time.monotonic()
-                run.results[index] = record
+                run.finished(record)
         finally:
             if connection is not None:
                 connection.close()
@@ -403,9 +417,12 @@ def offer(
     timeout: float = 10.0,
     max_bytes: int = DEFAULTS["responses"]["max_bytes"],
     max_seconds: float = DEFAULTS["responses"]["max_seconds"],
+    until: Callable[[Record], bool] | None = None,
 ) -> Offer:
     """Send ``plan`` open-loop; ``latency``: the answer time measured just before (seconds);
-    answers are bounded as ``responses`` in the profile (``send`` passes the target's)."""
+    answers are bounded as ``responses`` in the profile (``send`` passes the target's).
+    ``until``: called with each finished record (one at a time); once it answers True no
+    further planned request leaves (those in flight are still read)."""
     if not plan:
         return Offer((), 0.0, 0, False)
     times = [p.at for p in plan]
@@ -422,6 +439,7 @@ def offer(
         results=[None] * len(plan),
         order=sorted(range(len(plan)), key=lambda n: plan[n].at),
         in_flight=size,
+        until=until,
     )
     run.workers = [_worker(run, n, ready) for n in range(size)]
     for worker in run.workers:
@@ -441,11 +459,17 @@ def offer(
         planned_rate=len(plan) / span if span > 0 else float(len(plan)),
         connections=len(run.workers),
         cap_reached=run.cap_reached,
+        stopped_early=run.stopped,
     )
 
 
 def send(
-    client: Client, plan: Sequence[Planned], latency: float, what: str, cap: int = DEFAULT_CAP
+    client: Client,
+    plan: Sequence[Planned],
+    latency: float,
+    what: str,
+    cap: int = DEFAULT_CAP,
+    until: Callable[[Record], bool] | None = None,
 ) -> Offer:
     """``offer`` to the client's target under its timeouts and response bounds; the figures
     go into the client's transcript."""
@@ -458,6 +482,7 @@ def send(
         timeout=client.timeout.read or 10.0,
         max_bytes=bounds.max_bytes,
         max_seconds=bounds.max_seconds,
+        until=until,
     )
     client.transcript.add(result.exchange(client.base_url, what))
     return result

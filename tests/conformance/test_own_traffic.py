@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from conformance.traffic.ledger import MARGIN_TOKENS, Ledger, Limit
+from conformance.traffic.ledger import MARGIN_TOKENS, Ledger
+from conformance.traffic.token_bucket import Limit
 
 LIMIT = Limit(burst=10, refill_per_second=5)
 
@@ -36,6 +37,6 @@ def test_buckets_are_apart_and_a_shared_one_is_narrowed() -> None:
     for _ in range(9):
         ledger.record("one", LIMIT, at=0.0)
     assert not ledger.record("other", LIMIT, at=0.0).suite_exceeded
-    narrowed = LIMIT.narrowed(0.5)  # others may have spent half
+    narrowed = LIMIT.scaled(0.5)  # others may have spent half
     assert (narrowed.burst, narrowed.refill_per_second) == (5, 2.5)
     assert [ledger.record("shared", narrowed, at=0.0).suite_exceeded for _ in range(5)][-1]
