@@ -1,30 +1,93 @@
-"""``conformance selftest`` outside a source checkout: one clear usage error, exit code 2."""
+"""``conformance selftest`` as a user runs it: outside a source checkout one clear usage error
+(exit 2), whichever side; an unknown name one usage error too; and real runs of one fault of the
+client and load catalogues, with the progress lines and the score table."""
 
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 import conformance
 
+CHECKOUT = Path(conformance.__file__).resolve().parent.parent
 
-def test_selftest_from_an_installed_copy_says_it_needs_the_checkout(tmp_path: Path) -> None:
-    """The package alone (as a wheel installs it: no tests/ beside it) cannot run the catalogue."""
-    site = tmp_path / "site-packages"
-    shutil.copytree(Path(conformance.__file__).parent, site / "conformance")
-    env = {**os.environ, "PYTHONPATH": str(site)}
-    done = subprocess.run(
-        [sys.executable, "-m", "conformance.cli", "selftest"],
-        cwd=tmp_path,
-        env=env,
+
+def _selftest(
+    cwd: Path, *argv: str, env: dict[str, str] | None = None, timeout: float = 120
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "conformance.cli", "selftest", *argv],
+        cwd=cwd,
+        env=env or dict(os.environ),
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=timeout,
     )
+
+
+@pytest.mark.parametrize("argv", [(), ("--side", "client"), ("--side", "load", "--only", "x")])
+def test_selftest_from_an_installed_copy_says_it_needs_the_checkout(
+    tmp_path: Path, argv: tuple[str, ...]
+) -> None:
+    """The package alone (as a wheel installs it: no tests/ beside it) cannot run a catalogue."""
+    site = tmp_path / "site-packages"
+    shutil.copytree(Path(conformance.__file__).parent, site / "conformance")
+    done = _selftest(tmp_path, *argv, env={**os.environ, "PYTHONPATH": str(site)})
     assert done.returncode == 2, done.stdout + done.stderr
     assert "source checkout" in done.stderr
     assert 'pip install -e ".[test]"' in done.stderr
     assert "Traceback" not in done.stderr
+    assert "started" not in done.stdout  # refused before any side runs
+
+
+def test_an_option_for_another_side_is_refused_before_anything_runs(tmp_path: Path) -> None:
+    done = _selftest(tmp_path, "--side", "client", "--full")
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert "--full applies to the server side, not to --side client" in done.stderr
+    assert done.stdout == ""
+
+
+def test_an_unknown_name_is_a_usage_error(tmp_path: Path) -> None:
+    done = _selftest(tmp_path, "--side", "client", "--only", "no-such-client", "-n", "1")
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert "names no client variant called no-such-client" in done.stdout
+    assert "the client catalogue could not be collected with this selection" in done.stderr
+
+
+def _row(stdout: str, side: str) -> list[str]:
+    lines = [line for line in stdout.splitlines() if line.strip().startswith(f"{side} ")]
+    assert lines, stdout
+    return re.split(r"\s{2,}", lines[-1].strip())
+
+
+def _assert_one_side_ran(done: subprocess.CompletedProcess[str], side: str, fault: str) -> None:
+    out = done.stdout
+    assert done.returncode == 0, out[-4000:] + done.stderr[-2000:]
+    assert re.search(rf"\[1/1\] {side} side \(.*\): started at \d\d:\d\d:\d\d", out), out
+    assert re.search(rf"\[1/1\] {side} side finished in \d+s: 1/1 faults caught exactly", out)
+    row = _row(out, side)
+    assert row[:5] == [side, "1", "1 (100%)", "0", "0"], row
+    assert "longest" in out and f"({fault})" in out
+    last = out.rstrip().splitlines()[-1]
+    assert last.startswith(f"conformance selftest: 1/1 faults caught exactly ({side} 1/1) in ")
+
+
+def test_one_client_fault_end_to_end(tmp_path: Path) -> None:
+    """The fastest faulty client (it exits after a second): about 10 s."""
+    done = _selftest(tmp_path, "--side", "client", "--only", "exits-early", "-n", "1")
+    _assert_one_side_ran(done, "client", "exits-early")
+    assert _row(done.stdout, "client")[5] == "9/9"  # it breaks every client requirement
+
+
+@pytest.mark.long
+def test_one_load_fault_end_to_end(tmp_path: Path) -> None:
+    """One load fault: a whole load-stage run, about 40 s (long tier)."""
+    done = _selftest(tmp_path, "--side", "load", "--only", "hint-only-after-5xx", timeout=600)
+    _assert_one_side_ran(done, "load", "hint-only-after-5xx")
+    assert _row(done.stdout, "load")[5] == "1/17"

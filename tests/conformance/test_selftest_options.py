@@ -1,16 +1,40 @@
-"""``conformance selftest`` options: --only/--section become the catalogue's selection, --full
-reaches the harness through the environment, and each fault's run time is tallied."""
+"""``conformance selftest`` options and score: which sides run, which options apply to which
+side (a usage error otherwise), what pytest is asked to run, each fault's verdict as the tally
+reads it from the test reports, and the score table built from them."""
 
 from __future__ import annotations
 
 import argparse
+import re
+from pathlib import Path
 from types import SimpleNamespace
+from typing import Any
+
+import pytest
 
 from conformance import selftest
+from conformance.errors import UsageError
+from conformance.selftest import EXACT, MISSED, OTHER, FaultReport, SideRun
+
+ROOT = Path("/checkout")
+
+
+def _parse(*argv: str) -> argparse.Namespace:
+    parser = argparse.ArgumentParser()
+    selftest.add_parser(parser.add_subparsers(dest="command"))
+    return parser.parse_args(["selftest", *argv])
 
 
 def _options(**given: object) -> argparse.Namespace:
-    return argparse.Namespace(**{"only": None, "section": None, "full": False, **given})
+    defaults = {"only": None, "section": None, "full": False, "side": None, "workers": None}
+    return argparse.Namespace(**{**defaults, "faults": None, **given})
+
+
+def _sides(*argv: str) -> list[str]:
+    return [side.name for side in selftest.sides_of(_parse(*argv))]
+
+
+# --- options -----------------------------------------------------------------------------------
 
 
 def test_selection_joins_section_and_exact_names() -> None:
@@ -20,23 +44,293 @@ def test_selection_joins_section_and_exact_names() -> None:
     assert chosen == "section:defects,a-b,c"
 
 
-def test_the_parser_knows_full_only_and_section() -> None:
-    parser = argparse.ArgumentParser()
-    selftest.add_parser(parser.add_subparsers(dest="command"))
-    options = parser.parse_args(["selftest", "--full", "--only", "x,y", "--section", "escapes"])
-    assert options.full and options.only == "x,y" and options.section == "escapes"
-
-
-def test_tally_keeps_each_faults_seconds() -> None:
-    tally = selftest.Tally()
-    report = SimpleNamespace(
-        nodeid=f"tests/faulty/test_catalogue.py::{selftest.FAULT_TEST}[polling-never]",
-        user_properties=[("fault_seconds", 12.5)],
-        when="call",
-        passed=True,
-        failed=False,
-        skipped=False,
+def test_the_parser_knows_every_option() -> None:
+    options = _parse(
+        "--full", "--only", "x,y", "--section", "escapes", "--side", "server", "-n", "3", "-k", "z"
     )
-    tally.pytest_runtest_logreport(report)
-    assert tally.caught == ["polling-never"]
-    assert tally.seconds == {"polling-never": 12.5}
+    assert options.full and options.only == "x,y" and options.section == "escapes"
+    assert (options.side, options.workers, options.faults) == ("server", "3", "z")
+    with pytest.raises(SystemExit):
+        _parse("--side", "fuzz")
+
+
+def test_all_three_sides_run_by_default_in_order() -> None:
+    assert _sides() == ["server", "client", "load"]
+    assert _sides("--full") == ["server", "client", "load"]  # --full changes the server side only
+    assert _sides("-n", "3") == ["server", "client", "load"]
+    assert _sides("-k", "hint") == ["server", "client", "load"]
+
+
+def test_one_side_with_side_and_the_server_side_for_a_selection_alone() -> None:
+    for side in ("server", "client", "load"):
+        assert _sides("--side", side) == [side]
+    assert _sides("--only", "polling-never") == ["server"]  # as before there were three sides
+    assert _sides("--section", "escapes") == ["server"]
+    assert _sides("--side", "client", "--only", "no-hash") == ["client"]
+    assert _sides("--side", "load", "--only", "hint-never-goes", "-k", "x") == ["load"]
+    assert _sides("--side", "server", "--full", "--section", "defects", "-n", "1") == ["server"]
+    assert _sides("--side", "client", "-n", "1") == ["client"]
+
+
+@pytest.mark.parametrize(
+    ("argv", "option", "applies_to"),
+    [
+        (("--side", "client", "--full"), "--full", "the server side"),
+        (("--side", "load", "--full"), "--full", "the server side"),
+        (("--side", "client", "--section", "escapes"), "--section", "the server side"),
+        (("--side", "load", "--section", "defects"), "--section", "the server side"),
+        (("--side", "load", "-n", "2"), "--workers", "the server and client sides"),
+    ],
+)
+def test_an_option_with_a_side_it_does_not_apply_to_is_a_usage_error(
+    argv: tuple[str, ...], option: str, applies_to: str
+) -> None:
+    with pytest.raises(UsageError) as raised:
+        selftest.sides_of(_parse(*argv))
+    message = str(raised.value)
+    assert f"{option} applies to {applies_to}, not to --side {argv[1]}" in message
+    assert raised.value.what_to_do.startswith(f"drop {option}")
+
+
+def test_workers_must_be_a_number_or_auto() -> None:
+    with pytest.raises(UsageError, match="--workers 'many' is not a number"):
+        selftest.sides_of(_parse("-n", "many"))
+    assert _sides("-n", "auto") == ["server", "client", "load"]
+
+
+def test_the_help_says_which_side_each_option_applies_to(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    with pytest.raises(SystemExit):
+        _parse("--help")
+    text = " ".join(capsys.readouterr().out.split())
+    for side in ("server", "client", "load"):
+        assert f"{side} the faulty" in text or f"{side} the load" in text
+    assert "--section {escapes,defects} server side only" in text
+    assert "--full server side:" in text
+    assert "-n N, --workers N server and client sides:" in text
+    assert "-k EXPR, --faults EXPR every side:" in text
+    assert "the server side's, or the one --side names" in text  # --only
+    assert "2 for a usage error" in text
+
+
+# --- what pytest runs ----------------------------------------------------------------------------
+
+
+def _args(side: str, chosen: str = "", **given: object) -> list[str]:
+    return selftest.pytest_args(selftest.SIDES[side], _options(**given), ROOT, chosen)
+
+
+def test_each_side_collects_its_own_catalogue() -> None:
+    server = _args("server")
+    assert server[0] == "/checkout/tests/faulty"
+    assert server[server.index("--ignore") + 1] == "/checkout/tests/faulty/clients"
+    assert server[server.index("-n") + 1] == "2"
+    assert _args("server", "section:escapes")[:2] == [
+        "/checkout/tests/faulty/test_catalogue.py",
+        "/checkout/tests/faulty/test_coverage.py",
+    ]
+    client = _args("client", "no-hash", workers="3")
+    assert client[0] == "/checkout/tests/faulty/clients" and "--ignore" not in client
+    assert client[client.index("-n") + 1] == "3"
+    load = _args("load", "", faults="hint")
+    assert load[0] == "/checkout/tests/load/test_load_faults.py"
+    assert "-n" not in load and load[load.index("-k") + 1] == "hint"
+    chosen_load = _args("load", "hint-never-goes")
+    assert chosen_load[0].endswith("test_load_faults.py::test_load_fault_is_caught_exactly")
+    for args in (server, client, load):
+        assert args[args.index("-m") + 1] == "long or not long"
+        assert "no:benchmark" in args and f"pythonpath={ROOT}" in args
+    assert "-n" not in _args("server", workers="1")
+
+
+# --- the tally ------------------------------------------------------------------------------------
+
+
+def _report(
+    name: str,
+    test: str = "test_fault_is_caught_exactly",
+    when: str = "call",
+    outcome: str = "passed",
+    **properties: Any,
+) -> SimpleNamespace:
+    report = SimpleNamespace(
+        nodeid=f"tests/x.py::{test}[{name}]" if name else f"tests/x.py::{test}",
+        user_properties=list(properties.items()),
+        when=when,
+        passed=outcome == "passed",
+        failed=outcome == "failed",
+        skipped=outcome == "skipped",
+    )
+    return report
+
+
+def _tally(*reports: SimpleNamespace) -> selftest.Tally:
+    tally = selftest.Tally("test_fault_is_caught_exactly")
+    for report in reports:
+        tally.pytest_runtest_logreport(report)
+    return tally
+
+
+def test_the_tally_reads_each_faults_declared_and_failed_sets() -> None:
+    tally = _tally(
+        _report("exact", fault_breaks=["A"], fault_failed=["A"], fault_seconds=12.5),
+        _report("wider", outcome="failed", fault_breaks=["A"], fault_failed=["A", "B"]),
+        _report("narrower", outcome="failed", fault_breaks=["A", "B"], fault_failed=["B"]),
+        _report("missed", outcome="failed", fault_breaks=["A"], fault_failed=[]),
+        _report("raised", outcome="failed", fault_breaks=["A"]),  # no verdict
+        _report("correct", fault_breaks=[], fault_failed=[]),
+        _report("correct-failing", outcome="failed", fault_breaks=[], fault_failed=["A"]),
+    )
+    verdicts = {name: report.verdict for name, report in tally.faults.items()}
+    assert verdicts == {
+        "exact": EXACT,
+        "wider": OTHER,
+        "narrower": OTHER,
+        "missed": MISSED,
+        "raised": MISSED,
+        "correct": EXACT,
+        "correct-failing": OTHER,
+    }
+    assert tally.faults["exact"].seconds == 12.5
+    assert tally.faults["raised"].failed is None
+    assert [n for n, r in tally.faults.items() if r.correct] == ["correct", "correct-failing"]
+    assert tally.errors == []
+
+
+def test_the_tally_keeps_other_failures_apart_and_reads_the_reach() -> None:
+    tally = _tally(
+        _report("a", when="setup", fault_breaks=["A"]),  # a passed setup says nothing yet
+        _report("a", fault_breaks=["A"], fault_failed=["A"]),
+        _report("a", when="teardown", outcome="failed", fault_breaks=["A"], fault_failed=["A"]),
+        _report("b", when="setup", outcome="failed"),  # broke before it could declare
+        _report("", test="test_slow_target", outcome="failed"),
+        _report("", test="test_every_server_requirement_is_broken_or_listed", **{
+            "requirements_checkable": 165, "requirements_with_fault": 160,
+            "requirements_breakable": 162,
+        }),
+    )  # fmt: skip
+    assert tally.faults["a"].verdict == EXACT
+    assert tally.faults["b"].verdict == MISSED and tally.faults["b"].declared is None
+    assert tally.errors == [
+        "tests/x.py::test_fault_is_caught_exactly[a]",
+        "tests/x.py::test_slow_target",
+    ]
+    run = selftest.side_run(selftest.SIDES["server"], tally, 10.0, pytest.ExitCode.TESTS_FAILED)
+    assert run.reach() == "160/162 breakable (3 not)"
+    assert not run.ok
+
+
+def test_a_strict_xfail_is_a_known_mismatch_and_not_exact() -> None:
+    known = _report("k", outcome="skipped", fault_breaks=["A"], fault_failed=["A", "B"])
+    known.wasxfail = "scenario X is imprecise"
+    stale = _report("s", outcome="failed", fault_breaks=["A"], fault_failed=["A"])
+    stale.wasxfail = "fixed since"  # XPASS(strict): caught exactly, the entry is stale
+    tally = _tally(known, stale)
+    assert tally.faults["k"].known and tally.faults["k"].verdict == OTHER
+    assert "known mismatch" in tally.faults["k"].explain()
+    assert tally.faults["s"].verdict == EXACT and not tally.faults["s"].passed
+    assert tally.errors == ["tests/x.py::test_fault_is_caught_exactly[s]"]
+
+
+def test_client_and_load_reach_is_the_faults_run_over_the_stages_requirements() -> None:
+    tally = _tally(
+        _report("a", fault_breaks=["POLL-CLIENT-BACKOFF"], fault_failed=["POLL-CLIENT-BACKOFF"]),
+        _report("b", fault_breaks=["POLL-CLIENT-BACKOFF", "SDK-CLIENT-INSTANCE-ID"],
+                fault_failed=["POLL-CLIENT-BACKOFF", "SDK-CLIENT-INSTANCE-ID"]),
+        _report("correct", fault_breaks=[], fault_failed=[]),
+    )  # fmt: skip
+    run = selftest.side_run(selftest.SIDES["client"], tally, 1.0, pytest.ExitCode.OK)
+    assert run.reach() == "2/9"
+    assert [f.name for f in run.faults] == ["a", "b"] and [c.name for c in run.correct] == [
+        "correct"
+    ]
+    assert run.ok
+
+
+# --- the score table ----------------------------------------------------------------------------
+
+
+def _fault(name: str, declared: set[str], failed: set[str] | None, **more: Any) -> FaultReport:
+    failed_set = frozenset(failed) if failed is not None else None
+    return FaultReport(
+        name,
+        frozenset(declared),
+        failed_set,
+        passed=failed_set == frozenset(declared),
+        **more,
+    )
+
+
+def _runs() -> list[SideRun]:
+    server = SideRun(
+        "server",
+        (
+            _fault("s1", {"A"}, {"A"}, seconds=20.0),
+            _fault("s2", {"A"}, {"A", "B"}, seconds=40.0),
+            _fault("s3", {"A"}, None),
+        ),
+        covered=162,
+        requirements=162,
+        note=" breakable (3 not)",
+        seconds=900.0,
+        code=1,
+    )
+    client = SideRun(
+        "client",
+        (_fault("c1", {"X"}, {"X"}), _fault("c2", {"X"}, set())),
+        correct=(_fault("ok1", set(), set()), _fault("ok2", set(), {"X"})),
+        covered=1,
+        requirements=9,
+        seconds=290.0,
+        code=1,
+    )
+    load = SideRun("load", (_fault("l1", {"L"}, {"L"}),), covered=1, requirements=17, seconds=65.0)
+    return [server, client, load]
+
+
+def _cells(line: str) -> list[str]:
+    return re.split(r"\s{2,}", line.strip())
+
+
+def test_the_score_table_counts_each_side_and_the_whole() -> None:
+    table = selftest.score_table(_runs())
+    assert [_cells(line) for line in table] == [
+        ["side", "faults", "caught exactly", "caught with another set", "missed",
+         "requirements with a fault", "wall time"],
+        ["server", "3", "1 (33%)", "1", "1", "162/162 breakable (3 not)", "15m00s"],
+        ["client", "2", "1 (50%)", "0", "1", "1/9", "4m50s"],
+        ["load", "1", "1 (100%)", "0", "0", "1/17", "1m05s"],
+        ["all", "6", "3 (50%)", "1", "2", "20m55s"],
+    ]  # fmt: skip
+    assert len({len(line) for line in table}) == 1  # columns aligned, wall time flush right
+    assert len(selftest.score_table(_runs()[2:])) == 2  # one side: no total row
+
+
+def test_the_details_name_every_fault_not_caught_exactly_and_the_failing_correct_variants() -> None:
+    lines = "\n".join(selftest.details(_runs()))
+    assert "server: CAUGHT WITH ANOTHER SET: s2: declared ['A'], failed ['A', 'B']" in lines
+    assert "server: MISSED: s3: declared ['A'], no verdict" in lines
+    assert "client: MISSED: c2: declared ['X'], failed nothing" in lines
+    assert "client: correct-but-different variants passed 1/2; FAILING: ok2" in lines
+    assert "server: 2 runs, 60s in all, median 30s, longest 40s (s2)" in lines
+    assert "s1" not in lines.replace("(s1", "")  # an exact fault is not listed
+
+
+def test_exit_status_is_0_only_when_every_fault_is_caught_exactly() -> None:
+    runs = _runs()
+    assert selftest.exit_status(runs) == 1
+    assert selftest.exit_status(runs[2:]) == 0
+    clean_client = SideRun("client", (_fault("c1", {"X"}, {"X"}),), (_fault("ok", set(), set()),))
+    assert selftest.exit_status([clean_client]) == 0
+    failing_correct = SideRun("client", (), (_fault("ok2", set(), {"X"}),))
+    assert selftest.exit_status([failing_correct]) == 1
+    other_test_failed = SideRun("load", runs[2].faults, errors=("tests/x.py::test_reference",))
+    assert selftest.exit_status([other_test_failed]) == 1
+    internal_error = SideRun("load", runs[2].faults, code=pytest.ExitCode.INTERNAL_ERROR)
+    assert selftest.exit_status([internal_error]) == 1
+    headline = selftest.headline(runs, 1255.0)
+    assert headline == (
+        "conformance selftest: 3/6 faults caught exactly (server 1/3, client 1/2, load 1/1) "
+        "in 20m55s"
+    )

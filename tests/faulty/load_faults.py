@@ -5,8 +5,8 @@ away, a hint that comes only after a 5xx, a write some pollers never see, poller
 limited per connection instead of sharing one bucket, and a target that misses an objective it
 declares for itself (latency, 304 share, throughput: each fault declares its own in ``profile``).
 Each entry declares the exact set of requirement ids ``conformance run --stage load`` fails on
-it (``tests/load/test_load_faults.py`` runs them; the scenarios' selftest does not, these
-defects do not show one request at a time).
+it (``tests/load/test_load_faults.py`` runs them, ``conformance selftest --side load``; the
+server side does not, these defects do not show one request at a time).
 """
 
 from __future__ import annotations

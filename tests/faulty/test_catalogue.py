@@ -7,7 +7,6 @@ fixed) and explained in the report of the catalogue, never loosened here.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -17,9 +16,10 @@ from faulty.catalogue import FAULTS, Fault
 from faulty.escapes import ESCAPE_PREFIX
 from faulty.harness import run_fault
 from faulty.mismatches import KNOWN_MISMATCHES
+from faulty.selection import only_from_environment
+from faulty.selection import selected as select
 
 pytestmark = [pytest.mark.slow, pytest.mark.long]
-ONLY_ENV = "RCES_SELFTEST_ONLY"  # conformance selftest --only / --section
 
 
 def section_of(fault: Fault) -> str:
@@ -30,15 +30,7 @@ def selected(faults: Sequence[Fault], only: str) -> list[Fault]:
     """The faults ``only`` names: ``section:NAME`` entries and exact fault names (empty: all).
 
     A name that is no fault is an error, not an empty run."""
-    wanted = [w.strip() for w in only.split(",") if w.strip()]
-    if not wanted:
-        return list(faults)
-    names = {f.name for f in faults}
-    unknown = [w for w in wanted if not w.startswith("section:") and w not in names]
-    if unknown:
-        raise ValueError(f"{ONLY_ENV} names no fault called {', '.join(unknown)}")
-    sections = {w.removeprefix("section:") for w in wanted if w.startswith("section:")}
-    return [f for f in faults if f.name in wanted or section_of(f) in sections]
+    return select(faults, only, section_of)
 
 
 def _param(fault: Fault) -> object:
@@ -47,14 +39,12 @@ def _param(fault: Fault) -> object:
     return pytest.param(fault, id=fault.name, marks=marks)
 
 
-@pytest.mark.parametrize(
-    "fault", [_param(f) for f in selected(FAULTS, os.environ.get(ONLY_ENV, ""))]
-)
+@pytest.mark.parametrize("fault", [_param(f) for f in selected(FAULTS, only_from_environment())])
 def test_fault_is_caught_exactly(
     fault: Fault, tmp_path: Path, record_property: Callable[[str, object], None]
 ) -> None:
+    record_property("fault_breaks", sorted(fault.breaks))  # first: known even if the run raises
     run = run_fault(fault, tmp_path)
-    record_property("fault_breaks", sorted(fault.breaks))
     record_property("fault_failed", sorted(run.failed))
     record_property("fault_seconds", round(run.seconds, 1))
     assert run.outcomes, f"the suite produced no report for {fault.name}:\n{run.output[-3000:]}"

@@ -7,6 +7,8 @@ import json
 import os
 import subprocess
 import sys
+import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -20,12 +22,15 @@ from faulty.context import Context
 from faulty.harness import with_overrides
 from faulty.load_faults import DECLARED_LATENCY, DECLARED_NOT_MODIFIED, DECLARED_THROUGHPUT
 from faulty.recipes import Fault, fault, passthrough
+from faulty.selection import only_from_environment, selected
 
 from conformance.stages.load import requirement_ids
 
 pytestmark = pytest.mark.long
 TIMEOUT_S = 300
 ATTEMPTS = 2  # again when a declared id was not measured (the generator's own shortfall)
+# conformance selftest --side load --only NAME,...: exact fault names (RCES_SELFTEST_ONLY)
+CHOSEN = selected(LOAD_SECTIONS["load"], only_from_environment(), what="load fault")
 
 
 def run_once(fault: Fault, workdir: Path, port: int) -> tuple[dict[str, str], str]:
@@ -70,11 +75,17 @@ def run_measured(
     return outcomes, output
 
 
-@pytest.mark.parametrize("fault", LOAD_SECTIONS["load"], ids=lambda f: f.name)
-def test_load_fault_is_caught_exactly(fault: Fault, tmp_path: Path) -> None:
+@pytest.mark.parametrize("fault", CHOSEN, ids=lambda f: f.name)
+def test_load_fault_is_caught_exactly(
+    fault: Fault, tmp_path: Path, record_property: Callable[[str, object], None]
+) -> None:
     assert fault.breaks <= requirement_ids(), "a load fault must break what the stage judges"
+    record_property("fault_breaks", sorted(fault.breaks))  # what conformance selftest tallies
+    started = time.monotonic()
     outcomes, output = run_measured(fault, tmp_path, 5700, fault.breaks)
     failed = {i for i, outcome in outcomes.items() if outcome == "fail"}
+    record_property("fault_failed", sorted(failed))
+    record_property("fault_seconds", round(time.monotonic() - started, 1))
     assert failed == set(fault.breaks), (
         f"{fault.name}: failed {sorted(failed)}, declared {sorted(fault.breaks)}; "
         f"outcomes {outcomes}\n{output[-3000:]}"

@@ -1,29 +1,40 @@
 """The faulty-client catalogue: the client stage fails exactly the declared requirements of each
 one-defect variant of the reference client, and none of the correct-but-different variants.
 
-Long tier (``pytest -m long tests/faulty/clients``): each variant is one whole client-stage run,
-about 20 s. The client mutation score (faults caught exactly / faults) is printed at the end
-(``conftest.py``).
+Long tier (``pytest -m long tests/faulty/clients``, or ``conformance selftest --side client``):
+each variant is one whole client-stage run, about 25 s. The client mutation score (faults caught
+exactly / faults) is printed at the end (``conftest.py``).
 """
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import pytest
 
 from tests.faulty.clients.catalogue import ALL, FAULTS, ClientVariant
 from tests.faulty.clients.harness import run_variant
+from tests.faulty.selection import only_from_environment, selected
 
 SCORE_PROPERTY = "client_fault"
+# conformance selftest --side client --only NAME,...: exact variant names (RCES_SELFTEST_ONLY)
+CHOSEN = selected(ALL, only_from_environment(), what="client variant")
 
 
 @pytest.mark.long
-@pytest.mark.parametrize("variant", ALL, ids=[v.name for v in ALL])
+@pytest.mark.parametrize("variant", CHOSEN, ids=[v.name for v in CHOSEN])
 def test_client_variant_fails_exactly_its_declared_set(
     variant: ClientVariant, record_property: Any
 ) -> None:
+    # What conformance selftest tallies, as for the faulty servers (an empty declared set: a
+    # correct variant, which must fail nothing); the declared set first, known even if the run
+    # raises.
+    record_property("fault_breaks", sorted(variant.breaks))
+    started = time.monotonic()
     outcome = run_variant(variant)
+    record_property("fault_failed", sorted(outcome.failed))
+    record_property("fault_seconds", round(time.monotonic() - started, 1))
     # A correct variant must also leave nothing unjudged; a fault may (a client that ignores the
     # hint leaves its jitter unjudged).
     exact = outcome.failed == variant.breaks and bool(variant.breaks or not outcome.unmeasured)
