@@ -427,7 +427,10 @@ def side_run(side: Side, tally: Tally, seconds: float, code: int) -> SideRun:
         side.name,
         faults,
         correct,
-        errors=tuple(tally.errors),
+        errors=(
+            *(f"{e} (collection)" for e in sorted(set(tally.collection_errors))),
+            *tally.errors,
+        ),
         covered=covered,
         requirements=requirements,
         note=note,
@@ -564,6 +567,9 @@ def pytest_args(side: Side, options: argparse.Namespace, root: Path, chosen: str
         "-q",
         "-rfEX",
         "--tb=line",
+        # A module that does not import (another self-test, in the middle of an edit) is
+        # reported as a failure of the side; the catalogue still runs.
+        "--continue-on-collection-errors",
         "-p",
         "no:randomly",
         "-p",

@@ -221,6 +221,19 @@ def test_the_tally_keeps_other_failures_apart_and_reads_the_reach() -> None:
     assert not run.ok
 
 
+def test_a_module_that_does_not_import_fails_the_side_but_not_the_others() -> None:
+    tally = _tally(_report("a", fault_breaks=["A"], fault_failed=["A"]))
+    for nodeid in ("tests/faulty/test_new.py", "tests/faulty/test_new.py"):  # once per worker
+        tally.pytest_collectreport(SimpleNamespace(nodeid=nodeid, failed=True))
+    tally.pytest_collectreport(SimpleNamespace(nodeid="tests/faulty/test_ok.py", failed=False))
+    run = selftest.side_run(selftest.SIDES["server"], tally, 1.0, pytest.ExitCode.TESTS_FAILED)
+    assert run.errors == ("tests/faulty/test_new.py (collection)",)
+    assert run.count(EXACT) == 1 and not run.ok
+    lines = selftest.details([run])
+    assert "  server: failed self-tests: tests/faulty/test_new.py (collection)" in lines
+    assert "--continue-on-collection-errors" in _args("server")
+
+
 def test_a_strict_xfail_is_a_known_mismatch_and_not_exact() -> None:
     known = _report("k", outcome="skipped", fault_breaks=["A"], fault_failed=["A", "B"])
     known.wasxfail = "scenario X is imprecise"
