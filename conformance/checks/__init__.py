@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
+from conformance.checks.header_grammar import MEDIA_TYPE, Problem, media_type
 from conformance.errors import ConformanceError, ContractViolation
 from conformance.outcomes import catalogue_index
 from conformance.traffic.client import Reply
@@ -62,6 +63,29 @@ def json_object(
     expect(isinstance(body, dict), ids, f"body is not {what}", what, reply.describe(), reply)
     result: dict[str, Any] = body
     return result
+
+
+JSON_MEDIA = "application/json"
+
+
+def media_expected(essence: str = JSON_MEDIA) -> str:
+    """The ``expected`` line of a Content-Type check."""
+    return f"Content-Type {essence} (any case, any parameters), a {MEDIA_TYPE.expected}"
+
+
+def media_problem(headers: Mapping[str, str], essence: str = JSON_MEDIA) -> str | None:
+    """None when ``Content-Type`` is a media-type (RFC 9110 8.3.1) whose type and subtype are
+    ``essence`` (compared in lower case, whatever its parameters); else what was received,
+    naming the grammar rule when the value breaks it. ``headers``: lower-case names."""
+    value = headers.get("content-type")
+    if value is None:
+        return "no Content-Type"
+    parsed = media_type(value)
+    if isinstance(parsed, Problem):
+        return str(parsed)
+    if parsed.essence != essence:
+        return f"Content-Type {value!r}: media type {parsed.essence}"
+    return None
 
 
 def strip_quotes(etag: str) -> str:

@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from conformance.checks import expect, json_object, strip_quotes, violation
+from conformance.checks import expect, json_object, violation
 from conformance.checks.declared import status_expectation, status_received
 from conformance.checks.experiment_changeset import as_json_patch
 from conformance.checks.sdk import Snapshots
@@ -74,11 +74,6 @@ def setup_failed(
 
 def ok(reply: Reply) -> bool:
     return 200 <= reply.status < 300
-
-
-def is_json(reply: Reply) -> bool:
-    media = str(reply.headers.get("content-type", "")).split(";")[0].strip().lower()
-    return media == "application/json"
 
 
 def body_of(reply: Reply) -> Any:
@@ -574,11 +569,6 @@ class UnitView:
     @property
     def hash(self) -> Any:
         return self.body.get("hash")
-
-    @property
-    def etag(self) -> str | None:
-        value = self.reply.headers.get("etag")
-        return None if value is None else strip_quotes(value)
 
 
 class _Missing:

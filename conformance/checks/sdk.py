@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TypeVar
 
-from conformance.checks import expect, json_object, strip_quotes, violation
+from conformance.checks import expect, json_object, violation
+from conformance.checks.header_grammar import ENTITY_TAG, EntityTag, Problem, entity_tag
 from conformance.errors import NotConfigured
 from conformance.profile import SdkKey
 from conformance.run_phases import require_serial_phase
@@ -150,9 +151,31 @@ def _clip(text: str, limit: int = 300) -> str:
     return text if len(text) <= limit else text[:limit] + "..."
 
 
-def etag_value(reply: Reply) -> str | None:
-    etag = reply.headers.get("etag")
-    return None if etag is None else strip_quotes(etag)
+def etag_value(headers: Mapping[str, str]) -> str | None:
+    """The opaque-tag of the ``ETag`` (weak or strong); None when there is no ETag or it is not
+    an entity-tag (RFC 9110 8.8.3). ``headers``: lower-case names."""
+    value = headers.get("etag")
+    tag = None if value is None else entity_tag(value)
+    return tag.opaque if isinstance(tag, EntityTag) else None
+
+
+def etag_expected(hash_value: object) -> str:
+    """The ``expected`` line of an ETag check: an entity-tag carrying ``hash_value``."""
+    return f'ETag "{hash_value}" (or W/"{hash_value}"), an {ENTITY_TAG.expected}'
+
+
+def etag_problem(headers: Mapping[str, str], hash_value: object) -> str | None:
+    """None when ``ETag`` is an entity-tag (RFC 9110 8.8.3), weak or strong, whose opaque-tag is
+    ``hash_value``; else what was received, naming the grammar rule when the value breaks it."""
+    value = headers.get("etag")
+    if value is None:
+        return "no ETag"
+    tag = entity_tag(value)
+    if isinstance(tag, Problem):
+        return str(tag)
+    if tag.opaque != hash_value:
+        return f"ETag {value!r}: opaque-tag {tag.opaque!r}"
+    return None
 
 
 def entry_of(snapshot: dict[str, Any], configuration_id: Any) -> dict[str, Any] | None:

@@ -6,9 +6,23 @@ from typing import Any
 
 import pytest
 
-from conformance.checks import expect, expect_status, json_object, violation
+from conformance.checks import (
+    expect,
+    expect_status,
+    json_object,
+    media_expected,
+    media_problem,
+    violation,
+)
 from conformance.checks.management import Configurations
-from conformance.checks.sdk import OUT_OF_SCOPE_STATUS, Snapshots, entry_of, etag_value, settled
+from conformance.checks.sdk import (
+    OUT_OF_SCOPE_STATUS,
+    Snapshots,
+    entry_of,
+    etag_expected,
+    etag_problem,
+    settled,
+)
 from conformance.checks.shapes import expect_shape
 from conformance.errors import NotConfigured
 from conformance.traffic.client import Reply
@@ -59,8 +73,8 @@ def test_bootstrap_answers_snapshot_with_documents(
     configurations.create_ok("boot", {"doc": 1}, ids=ids)
     reply = snapshots.bootstrap()
     expect_status(reply, 200, ids, "bootstrap did not answer 200")
-    media = reply.headers.get("content-type", "").split(";")[0].strip().lower()
-    expect(media == "application/json", ids, "not JSON", "application/json", repr(media), reply)
+    received = media_problem(reply.headers)
+    expect(received is None, ids, "not application/json", media_expected(), received or "", reply)
     body = json_object(reply, ids)
     expect_shape("snapshot", body, ids, "bootstrap body is not a snapshot", reply)
     document = snapshots.document_field
@@ -137,12 +151,13 @@ def test_bootstrap_etag_is_the_hash(snapshots: Snapshots) -> None:
     ids = ("SDK-BOOTSTRAP-ETAG-EQUALS-HASH",)
     reply = snapshots.bootstrap()
     body = snapshots.body(reply, ids, "a 200 bootstrap")
+    received = etag_problem(reply.headers, body.get("hash"))
     expect(
-        etag_value(reply) == body.get("hash"),
+        received is None,
         ids,
-        "bootstrap ETag differs from the body's hash",
-        f'ETag "{body.get("hash")}"',
-        repr(reply.headers.get("etag")),
+        "the bootstrap ETag is not an entity-tag carrying the body's hash",
+        etag_expected(body.get("hash")),
+        received or "",
         reply,
     )
 

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from conformance.checks import Soft, expect
+from conformance.checks import Soft, expect, media_expected, media_problem
 from conformance.checks.declared import expect_declared_status, field_received
 from conformance.checks.management import Configurations
 from conformance.checks.sdk import Snapshots
@@ -120,8 +120,14 @@ def _case_ids(cases: list[Case]) -> list[Any]:
     return [pytest.param(case, id=case.label) for case in cases]
 
 
-def _media(reply: Reply) -> str:
-    return str(reply.headers.get("content-type", "")).split(";")[0].strip().lower()
+def _not_json(reply: Reply) -> str | None:
+    """What was received when the error is not a JSON body sent as application/json (a
+    Content-Type judged by its media-type grammar, RFC 9110 8.3.1); None when it is."""
+    media = media_problem(reply.headers)
+    if media is None and _json_body(reply) is not None:
+        return None
+    shown = media or f"Content-Type {reply.headers.get('content-type')!r}"
+    return f"{shown}, {reply.describe()}"
 
 
 def _served(case: Case, reply: Reply) -> str:
@@ -149,12 +155,13 @@ def test_status_errors_are_json(
     reply = case.send(configurations, snapshots)
     if reply.status in (200, 304):
         raise NotMeasurable(_served(case, reply), ids)
+    received = _not_json(reply)
     expect(
-        _media(reply) == "application/json" and _json_body(reply) is not None,
+        received is None,
         ids,
         f"status error ({case.label}) has no JSON body",
-        "Content-Type application/json with a JSON body",
-        f"Content-Type {reply.headers.get('content-type')!r}, {reply.describe()}",
+        f"{media_expected()}, with a JSON body",
+        received or "",
         reply,
     )
 
@@ -168,12 +175,13 @@ def test_errors_are_json(configurations: Configurations, snapshots: Snapshots, c
     reply = case.send(configurations, snapshots)
     if not 400 <= reply.status < 500:  # a 5xx or no answer already failed in the client
         raise NotMeasurable(_served(case, reply), ids)
+    received = _not_json(reply)
     expect(
-        _media(reply) == "application/json" and _json_body(reply) is not None,
+        received is None,
         ids,
         f"error ({case.label}) has no JSON body",
-        "Content-Type application/json with a JSON body",
-        f"Content-Type {reply.headers.get('content-type')!r}, {reply.describe()}",
+        f"{media_expected()}, with a JSON body",
+        received or "",
         reply,
     )
 
