@@ -163,6 +163,13 @@ def test_builtin_checks_map_to_the_operation_own_requirement() -> None:
     assert requirements_for("rate_limited_has_retry_after", "getSdkStatus") == (
         "LIMIT-RATE-429-RETRY-AFTER",
     )
+    assert requirements_for("content_type_grammar", "createConfiguration") == (
+        "CFG-RESPONSE-CONTENT-TYPE-JSON",
+    )
+    assert requirements_for("content_type_grammar", "listMembers") == (
+        "EXP-RESPONSE-CONTENT-TYPE-JSON",
+    )
+    assert "SDK-STATUS-304-ETAG" in operation_requirements("getSdkStatus")
 
 
 def test_check_name_of_failures() -> None:
@@ -246,16 +253,84 @@ def test_error_body_uses_the_profile_field_names(profile: Any, schema: Any) -> N
     )
 
 
+LIMITED = b'{"errorCode": "RATE_LIMITED", "message": "m"}'
+
+
 def test_rate_limited_needs_retry_after(profile: Any, schema: Any) -> None:
     case = status_case(schema)
-    for value in ("3", "Wed, 21 Oct 2015 07:28:00 GMT"):
-        reply = response(
-            429, b'{"errorCode": "RATE_LIMITED", "message": "m"}', {"Retry-After": value}
-        )
+    for value in ("3", "Wed, 21 Oct 2015 07:28:00 GMT", "soon"):  # its grammar: the next test
+        reply = response(429, LIMITED, {"Retry-After": value})
         assert run_check("rate_limited_has_retry_after", profile, case, reply) is True
-    for headers in ({}, {"Retry-After": "soon"}):
-        with pytest.raises(RuleFailure):
-            run_check("rate_limited_has_retry_after", profile, case, response(429, b"{}", headers))
+    with pytest.raises(RuleFailure):
+        run_check("rate_limited_has_retry_after", profile, case, response(429, b"{}"))
+
+
+def test_retry_after_is_judged_by_its_grammar(profile: Any, schema: Any) -> None:
+    case = status_case(schema)
+    for value in ("3", "0", "Wed, 21 Oct 2015 07:28:00 GMT"):
+        reply = response(429, LIMITED, {"Retry-After": value})
+        assert run_check("retry_after_grammar", profile, case, reply) is True
+    assert run_check("retry_after_grammar", profile, case, response(429, LIMITED)) is None
+    for value, rule in (
+        ("soon", "Retry-After (RFC 9110 section 10.2.3)"),
+        ("1.5", "Retry-After (RFC 9110 section 10.2.3)"),
+        ("Wednesday, 21-Oct-15 07:28:00 GMT", "IMF-fixdate (RFC 9110 section 5.6.7)"),
+        ("Wed Oct 21 07:28:00 2015", "IMF-fixdate (RFC 9110 section 5.6.7)"),
+    ):
+        reply = response(429, LIMITED, {"Retry-After": value})
+        with pytest.raises(RuleFailure) as caught:
+            run_check("retry_after_grammar", profile, case, reply)
+        assert caught.value.requirement_ids == ("LIMIT-RATE-429-RETRY-AFTER",)
+        assert rule in caught.value.title and value in caught.value.message
+    # Only where a requirement reads it: a 503's Retry-After, another operation's.
+    assert (
+        run_check("retry_after_grammar", profile, case, response(503, b"{}", {"Retry-After": "x"}))
+        is None
+    )
+
+
+def test_an_etag_the_suite_reads_is_an_entity_tag(profile: Any, schema: Any) -> None:
+    status, boot = status_case(schema), operation(schema, "GET", "/sdk/v2/bootstrap").Case()
+    body = b'{"hash": "abc"}'
+    for value in ('"abc"', 'W/"abc"', '"other"'):  # the value is etag_equals_body_hash's
+        assert run_check("etag_grammar", profile, status, response(200, body, {"ETag": value}))
+    assert run_check("etag_grammar", profile, status, response(200, body)) is None
+    for case, status_code, rid in (
+        (status, 200, "SDK-STATUS-ETAG-EQUALS-HASH"),
+        (status, 304, "SDK-STATUS-304-ETAG"),
+        (boot, 200, "SDK-BOOTSTRAP-ETAG-EQUALS-HASH"),
+    ):
+        for value in ("abc", '"a b"', 'w/"abc"', '"abc", "abd"'):
+            reply = response(status_code, body if status_code == 200 else b"", {"ETag": value})
+            with pytest.raises(RuleFailure) as caught:
+                run_check("etag_grammar", profile, case, reply)
+            assert caught.value.requirement_ids == (rid,)
+            assert "entity-tag (RFC 9110 section 8.8.3)" in caught.value.title
+    # An unquoted ETag equal to the hash is the grammar's business, not the value check's.
+    unquoted = response(200, body, {"ETag": "abc"})
+    assert run_check("etag_equals_body_hash", profile, status, unquoted) is True
+    # Not read by any requirement: a bootstrap 304's, an error's.
+    assert run_check("etag_grammar", profile, boot, response(304, b"", {"ETag": "x"})) is None
+    assert run_check("etag_grammar", profile, status, response(400, b"{}", {"ETag": "x"})) is None
+
+
+def test_every_content_type_is_a_media_type(profile: Any, schema: Any) -> None:
+    listing = operation(schema, "GET", "/application/{applicationId}/v2/experiments").Case()
+    status = status_case(schema)
+    for value in ("application/json", "application/JSON ; charset=UTF-8", "text/plain;"):
+        reply = response(200, b"{}", {"Content-Type": value})
+        assert run_check("content_type_grammar", profile, listing, reply) is True
+    assert run_check("content_type_grammar", profile, listing, response(304)) is None
+    for case, rid in (
+        (listing, "EXP-RESPONSE-CONTENT-TYPE-JSON"),
+        (status, "SDK-STATUS-200-SNAPSHOT"),
+    ):
+        for value in ("application/json; charset", "application/json; charset = utf-8", "json"):
+            reply = response(200, b"{}", {"Content-Type": value})
+            with pytest.raises(RuleFailure) as caught:
+                run_check("content_type_grammar", profile, case, reply)
+            assert caught.value.requirement_ids == (rid,)
+            assert "media-type (RFC 9110 sections 8.3.1 and 5.6.6)" in caught.value.title
 
 
 # ------------------------------------------------------------------ credentials

@@ -10,7 +10,6 @@ In a check, ``response.headers`` has lowercase names and list values.
 
 from __future__ import annotations
 
-import email.utils
 import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -19,6 +18,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from schemathesis.core.failures import Failure, Severity
 
 from conformance.checks import strip_quotes
+from conformance.checks.header_grammar import Problem, entity_tag, media_type, retry_after
 
 if TYPE_CHECKING:
     from schemathesis import Case, CheckContext, Response
@@ -116,7 +116,21 @@ PER_OPERATION: dict[str, dict[str, tuple[str, ...]]] = {
         "getSdkBootstrap": ("SDK-BOOTSTRAP-304",),
     },
     "rate_limited_has_retry_after": {"getSdkStatus": ("LIMIT-RATE-429-RETRY-AFTER",)},
+    "etag_grammar": {
+        "getSdkStatus": ("SDK-STATUS-ETAG-EQUALS-HASH", "SDK-STATUS-304-ETAG"),
+        "getSdkBootstrap": ("SDK-BOOTSTRAP-ETAG-EQUALS-HASH",),
+    },
+    "retry_after_grammar": {"getSdkStatus": ("LIMIT-RATE-429-RETRY-AFTER",)},
 }
+
+# The header grammar checks judge a header where a requirement reads it: (operationId, status)
+# -> the requirement an ETag or Retry-After that breaks its RFC 9110 grammar fails there.
+ETAG_READ: dict[tuple[str, int], str] = {
+    ("getSdkStatus", 200): "SDK-STATUS-ETAG-EQUALS-HASH",
+    ("getSdkStatus", 304): "SDK-STATUS-304-ETAG",
+    ("getSdkBootstrap", 200): "SDK-BOOTSTRAP-ETAG-EQUALS-HASH",
+}
+RETRY_AFTER_READ: dict[tuple[str, int], str] = {("getSdkStatus", 429): "LIMIT-RATE-429-RETRY-AFTER"}
 
 
 def _placeholder(rid: str, operation_id: str) -> str:
@@ -137,7 +151,7 @@ def requirements_for(
         return PER_OPERATION[check].get(operation_id, ())
     custom = CUSTOM_BY_NAME.get(check)
     if custom is not None:
-        return custom.requirement_ids
+        return tuple(_placeholder(rid, operation_id) for rid in custom.requirement_ids)
     ids = BUILTIN_REQUIREMENTS.get(check, ("{shape}",))
     return tuple(_placeholder(rid, operation_id) for rid in ids)
 
@@ -148,7 +162,7 @@ def operation_requirements(operation_id: str) -> tuple[str, ...]:
         _placeholder(rid, operation_id) for rids in BUILTIN_REQUIREMENTS.values() for rid in rids
     ]
     ids += [
-        rid for check in CUSTOM_CHECKS if check.requirement_ids for rid in check.requirement_ids
+        _placeholder(rid, operation_id) for check in CUSTOM_CHECKS for rid in check.requirement_ids
     ]
     ids += [rid for table in PER_OPERATION.values() for rid in table.get(operation_id, ())]
     return tuple(dict.fromkeys(ids))
@@ -280,36 +294,80 @@ def _error_shape(errors: ErrorShape) -> CheckFunction:
     return error_body_shape
 
 
-def _valid_retry_after(value: str) -> bool:
-    text = value.strip()
-    return text.isdigit() or _parses_as_date(text)
-
-
-def _parses_as_date(text: str) -> bool:
-    try:
-        email.utils.parsedate_to_datetime(text)
-    except (TypeError, ValueError):
-        return False
-    return True
-
-
 def _retry_after(_: ErrorShape) -> CheckFunction:
     def rate_limited_has_retry_after(
         ctx: CheckContext, response: Response, case: Case[Any]
     ) -> bool | None:
         if response.status_code != 429:
             return None
-        value = _header(response, "retry-after")
-        if value is None or not _valid_retry_after(value):
+        if _header(response, "retry-after") is None:
             raise _fail(
                 CUSTOM_BY_NAME["rate_limited_has_retry_after"],
                 case,
-                "429 without a usable Retry-After",
-                f"Expected: Retry-After as delta-seconds or an HTTP date\nReceived: {value!r}",
+                "429 without Retry-After",
+                "Expected: a Retry-After header (its grammar: retry_after_grammar)\n"
+                "Received: no Retry-After",
             )
         return True
 
     return rate_limited_has_retry_after
+
+
+# ------------------------------------------------------------------ header grammars (RFC 9110)
+
+
+def _grammar_failure(
+    check: str, case: Case[Any], ids: tuple[str, ...], problem: Problem
+) -> RuleFailure:
+    return RuleFailure(
+        check=check,
+        requirement_ids=ids,
+        operation=case.operation.label,
+        title=f"{problem.field} breaks {problem.rule.name} ({problem.rule.section})",
+        message=f"Expected: {problem.field} as {problem.rule.expected}\nReceived: {problem}",
+    )
+
+
+def _etag_grammar(_: ErrorShape) -> CheckFunction:
+    def etag_grammar(ctx: CheckContext, response: Response, case: Case[Any]) -> bool | None:
+        rid = ETAG_READ.get((_operation_id(case), response.status_code))
+        value = _header(response, "etag")
+        if rid is None or value is None:
+            return None
+        found = entity_tag(value)
+        if isinstance(found, Problem):
+            raise _grammar_failure("etag_grammar", case, (rid,), found)
+        return True
+
+    return etag_grammar
+
+
+def _content_type_grammar(_: ErrorShape) -> CheckFunction:
+    def content_type_grammar(ctx: CheckContext, response: Response, case: Case[Any]) -> bool | None:
+        value = _header(response, "content-type")
+        if value is None:
+            return None
+        found = media_type(value)
+        if isinstance(found, Problem):
+            ids = requirements_for("content_type_grammar", _operation_id(case))
+            raise _grammar_failure("content_type_grammar", case, ids, found)
+        return True
+
+    return content_type_grammar
+
+
+def _retry_after_grammar(_: ErrorShape) -> CheckFunction:
+    def retry_after_grammar(ctx: CheckContext, response: Response, case: Case[Any]) -> bool | None:
+        rid = RETRY_AFTER_READ.get((_operation_id(case), response.status_code))
+        value = _header(response, "retry-after")
+        if rid is None or value is None:
+            return None
+        found = retry_after(value)
+        if isinstance(found, Problem):
+            raise _grammar_failure("retry_after_grammar", case, (rid,), found)
+        return True
+
+    return retry_after_grammar
 
 
 CUSTOM_CHECKS: tuple[CustomCheck, ...] = (
@@ -336,6 +394,26 @@ CUSTOM_CHECKS: tuple[CustomCheck, ...] = (
         (),
         "a 429 carries Retry-After",
         _retry_after,
+    ),
+    CustomCheck(
+        "etag_grammar",
+        (),  # per operation and status: ETAG_READ
+        "an ETag the suite reads (status 200 and 304, bootstrap 200) is an entity-tag "
+        "(RFC 9110 section 8.8.3)",
+        _etag_grammar,
+    ),
+    CustomCheck(
+        "content_type_grammar",
+        ("{content_type}",),
+        "every Content-Type is a media-type (RFC 9110 sections 8.3.1 and 5.6.6)",
+        _content_type_grammar,
+    ),
+    CustomCheck(
+        "retry_after_grammar",
+        (),  # per operation and status: RETRY_AFTER_READ
+        "a status 429's Retry-After is delay-seconds or an IMF-fixdate (RFC 9110 sections "
+        "10.2.3 and 5.6.7)",
+        _retry_after_grammar,
     ),
 )
 CUSTOM_BY_NAME: dict[str, CustomCheck] = {check.name: check for check in CUSTOM_CHECKS}

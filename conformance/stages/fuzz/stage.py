@@ -49,7 +49,12 @@ REQUEST_TIMEOUT_S = 10.0
 RATE_LIMITED = 429
 # Checks still run on a 429 the fuzzer's own pace caused (replayed through the declared bucket:
 # the only excuse for a 429); a 429 the fuzzer did not cause fails the operation's answer rule.
-RATE_LIMIT_CHECKS = ("rate_limited_has_retry_after", "error_body_shape")
+RATE_LIMIT_CHECKS = (
+    "rate_limited_has_retry_after",
+    "retry_after_grammar",
+    "content_type_grammar",
+    "error_body_shape",
+)
 # Built-ins left out: positive_data_acceptance judges semantics the contract cannot express (a
 # schema-valid experiment whose weights do not add up to 10000 is rightly refused);
 # ignored_auth takes the profile's real credentials for generated ones (``test_fuzz_credentials``
