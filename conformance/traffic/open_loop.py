@@ -177,8 +177,8 @@ class Offer:
         median = answered[len(answered) // 2] if answered else math.nan
         worst = answered[-1] if answered else math.nan
         return (
-            f"offered {len(self.sent())} of {len(self.records)} requests"
-            f"{' (stopped on evidence)' if self.stopped_early else ''} at "
+            f"offered {len(self.sent())} of {len(self.records)} planned requests"
+            f"{' (the rest not sent: the evidence was in)' if self.stopped_early else ''} at "
             f"{self.offered_rate:.0f}/s ({self.planned_rate:.0f}/s planned) over "
             f"{self.span:.2f}s; latest send {self.lag * 1000:.0f} ms behind plan (waits for a "
             f"free connection up to {self.waited * 1000:.0f} ms, own CPU up to "

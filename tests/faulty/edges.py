@@ -3,14 +3,17 @@
 Management and SDK credentials accepted or refused wrongly (open endpoints, any token or key,
 another owner's project, the legacy key prefix, key scopes), error answers that are not JSON or
 use other codes or statuses, the rate limit off, too strict, shared or per connection, a 429
-without ``Retry-After`` or with a long penalty, and the ``polling`` hint always or never sent,
-kept after the load fell, unusable, or missing on bootstrap.
+without ``Retry-After``, with one that is neither delay-seconds nor an IMF-fixdate, or with a
+long penalty, and the ``polling`` hint always or never sent, kept after the load fell, unusable,
+or missing on bootstrap.
 """
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable
+from datetime import UTC, datetime
 from typing import Any
 
 from faulty.asgi import Forward, Handler, Request, Response, error_response
@@ -57,22 +60,53 @@ def sticky_polling(ctx: Context) -> Handler:
     return edit_json(SNAPSHOT, edit)
 
 
-def strict_bucket(ctx: Context) -> Handler:
-    """A bucket of 20 per key and instance id (refill 20/s) in front of the declared 60."""
-    buckets: dict[tuple[str, str], tuple[float, float]] = {}
+def front_bucket(burst: float, refill: float) -> Callable[[Context], Handler]:
+    """A bucket per key and instance id (``burst``, refilling at ``refill``/s) in front of the
+    declared 60 + 30/s: the status endpoint serves less than the profile declares."""
 
-    def make(request: Request) -> Response | None:
-        slot = (request.header("authorization") or "", request.header("server-id") or "ip")
-        now = time.monotonic()
-        tokens, last = buckets.get(slot, (20.0, now))
-        tokens = min(20.0, tokens + (now - last) * 20)
-        if tokens < 1:
-            buckets[slot] = (tokens, now)
-            return error_response(429, "RATE_LIMITED").with_header("retry-after", "1")
-        buckets[slot] = (tokens - 1, now)
-        return None
+    def build(ctx: Context) -> Handler:
+        buckets: dict[tuple[str, str], tuple[float, float]] = {}
 
-    return answer(STATUS, make)
+        def make(request: Request) -> Response | None:
+            slot = (request.header("authorization") or "", request.header("server-id") or "ip")
+            now = time.monotonic()
+            tokens, last = buckets.get(slot, (burst, now))
+            tokens = min(burst, tokens + (now - last) * refill)
+            if tokens < 1:
+                buckets[slot] = (tokens, now)
+                return error_response(429, "RATE_LIMITED").with_header("retry-after", "1")
+            buckets[slot] = (tokens - 1, now)
+            return None
+
+        return answer(STATUS, make)
+
+    return build
+
+
+_WEEKDAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
+_MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
+
+
+def rfc850_after(seconds: float) -> str:
+    """The moment ``seconds`` from now as an rfc850-date (RFC 9110 section 5.6.7: obsolete, a
+    form recipients accept and a sender must not generate), e.g. Sunday, 06-Nov-94 08:49:37 GMT."""
+    at = datetime.fromtimestamp(math.ceil(time.time() + seconds), UTC)
+    return (
+        f"{_WEEKDAYS[at.weekday()]}, {at.day:02d}-{_MONTHS[at.month - 1]}-{at.year % 100:02d} "
+        f"{at.hour:02d}:{at.minute:02d}:{at.second:02d} GMT"
+    )
+
+
+def retry_after_spelled(spell: Callable[[int], str]) -> Handler:
+    """Each status 429's Retry-After (delay-seconds from the reference app) spelled by ``spell``."""
+
+    def edit(request: Request, response: Response) -> Response:
+        value = response.headers.get("retry-after")
+        if response.status != 429 or value is None or not value.isdigit():
+            return response
+        return response.with_header("retry-after", spell(int(value)))
+
+    return edit_response(STATUS, edit)
 
 
 def long_penalty(ctx: Context) -> Handler:
@@ -396,11 +430,24 @@ def edges() -> tuple[Fault, ...]:
             "rate-limit-too-strict",
             "LIMIT-RATE-WITHIN-BUDGET",
             "A bucket of 20 (refill 20/s) in front of the declared 60/30.",
-            strict_bucket,
+            front_bucket(20, 20),
+        ),
+        fault(
+            "rate-limit-burst-smaller",
+            "LIMIT-RATE-WITHIN-BUDGET",
+            "The status bucket holds 40, two thirds of the declared burst of 60 (refill 30/s).",
+            front_bucket(40, 30),
+        ),
+        fault(
+            "rate-limit-refill-slower",
+            "LIMIT-RATE-WITHIN-BUDGET",
+            "The status bucket refills at 10/s, a third of the declared 30/s (burst 60).",
+            front_bucket(60, 10),
         ),
         fault(
             "rate-limit-one-bucket",
-            "LIMIT-RATE-PER-INSTANCE",
+            # a fresh instance id finds the bucket the drains before it spent
+            "LIMIT-RATE-PER-INSTANCE LIMIT-RATE-WITHIN-BUDGET",
             "One rate-limit bucket is shared across instance ids.",
             edit_request(STATUS, id_stripped),
         ),
@@ -420,6 +467,21 @@ def edges() -> tuple[Fault, ...]:
                     resp.with_header("retry-after", None) if resp.status == 429 else resp
                 ),
             ),
+        ),
+        fault(
+            "429-retry-after-not-a-delay",
+            "LIMIT-RATE-429-RETRY-AFTER",
+            "A 429 says `Retry-After: soon`: neither delay-seconds nor an HTTP-date (RFC 9110 "
+            "section 10.2.3).",
+            retry_after_spelled(lambda seconds: "soon"),
+        ),
+        fault(
+            "429-retry-after-rfc850",
+            "LIMIT-RATE-429-RETRY-AFTER",
+            "A 429's Retry-After is the right moment as an rfc850-date (`Sunday, 06-Nov-94 "
+            "08:49:37 GMT`): an obsolete form a sender must not generate (RFC 9110 section "
+            "5.6.7: IMF-fixdate).",
+            retry_after_spelled(rfc850_after),
         ),
         fault(
             "rate-limit-long-penalty",

@@ -6,7 +6,9 @@ over as many connections as the target's latency needs, so the rate the target s
 suite's however long it takes to answer. A drain goes on until the evidence is in, not for a
 planned time: until a few answers after the first 429 (or, probing another instance, until the
 probes that follow it are answered), until the target has served more than the declared bucket
-allows over the time it took to answer, or at most ``HORIZON_SECONDS``.
+allows over the time it took to answer, or at most ``HORIZON_SECONDS`` (a target answering
+no faster than its declared refill shows neither within it, which leaves the drain not
+measurable with that figure).
 
 Both directions are judged on the actual send and answer times (``checks.rate_budget``): no more
 served than a correct bucket could serve, with every poll counted at the latest moment the target
@@ -42,7 +44,6 @@ DRAIN_SECONDS = 1.0  # the declared burst is offered over this long, on top of t
 EXCESS = 2.0  # a drain offers this many times what the declared bucket serves
 HORIZON_SECONDS = 15.0  # the longest a drain goes on without evidence either way
 TAIL_ANSWERS = 10  # answers read after the first 429 before a drain stops
-SLOWEST_SECONDS = 1.0  # after this long, answers no faster than the refill end the drain
 PROBES = 5  # polls of a fresh instance while the drained one is refused
 EARLY_CHECKED = 20  # refusals (the first ones sent) checked against the declared floor
 MARGIN_TOKENS = 1.0  # rounding between the target's clock and ours
@@ -92,7 +93,7 @@ def declared_allows(snapshots: Snapshots, seconds: float) -> float:
 class Evidence:
     """Watches a drain's answers as they come (``until`` of the open-loop sender) and says when
     the evidence is in: a few answers after the first 429, more served than the declared bucket
-    allows, an answer that is neither 200 nor 429, or answers no faster than the refill."""
+    allows, or an answer that is neither 200 nor 429 (else the drain runs to its horizon)."""
 
     snapshots: Snapshots
     first_send: float = math.inf
@@ -118,10 +119,7 @@ class Evidence:
         self.served += 1
         self.latest_served = max(self.latest_served, record.answered or 0.0)
         span = self.latest_served - self.first_send
-        if self.served > declared_allows(self.snapshots, span) + MARGIN_TOKENS:
-            return True  # served beyond the declared bucket: judged
-        refill = declared(self.snapshots).refill_per_second
-        return span > SLOWEST_SECONDS and self.served / span <= refill + MARGIN_TOKENS / span
+        return self.served > declared_allows(self.snapshots, span) + MARGIN_TOKENS
 
 
 def drain(
@@ -184,10 +182,10 @@ def judge_drain(
                 ids,
             )
         raise NotMeasurable(
-            f"{what}: no 429, and none was due: the target answered {len(served)} polls in "
-            f"{span:.2f}s ({len(served) / max(span, 1e-9):.1f}/s), no faster than its declared "
-            f"refill of {limit.refill_per_second:g}/s, so no bucket could empty "
-            f"({offered.describe()})",
+            f"{what}: no 429 and none due in {HORIZON_SECONDS:g}s: the target answered "
+            f"{len(served)} polls in {span:.2f}s ({len(served) / max(span, 1e-9):.1f}/s), too "
+            f"close to its declared refill of {limit.refill_per_second:g}/s for its bucket "
+            f"(burst {limit.burst:g}) to empty within the drain ({offered.describe()})",
             ids,
         )
     if fresh:

@@ -1,0 +1,84 @@
+"""Self-test: a correct server that is small (its throughput capped) is certified, with nothing
+unmeasured, near and far.
+
+The reference server, unchanged, behind the latency proxy (``tests/latency_proxy.py``) with a
+throughput cap: at most N answers outstanding, or at most N requests a second, at 0 and 40 ms of
+added round trip. The whole scenario stage must come out conformant with every checkable
+requirement passed. The caps stay above the reference server's load-shedding trigger (150
+requests in its trailing second), so the declared shedding burst still reaches it as load.
+
+The rate-limit drains alone run through a much smaller cap as well (60 requests a second, a third
+of the drain's 180/s): their answers come seconds late, and the evidence they wait for still
+comes (a correct bucket limits, serves its declared budget and no more).
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from latency_proxy import LatencyProxy
+from suite_run import certify
+
+from faulty.harness import checkable_ids
+from refserver.runner import start_server
+
+pytestmark = [pytest.mark.slow, pytest.mark.long]
+
+CAPS = {
+    "4-outstanding": {"max_concurrent": 4},
+    "200-per-second": {"max_per_second": 200.0},
+}
+RATE_LIMIT_IDS = (
+    "LIMIT-RATE-ENFORCED",
+    "LIMIT-RATE-WITHIN-BUDGET",
+    "LIMIT-RATE-PER-INSTANCE",
+    "LIMIT-RATE-SHARED-WITHOUT-ID",
+    "LIMIT-RATE-429-RETRY-AFTER",
+    "LIMIT-RATE-RECOVERS",
+)
+
+
+def _run(
+    tmp_path: Path, delay_ms: int, caps: dict[str, Any], arguments: tuple[str, ...] = ()
+) -> tuple[dict[str, Any], str, float]:
+    profile = tmp_path / "profile.yaml"
+    server = start_server(tmp_path / "refserver.db", profile_path=profile)
+    try:
+        with LatencyProxy(str(server.base_url), delay_ms, **caps) as proxy:
+            started = time.monotonic()
+            report, output = certify(proxy.base_url, profile, tmp_path / "report", arguments)
+            elapsed = time.monotonic() - started
+    finally:
+        server.stop()
+    return report, output, elapsed
+
+
+def _outcomes(report: dict[str, Any]) -> dict[str, str]:
+    requirements = report["requirements"]
+    assert isinstance(requirements, list)
+    return {r["id"]: r["outcome"] for r in requirements}
+
+
+@pytest.mark.parametrize("cap", sorted(CAPS))
+@pytest.mark.parametrize("delay_ms", [0, 40], ids=lambda ms: f"{ms}ms")
+def test_the_reference_server_capped_is_conformant(
+    cap: str, delay_ms: int, tmp_path: Path
+) -> None:
+    report, output, elapsed = _run(tmp_path, delay_ms, CAPS[cap])
+    outcomes = _outcomes(report)
+    not_passed = {i: o for i, o in outcomes.items() if o != "pass"}
+    print(f"capped {cap} at {delay_ms} ms: {elapsed:.1f}s")
+    assert report["verdict"] == "conformant", f"{not_passed}\n{output[-3000:]}"
+    assert not not_passed, output[-3000:]
+    assert set(outcomes) == checkable_ids()
+
+
+@pytest.mark.parametrize("delay_ms", [0, 40], ids=lambda ms: f"{ms}ms")
+def test_drains_through_a_small_cap_are_judged(delay_ms: int, tmp_path: Path) -> None:
+    arguments = ("--requirements", ",".join(RATE_LIMIT_IDS))
+    report, output, _ = _run(tmp_path, delay_ms, {"max_per_second": 60.0}, arguments)
+    outcomes = _outcomes(report)
+    assert outcomes == dict.fromkeys(RATE_LIMIT_IDS, "pass"), output[-3000:]
