@@ -263,6 +263,21 @@ def configurations() -> tuple[Fault, ...]:
             ),
         ),
         fault(
+            "management-content-type-spaced",
+            "CFG-RESPONSE-CONTENT-TYPE-JSON",
+            "Successful creates and patches say `Content-Type: application/json; charset = "
+            "utf-8`: whitespace around a parameter's `=` is not a media-type (RFC 9110 section "
+            "5.6.6).",
+            edit_response(
+                MANAGEMENT,
+                lambda r, resp: (
+                    resp.with_header("content-type", "application/json; charset = utf-8")
+                    if ok(resp)
+                    else resp
+                ),
+            ),
+        ),
+        fault(
             "environment-id-optional",
             "CFG-ENV-ID-REQUIRED ERR-VALIDATION-STATUS",
             "A missing or non-numeric environment_id means environment 1.",

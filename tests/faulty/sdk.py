@@ -2,9 +2,10 @@
 
 Snapshots that carry too much or too little, conditional requests (``If-None-Match``, ``hash``)
 answered wrongly, hashes and ETags that lie (differing from the body, unstable, frozen at their
-first value, salted with a write counter, global across environments), the environment header's
-aliases and key scope ignored, numeric and instance-id headers bounded wrongly, and a bootstrap
-without identity that disagrees with the status.
+first value, salted with a write counter, global across environments) or are no entity-tag, a
+Content-Type that is no media-type, the environment header's aliases and key scope ignored,
+numeric and instance-id headers bounded wrongly, and a bootstrap without identity that disagrees
+with the status.
 """
 
 from __future__ import annotations
@@ -226,6 +227,11 @@ def _etag_disagrees(where: Callable[[Request], bool]) -> Handler:
     )
 
 
+def _etag_unquoted(request: Request, response: Response) -> Response:
+    etag = response.headers.get("etag")
+    return response if etag is None else response.with_header("etag", unquoted(etag))
+
+
 # ------------------------------------------------------------------ the section
 
 
@@ -259,6 +265,27 @@ def sdk() -> tuple[Fault, ...]:
             "SDK-STATUS-ETAG-EQUALS-HASH",
             "The status ETag is not the body's hash.",
             _etag_disagrees(STATUS),
+        ),
+        fault(
+            "status-etag-unquoted",
+            "SDK-STATUS-ETAG-EQUALS-HASH SDK-STATUS-304-ETAG",
+            "The status ETag (200 and 304) is the bare hash, without the double quotes that make "
+            "an entity-tag (RFC 9110 section 8.8.3); its value is still the body's hash.",
+            edit_response(STATUS, _etag_unquoted),
+        ),
+        fault(
+            "status-content-type-not-media-type",
+            "SDK-STATUS-200-SNAPSHOT",
+            "A status 200 says `Content-Type: application/json; charset`: a parameter without "
+            "`=value`, not a media-type (RFC 9110 sections 8.3.1 and 5.6.6).",
+            edit_response(
+                STATUS,
+                lambda r, resp: (
+                    resp.with_header("content-type", "application/json; charset")
+                    if resp.status == 200
+                    else resp
+                ),
+            ),
         ),
         fault(
             "status-carries-documents",
