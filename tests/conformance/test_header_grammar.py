@@ -7,6 +7,7 @@ from datetime import UTC, datetime
 
 import pytest
 
+from conformance.checks import media_expected, media_problem
 from conformance.checks.header_grammar import (
     ENTITY_TAG,
     FIELD_VALUE,
@@ -28,6 +29,7 @@ from conformance.checks.header_grammar import (
     problem_of,
     retry_after,
 )
+from conformance.checks.sdk import etag_expected, etag_problem, etag_value
 
 # ------------------------------------------------------------------ any field value (RFC 9110 5.5)
 
@@ -320,3 +322,30 @@ def test_problem_of_judges_a_field_by_its_name(name: str, value: str, broken: bo
     assert (found is not None) == broken
     if found is not None and name.lower() == "server":
         assert found.field == "Server"
+
+
+# ------------------------------------------------------------------ as the scenarios read them
+
+
+def test_media_problem_names_the_rule_or_the_media_type() -> None:
+    assert media_problem({"content-type": "application/json"}) is None
+    assert media_problem({"content-type": 'application/JSON ; charset="UTF-8"'}) is None
+    assert media_problem({}) == "no Content-Type"
+    assert media_problem({"content-type": "text/plain"}) == (
+        "Content-Type 'text/plain': media type text/plain"
+    )
+    broken = media_problem({"content-type": "application/json; charset"})
+    assert broken is not None and "media-type (RFC 9110 sections 8.3.1 and 5.6.6)" in broken
+    assert "media-type" in media_expected() and "RFC 9110" in media_expected()
+
+
+def test_etag_problem_names_the_rule_or_the_opaque_tag() -> None:
+    assert etag_problem({"etag": '"h"'}, "h") is None
+    assert etag_problem({"etag": 'W/"h"'}, "h") is None
+    assert etag_problem({}, "h") == "no ETag"
+    assert etag_problem({"etag": '"g"'}, "h") == "ETag '\"g\"': opaque-tag 'g'"
+    unquoted = etag_problem({"etag": "h"}, "h")
+    assert unquoted is not None and "entity-tag (RFC 9110 section 8.8.3)" in unquoted
+    assert etag_value({"etag": 'W/"h"'}) == "h"
+    assert etag_value({"etag": "h"}) is None and etag_value({}) is None
+    assert "entity-tag" in etag_expected("h") and '"h"' in etag_expected("h")
