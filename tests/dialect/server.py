@@ -10,6 +10,7 @@ from faulty.asgi import FaultyApp, Forward, Handler, Request, Response
 
 from dialect import experiments, management, sdk
 from dialect.refusals import translated
+from dialect.spelling import spelled
 from dialect.state import DialectState
 from refserver.runner import RunningServer, start_server
 
@@ -28,6 +29,9 @@ class Dialect:
         self.state = DialectState()
 
     async def __call__(self, request: Request, forward: Forward) -> Response:
+        return spelled(await self._route(request, forward))
+
+    async def _route(self, request: Request, forward: Forward) -> Response:
         path = request.path
         if path.startswith("/sdk/v2/"):
             return await sdk.handle(request, forward, self.state)

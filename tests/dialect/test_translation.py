@@ -1,17 +1,27 @@
 """Quick tier: the dialect's pure translation pieces (hash table, paths, changesets, offsets,
-timestamps, throttle), each against values worked out by hand."""
+timestamps, throttle, header spellings), each against values worked out by hand."""
 
 from __future__ import annotations
 
 import asyncio
 
 import pytest
+from faulty.asgi import Response
 
+from conformance.checks.header_grammar import (
+    EntityTag,
+    MediaType,
+    Problem,
+    entity_tag,
+    http_date,
+    media_type,
+)
 from dialect.changesets import ChangesetError, to_json_patch, to_segments
 from dialect.hashes import UNKNOWN_PREFIX, HashTable, dialect_hash, strong_tag
 from dialect.offsets import OffsetError, Window, whole_list, window
 from dialect.paths import PathError, dotted_segments, to_dotted, to_pointer
-from dialect.throttle import Buckets, Meter
+from dialect.spelling import JSON_CONTENT_TYPE, spelled
+from dialect.throttle import Buckets, Meter, http_date_after
 from dialect.timestamps import to_dialect, to_reference
 
 REFERENCE = "a" * 64
@@ -151,3 +161,17 @@ def test_the_meter_sheds_above_its_threshold_over_its_window() -> None:
     assert meter.shedding()
     now[0] = 2.5
     assert not meter.shedding()
+
+
+def test_the_header_spellings_differ_from_refserver_and_keep_to_rfc_9110() -> None:
+    answer = spelled(Response(200, {"etag": '"abc"', "content-type": "application/json"}, b"{}"))
+    assert answer.headers == {"etag": 'W/"abc"', "content-type": JSON_CONTENT_TYPE}
+    assert entity_tag(answer.headers["etag"]) == EntityTag(True, "abc")
+    parsed = media_type(JSON_CONTENT_TYPE)
+    assert isinstance(parsed, MediaType) and parsed.essence == "application/json"
+    assert JSON_CONTENT_TYPE != "application/json"
+    plain = Response(200, {"content-type": "text/plain"}, b"x")
+    assert spelled(plain) == plain
+    retry = http_date_after(1.5, now=lambda: 784111776.0)
+    assert retry == "Sun, 06 Nov 1994 08:49:38 GMT"
+    assert not isinstance(http_date(retry), Problem)
