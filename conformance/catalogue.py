@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import yaml
+from jsonschema import Draft202012Validator  # type: ignore[import-untyped]
 
 CATALOGUE_FILE = "requirements.yaml"
 SCHEMA_FILE = "requirements.schema.json"
@@ -198,8 +199,6 @@ def _entry_name(data: Any, path: tuple[Any, ...]) -> str:
 
 
 def _schema_problems(data: Any) -> list[str]:
-    from jsonschema import Draft202012Validator  # type: ignore[import-untyped]
-
     validator = Draft202012Validator(_schema())
     errors = sorted(validator.iter_errors(data), key=lambda e: [str(p) for p in e.absolute_path])
     return [f"{_entry_name(data, tuple(e.absolute_path))}: {e.message}" for e in errors]
@@ -291,3 +290,16 @@ def load_catalogue() -> Catalogue:
     """The catalogue shipped inside the ``conformance`` package, read and checked once."""
     raw = resources.files("conformance").joinpath(CATALOGUE_FILE).read_bytes()
     return parse_catalogue(raw)
+
+
+@functools.cache
+def catalogue_index() -> dict[str, Requirement]:
+    """Catalogue requirements by id."""
+    return {r.id: r for r in load_catalogue()}
+
+
+def current_baseline(baseline: Mapping[str, str]) -> dict[str, str]:
+    """A profile's baseline by current id: an entry naming an id from before a rename (one a
+    catalogue entry ``replaces``) counts for the entry that has it now."""
+    catalogue = load_catalogue()
+    return {catalogue.current_id(rid): reason for rid, reason in baseline.items()}

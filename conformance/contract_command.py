@@ -14,6 +14,12 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import yaml
+
+from conformance.contract import load_contract
+from conformance.contract_specialisation import default_profile, specialise
+from conformance.profile import load, parse
+
 if TYPE_CHECKING:
     from conformance.profile import Profile
 
@@ -60,11 +66,6 @@ def add_parser(commands: Any) -> None:
 
 
 def main(options: argparse.Namespace) -> int:
-    import yaml
-
-    from conformance.contract import load_contract
-    from conformance.contract_specialisation import default_profile, specialise
-
     profile = default_profile() if options.profile is None else _load(Path(options.profile))
     text = yaml.safe_dump(
         specialise(load_contract(), profile), sort_keys=False, allow_unicode=True, width=100
@@ -80,9 +81,6 @@ def main(options: argparse.Namespace) -> int:
 def _load(path: Path) -> Profile:
     """The profile at ``path``; credentials and project, when absent, get placeholders (added
     after its last line, so every error still names the key and the line of the file)."""
-    import yaml
-
-    from conformance.profile import load, parse
 
     try:
         text = path.read_text("utf-8")

@@ -27,6 +27,7 @@ from fnmatch import fnmatchcase
 from typing import TYPE_CHECKING, Any
 
 from conformance.contract import resolve
+from conformance.profile import DEFAULTS, parse
 
 if TYPE_CHECKING:
     from conformance.profile import Profile
@@ -121,8 +122,6 @@ class Values:
 
     @classmethod
     def of(cls, profile: Profile) -> Values:
-        from conformance.profile import DEFAULTS
-
         return cls(profile.raw, DEFAULTS)
 
     def value(self, key: str) -> Any:
@@ -652,7 +651,6 @@ def _nodes_of(node: Any) -> Iterator[Any]:
 
 def default_profile() -> Profile:
     """The profile with every default and made-up credentials: the contract's own choices."""
-    from conformance.profile import parse
 
     return parse(DEFAULT_PROFILE, source="<the default profile>")
 

@@ -24,6 +24,9 @@ from conformance.run_state import (
     add_secrets,
     target_info,
 )
+from conformance.target import preflight, resolve
+from conformance.traffic.client import Client, new_http_client
+from conformance.traffic.pacing import Pacer
 
 
 @dataclass
@@ -60,7 +63,6 @@ def run_prefix(pytestconfig: pytest.Config) -> str:
 @pytest.fixture(scope="session")
 def target(pytestconfig: pytest.Config) -> Iterator[Any]:
     """The target under test: ``--base-url`` + ``--target-profile``, or the embedded server."""
-    from conformance.target import preflight, resolve
 
     try:
         resolved = resolve(
@@ -88,8 +90,6 @@ def profile(target: Any) -> Any:
 
 @pytest.fixture(scope="session")
 def pacer(target: Any, pytestconfig: pytest.Config) -> Any:
-    from conformance.traffic.pacing import Pacer
-
     return Pacer(workers=int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1")))
 
 
@@ -106,7 +106,6 @@ def cleanup(http_session: Any, pytestconfig: pytest.Config) -> Iterator[Cleanup]
 @pytest.fixture(scope="session")
 def http_session() -> Iterator[Any]:
     """One keep-alive ``httpx.Client`` shared by every test's ``client``."""
-    from conformance.traffic.client import new_http_client
 
     with new_http_client() as http:
         yield http
@@ -121,7 +120,6 @@ def client(
     http_session: Any,
 ) -> Iterator[Any]:
     """A traffic ``Client`` for this test; its transcript goes into failure reports."""
-    from conformance.traffic.client import Client
 
     with Client(
         target.base_url,

@@ -10,9 +10,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
-from functools import cache
 from typing import Any
 
+from conformance import __version__
+from conformance.catalogue import catalogue_index, current_baseline, load_catalogue
+from conformance.contract import contract_sha256
 from conformance.errors import ContractViolation, NotConfigured, NotMeasurable, Unsupported
 from conformance.report.json_report import evidence_from_json, evidence_to_json
 from conformance.report.model import (
@@ -25,6 +27,7 @@ from conformance.report.model import (
     TestResult,
     worst,
 )
+from conformance.stages import scope
 
 USER_PROPERTY = "conformance"
 # The outcomes a requirement shows its evidence for (a spec-doubt needs its curl line too).
@@ -345,35 +348,7 @@ def build_report(
     )
 
 
-# ------------------------------------------------------------------ catalogue and hashes
-
-
-@cache
-def catalogue_index() -> dict[str, Any]:
-    """Catalogue requirements by id ({} while the catalogue module is absent)."""
-    try:
-        from conformance.catalogue import load_catalogue
-    except ImportError:
-        return {}
-    return {r.id: r for r in load_catalogue()}
-
-
-def catalogue_sha256() -> str:
-    """Hex SHA-256 of the requirement catalogue file's bytes ("" while it is absent)."""
-    try:
-        from conformance.catalogue import load_catalogue
-    except ImportError:
-        return ""
-    return load_catalogue().sha256
-
-
-def current_baseline(baseline: Mapping[str, str]) -> dict[str, str]:
-    """The profile's baseline by current id: an entry naming an id from before a rename (one a
-    catalogue entry ``replaces``) counts for the entry that has it now."""
-    from conformance.catalogue import load_catalogue
-
-    catalogue = load_catalogue()
-    return {catalogue.current_id(rid): reason for rid, reason in baseline.items()}
+# ------------------------------------------------------------------ the run's report
 
 
 def selected_requirements(
@@ -416,10 +391,6 @@ def report_for_run(
     stage_details: Mapping[str, Mapping[str, Any]] | None = None,
 ) -> Report:
     """The Report of one run from its test records and what is known of the target."""
-    from conformance import __version__
-    from conformance.contract import contract_sha256
-    from conformance.stages import scope
-
     seen = [rid for record in records for rid in record.requirement_ids]
     if wanted is not None:
         records = [record for record in records if wanted.intersection(record.requirement_ids)]
@@ -429,7 +400,7 @@ def report_for_run(
         baseline=current_baseline(target_info.get("baseline", {})),
         suite_version=__version__,
         contract_sha256=contract_sha256(),
-        catalogue_sha256=catalogue_sha256(),
+        catalogue_sha256=load_catalogue().sha256,
         target_url=str(target_info.get("url", "")),
         target_fingerprint=str(target_info.get("fingerprint", "")),
         profile=dict(target_info.get("profile", {})),

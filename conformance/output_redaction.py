@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from allure_commons import hookimpl, plugin_manager
 
 from conformance.redaction import Redactor
 
@@ -229,11 +230,7 @@ class OutputRedaction:
 
 def _register_allure_scrubber(text: Text) -> Any:
     """Redact Allure's test results and containers before its file logger writes them (they hold
-    the ``message`` Allure reads from the exception itself). None without allure-pytest."""
-    try:
-        from allure_commons import hookimpl, plugin_manager
-    except ImportError:
-        return None
+    the ``message`` Allure reads from the exception itself)."""
 
     class AllureScrubber:
         @hookimpl(tryfirst=True)
@@ -250,6 +247,4 @@ def _register_allure_scrubber(text: Text) -> Any:
 
 
 def _unregister_allure_scrubber(scrubber: Any) -> None:
-    from allure_commons import plugin_manager
-
     plugin_manager.unregister(scrubber)

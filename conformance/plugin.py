@@ -18,7 +18,9 @@ from typing import Any
 
 import pytest
 
+from conformance import profile as profiles
 from conformance import profile_reads
+from conformance.catalogue import catalogue_index
 from conformance.errors import (
     ConformanceError,
     NotConfigured,
@@ -28,6 +30,7 @@ from conformance.errors import (
 )
 from conformance.outcomes import USER_PROPERTY, classify
 from conformance.output_redaction import OutputRedaction
+from conformance.report.allure_labels import apply_allure_labels, attach_exchanges
 from conformance.run_collector import RunCollector, selected_ids
 from conformance.run_deadline import DEFAULT_SECONDS, RunDeadline, seconds_option
 from conformance.run_state import (
@@ -43,6 +46,8 @@ from conformance.run_state import (
     add_secrets,
     target_info,
 )
+from conformance.stages import of_module
+from conformance.target import new_run_id, preflight, resolve
 
 pytest_plugins = (
     "conformance.fixtures",
@@ -99,8 +104,6 @@ def pytest_configure(config: pytest.Config) -> None:
     if workerinput is not None and "conformance_run_id" in workerinput:
         config.stash[RUN_ID] = workerinput["conformance_run_id"]
     else:
-        from conformance.target import new_run_id
-
         config.stash[RUN_ID] = new_run_id()
     config.stash[STARTED] = (datetime.now(UTC).isoformat(timespec="seconds"), time.monotonic())
     seconds = float(config.getoption("run_deadline", DEFAULT_SECONDS))
@@ -120,7 +123,6 @@ def pytest_configure(config: pytest.Config) -> None:
 def _add_profile_secrets(config: pytest.Config, profile_path: str) -> None:
     """Known from the start, in every process: the profile's secrets (a profile that does not load
     is the pre-flight's usage error to report, not this)."""
-    from conformance import profile as profiles
 
     try:
         loaded = profiles.load(profile_path)
@@ -150,7 +152,6 @@ def pytest_sessionstart(session: pytest.Session) -> None:
     config = session.config
     if _is_worker(config) or not _wants_target(config):
         return
-    from conformance.target import preflight, resolve
 
     try:
         target = resolve(config.getoption("base_url", None), config.getoption("target_profile"))
@@ -213,7 +214,6 @@ def pytest_runtest_setup(item: pytest.Item) -> Any:
 
 def _capabilities_of(ids: tuple[str, ...]) -> dict[str, tuple[str, ...]]:
     """Requirement id -> every capability it needs (implied ones too), for ids that need any."""
-    from conformance.outcomes import catalogue_index
 
     index = catalogue_index()
     return {
@@ -236,8 +236,6 @@ def test_id(item: pytest.Item) -> str:
 
 
 def _stage_of(item: pytest.Item) -> str:
-    from conformance.stages import of_module
-
     return of_module(getattr(getattr(item, "module", None), "__name__", ""))
 
 
@@ -259,8 +257,6 @@ def pytest_runtest_call(item: pytest.Item) -> Any:
     ids = requirement_ids(item)
     if not ids or not item.config.pluginmanager.has_plugin("allure_listener"):
         return (yield)
-    from conformance.outcomes import catalogue_index
-    from conformance.report.allure_labels import apply_allure_labels, attach_exchanges
 
     apply_allure_labels(item, ids, catalogue_index())
     try:

@@ -34,6 +34,7 @@ from types import NoneType, UnionType
 from typing import TYPE_CHECKING, Any, TypeVar, get_args, get_origin, get_type_hints
 
 import yaml
+from jsonschema import Draft202012Validator  # type: ignore[import-untyped]
 
 from conformance.errors import UsageError
 
@@ -477,8 +478,6 @@ def _merge(defaults: Any, given: Any) -> Any:
 
 
 def _validate(data: Any, source: str, lines: dict[tuple[Any, ...], int]) -> None:
-    from jsonschema import Draft202012Validator  # type: ignore[import-untyped]
-
     validator = Draft202012Validator(schema())
     errors = sorted(validator.iter_errors(data), key=lambda e: (len(e.absolute_path), e.message))
     if not errors:

@@ -16,6 +16,7 @@ from pathlib import Path
 import httpx
 
 from conformance import profile as profiles
+from conformance.embedded import start_embedded
 from conformance.errors import NoAnswer, UnboundedAnswer, UsageError
 from conformance.profile import Profile
 from conformance.traffic.client import Client, Reply
@@ -78,7 +79,6 @@ def resolve(base_url: str | None, profile_path: str | Path | None) -> Target:
             "a target profile was given without --base-url",
             "pass --base-url with it, or neither to certify the embedded reference server",
         )
-    from conformance.embedded import start_embedded
 
     server = start_embedded()
     try:

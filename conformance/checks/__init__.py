@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
+from conformance.catalogue import catalogue_index
 from conformance.checks.header_grammar import MEDIA_TYPE, Problem, media_type
 from conformance.errors import ConformanceError, ContractViolation
-from conformance.outcomes import catalogue_index
 from conformance.traffic.client import Reply
 
 

@@ -23,12 +23,12 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from conformance.catalogue import catalogue_index
 from conformance.checks import expect, json_object, violation
 from conformance.checks.declared import status_expectation, status_received
 from conformance.checks.experiment_changeset import as_json_patch
 from conformance.checks.sdk import Snapshots
 from conformance.errors import ConformanceError, ContractViolation, Unsupported
-from conformance.outcomes import catalogue_index
 from conformance.profile import BootstrapPayload, ExperimentPayload, Profile
 from conformance.traffic.client import UNSET, Client, Reply
 

@@ -6,6 +6,8 @@ from collections.abc import Sequence
 from functools import cache
 from typing import Any
 
+from jsonschema import Draft202012Validator  # type: ignore[import-untyped]
+
 from conformance.checks import violation
 from conformance.traffic.client import Reply
 
@@ -89,8 +91,6 @@ POLLING: dict[str, Any] = {
 
 @cache
 def _validator(name: str) -> Any:
-    from jsonschema import Draft202012Validator  # type: ignore[import-untyped]
-
     return Draft202012Validator(SCHEMAS[name])
 
 

@@ -1,11 +1,14 @@
 """Allure results during the pytest session: requirement labels, spec-section features, exchange
 attachments and one distinct history id per fuzzed operation. Every function is a no-op unless
-allure-pytest is installed and active (``--alluredir`` given)."""
+allure-pytest is active (``--alluredir`` given)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from typing import Any
+
+import allure
+from allure_commons import plugin_manager
 
 from conformance.report.evidence_text import BODY_LIMIT, request_text, response_text
 from conformance.report.model import Exchange
@@ -15,25 +18,13 @@ EPIC = "RCES conformance"
 LISTENER = "allure_listener"  # the name allure-pytest registers its listener under
 
 
-def _allure() -> Any | None:
-    try:
-        import allure
-    except ImportError:  # allure-pytest is optional
-        return None
-    return allure
-
-
 def allure_active(config: Any) -> bool:
     """True when allure-pytest is recording this session (``--alluredir`` was given)."""
-    return _allure() is not None and bool(config.pluginmanager.has_plugin(LISTENER))
+    return bool(config.pluginmanager.has_plugin(LISTENER))
 
 
 def _recording() -> bool:
     """True when an allure listener is registered (used where no pytest config is at hand)."""
-    try:
-        from allure_commons import plugin_manager
-    except ImportError:
-        return False
     return any(type(p).__name__ == "AllureListener" for p in plugin_manager.get_plugins())
 
 
@@ -79,11 +70,10 @@ def apply_allure_labels(
 
     Call while ``item`` runs (setup, call or teardown), e.g. from an autouse fixture. The
     readable name of a schemathesis item is already ``test_x[GET /path]``."""
-    allure = _allure()
-    if allure is None or not allure_active(item.config):
+    if not allure_active(item.config):
         return
     for label_type, value in labels_for(requirement_ids, catalogue):
-        allure.dynamic.label(label_type, value)
+        allure.dynamic.label(label_type, value)  # type: ignore[no-untyped-call]
     fuzzed = operation or operation_of(item)
     if fuzzed:
         allure.dynamic.parameter("operation", fuzzed)
@@ -94,19 +84,17 @@ def label_fuzzed_operation(operation: str) -> None:
 
     Call it from the test body (the call phase): allure-pytest overwrites a title set during
     setup. Meant for fuzz tests that are not one pytest item per operation."""
-    allure = _allure()
-    if allure is None or not _recording():
+    if not _recording():
         return
     allure.dynamic.parameter("operation", operation)
-    allure.dynamic.title(f"fuzz: {operation}")
+    allure.dynamic.title(f"fuzz: {operation}")  # type: ignore[no-untyped-call]
 
 
 def attach_exchanges(
     exchanges: Iterable[Exchange], secrets: Iterable[str] = (), limit: int = BODY_LIMIT
 ) -> None:
     """Attach each request and its response (redacted, bodies truncated) to the running test."""
-    allure = _allure()
-    if allure is None or not _recording():
+    if not _recording():
         return
     secret_list = list(secrets)
     for number, exchange in enumerate(exchanges, start=1):

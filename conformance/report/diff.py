@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from conformance.report.model import Outcome, Report
+from conformance.report.rerender import load_report
 
 
 @dataclass(frozen=True)
@@ -125,8 +126,6 @@ def add_parser(commands: Any) -> None:
 
 
 def main(options: Any) -> int:
-    from conformance.report.rerender import load_report
-
     diff = diff_reports(load_report(Path(options.old)), load_report(Path(options.new)))
     sys.stdout.write(format_diff(diff))
     return diff.exit_code

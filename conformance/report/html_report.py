@@ -28,6 +28,7 @@ from conformance.report.vocabulary import (
     VERDICT_STYLES,
     not_measured_sentence,
 )
+from conformance.stages import named
 
 BODY_LIMIT = 4000
 
@@ -396,7 +397,6 @@ def _stages(report: Report) -> str:
 
 def _stage_html(name: str, details: Mapping[str, object]) -> str:
     """What a stage draws itself (its ``html`` in the registry), in a section of its own."""
-    from conformance.stages import named
 
     stage = named(name)
     if stage is None or stage.html is None:

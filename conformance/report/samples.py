@@ -18,6 +18,7 @@ from conformance.report.model import (
     StageSummary,
     TestResult,
 )
+from conformance.report.writer import write_reports
 
 STARTED_AT = "2026-01-02T03:04:05Z"
 CONTRACT_SHA = "a" * 64
@@ -321,8 +322,6 @@ SAMPLES = {
 
 
 def main(argv: list[str] | None = None) -> int:
-    from conformance.report.writer import write_reports
-
     args = sys.argv[1:] if argv is None else argv
     out = Path(args[0] if args else "reports/samples")
     for name, build in SAMPLES.items():

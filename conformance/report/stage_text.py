@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from conformance.stages import named
+
 
 def value_text(value: object) -> str:
     """One value, compactly: floats to 4 significant digits, lists and maps inline."""
@@ -74,7 +76,6 @@ def stage_lines(details: Mapping[str, object]) -> list[str]:
 
 def summary_lines(name: str, details: Mapping[str, Any]) -> list[str]:
     """A stage's details as the stage declares they read, then the outcome counts."""
-    from conformance.stages import named
 
     stage = named(name)
     if stage is None or stage.describe is None:

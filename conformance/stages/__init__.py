@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from conformance.catalogue import load_catalogue
 from conformance.stages.client import STAGE as CLIENT
 from conformance.stages.fuzz import STAGE as FUZZ
 from conformance.stages.load import STAGE as LOAD
@@ -56,7 +57,6 @@ def of_module(module: str) -> str:
 def default_scope() -> frozenset[str]:
     """What a stage without a narrower scope (scenarios) answers for: every server rule that no
     other stage owns (the catalogue's ``stage`` field names the owner)."""
-    from conformance.catalogue import load_catalogue
 
     return frozenset(r.id for r in load_catalogue() if r.checkable)
 

@@ -163,3 +163,19 @@ def test_requests_leave_in_time_order_and_come_back_in_plan_order(
     sent = [r.sent or 0.0 for r in result.records]
     assert sent[1] < sent[2] < sent[0]
     assert sent[0] - sent[1] >= 0.19
+
+
+def test_evidence_ends_an_offer_before_its_plan(far: str, profile: Profile) -> None:
+    """``until`` holds on the fifth answer: the rest of a 10 s plan is never sent, and what was
+    in flight is still read (100 ms away, 50/s: about five more)."""
+    answers: list[Record] = []
+
+    def fifth(record: Record) -> bool:
+        answers.append(record)
+        return len(answers) >= 5
+
+    result = offer(far, polls(profile, 500, 10.0, "until"), latency=0.1, until=fifth)
+    assert result.stopped_early
+    assert 5 <= len(result.sent()) < 30
+    assert all(r.status == 200 for r in result.sent())
+    assert "the rest not sent" in result.describe()

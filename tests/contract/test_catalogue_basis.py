@@ -26,8 +26,13 @@ from typing import Any
 import pytest
 import yaml
 
-from conformance.catalogue import Catalogue, Requirement, load_catalogue, parse_catalogue
-from conformance.outcomes import current_baseline
+from conformance.catalogue import (
+    Catalogue,
+    Requirement,
+    current_baseline,
+    load_catalogue,
+    parse_catalogue,
+)
 
 SPEC_ENV = "RCES_SPEC"
 DEFAULT_SPEC = Path("/work/shared/spec/interface-specification.md")

@@ -64,9 +64,7 @@ def _outcomes(report: dict[str, Any]) -> dict[str, str]:
 
 @pytest.mark.parametrize("cap", sorted(CAPS))
 @pytest.mark.parametrize("delay_ms", [0, 40], ids=lambda ms: f"{ms}ms")
-def test_the_reference_server_capped_is_conformant(
-    cap: str, delay_ms: int, tmp_path: Path
-) -> None:
+def test_the_reference_server_capped_is_conformant(cap: str, delay_ms: int, tmp_path: Path) -> None:
     report, output, elapsed = _run(tmp_path, delay_ms, CAPS[cap])
     outcomes = _outcomes(report)
     not_passed = {i: o for i, o in outcomes.items() if o != "pass"}

@@ -11,6 +11,9 @@ import argparse
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from conformance.stages.client.chart import stage_html
+from conformance.stages.client.scenarios import requirement_ids
+from conformance.stages.client.summary import merge_details, summary_lines
 from conformance.stages.stage import Details, Stage
 
 TEST_PACKAGE = "conformance.stages.client"
@@ -46,26 +49,18 @@ def pytest_args(options: argparse.Namespace) -> list[str]:
 
 
 def _requirements() -> frozenset[str]:
-    from conformance.stages.client.scenarios import requirement_ids
-
     return requirement_ids()
 
 
 def _merge(parts: Sequence[Details]) -> Details:
-    from conformance.stages.client.summary import merge_details
-
     return merge_details(parts)
 
 
 def _describe(details: Mapping[str, Any]) -> list[str]:
-    from conformance.stages.client.summary import summary_lines
-
     return summary_lines(details)
 
 
 def _html(details: Mapping[str, Any]) -> str:
-    from conformance.stages.client.chart import stage_html
-
     return stage_html(details)
 
 

@@ -16,6 +16,9 @@ import pytest
 
 from conformance.errors import UsageError
 from conformance.run_state import TARGET_INFO, add_secrets
+from conformance.stages.client.runs import run_scenarios
+from conformance.stages.client.scenarios import by_name
+from conformance.stages.client.settings import settings_from
 
 SCENARIO_PARAMETER = "scenario"
 
@@ -49,9 +52,6 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 @pytest.fixture(scope="session")
 def client_runs(request: pytest.FixtureRequest) -> dict[str, Any]:
     """Every scenario of the collected tests, run at once; name -> ``runs.ScenarioRun``."""
-    from conformance.stages.client.runs import run_scenarios
-    from conformance.stages.client.scenarios import by_name
-    from conformance.stages.client.settings import settings_from
 
     config = request.config
     try:

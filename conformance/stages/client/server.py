@@ -21,6 +21,8 @@ from email.utils import formatdate
 from typing import Any
 from urllib.parse import parse_qsl
 
+import uvicorn
+
 from conformance.stages.client.doorman import Doorman
 from conformance.stages.client.recording import (
     KEY_PLACEHOLDER,
@@ -242,8 +244,6 @@ class ScriptedServer:
     the instances of scenarios that play refused connections."""
 
     def __init__(self, settings: ClientSettings, key: str) -> None:
-        import uvicorn
-
         self.started = time.monotonic()
         self.app = ScriptedApp(settings, key, self.started)
         self._sockets: list[socket.socket] = []

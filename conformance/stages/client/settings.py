@@ -3,12 +3,16 @@
 
 from __future__ import annotations
 
+import importlib
 import shlex
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import yaml
+
+from conformance import profile as profiles
 from conformance.errors import UsageError
 
 BOOTSTRAP = "bootstrap"
@@ -77,11 +81,6 @@ def _profile_sections(profile_path: str | None) -> tuple[dict[str, Any], dict[st
     """The ``client`` and ``headers`` sections over their defaults. A client-only profile (no
     credentials: the stage plays the server) is enough; both sections are checked against the
     profile schema, an error naming the key."""
-    import importlib
-
-    import yaml
-
-    from conformance import profile as profiles
 
     client, headers = dict(profiles.DEFAULTS["client"]), dict(profiles.DEFAULTS["headers"])
     if not profile_path:

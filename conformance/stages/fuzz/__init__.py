@@ -11,7 +11,9 @@ import argparse
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from conformance.errors import UsageError
 from conformance.stages.fuzz.budget import DEFAULT_SEED, DEFAULT_TIER, TIERS
+from conformance.stages.fuzz.summary import merge_details, summary_lines
 from conformance.stages.stage import Details, Stage
 
 __all__ = ["DEFAULT_SEED", "DEFAULT_TIER", "STAGE", "TIERS", "plugin_args", "pytest_args"]
@@ -23,8 +25,6 @@ TEST_MODULE = "conformance.stages.fuzz.test_fuzz"
 def plugin_args(tier: str = DEFAULT_TIER, seed: int = DEFAULT_SEED) -> list[str]:
     """The options that load and configure the fuzz plugin (without selecting its tests)."""
     if tier not in TIERS:
-        from conformance.errors import UsageError
-
         raise UsageError(f"unknown fuzz tier {tier!r}", f"use one of: {', '.join(TIERS)}")
     # --assert=plain: the stage records its failures itself, and pytest's assertion rewriting
     # would recompile schemathesis and hypothesis (pytest11 plugins) at every start whenever
@@ -66,20 +66,16 @@ def _run_args(options: argparse.Namespace) -> list[str]:
 
 
 def _requirements() -> frozenset[str]:
-    from conformance.stages.fuzz.plugin import stage_requirements
+    from conformance.stages.fuzz.plugin import stage_requirements  # schemathesis: when it runs
 
     return stage_requirements()
 
 
 def _merge(parts: Sequence[Details]) -> Details:
-    from conformance.stages.fuzz.summary import merge_details
-
     return merge_details(parts)
 
 
 def _describe(details: Mapping[str, Any]) -> list[str]:
-    from conformance.stages.fuzz.summary import summary_lines
-
     head, *rest = summary_lines(details)
     return [head.removeprefix("fuzz: "), *(line.strip() for line in rest)]
 

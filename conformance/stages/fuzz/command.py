@@ -19,6 +19,11 @@ from pathlib import Path
 from typing import Any
 
 from conformance.errors import UsageError
+from conformance.stages.fuzz import corpus
+from conformance.stages.fuzz.budget import DEFAULT_SEED, tier
+from conformance.stages.fuzz.target import FuzzTarget
+from conformance.target import new_run_id, preflight, resolve
+from conformance.traffic.client import Client
 
 EXIT_PASS, EXIT_FAILS, EXIT_USAGE, EXIT_INCONCLUSIVE = 0, 1, 2, 3
 DEFAULT_CORPUS = Path("reports") / "fuzz-corpus"  # as a run with the default --report-dir
@@ -52,11 +57,7 @@ def add_parser(commands: Any) -> None:
 @contextmanager
 def fuzz_run(options: argparse.Namespace) -> Iterator[Any]:
     """A ``FuzzRun`` against the chosen target, with the objects cases refer to created."""
-    from conformance.stages.fuzz.budget import DEFAULT_SEED, tier
     from conformance.stages.fuzz.stage import FuzzRun
-    from conformance.stages.fuzz.target import FuzzTarget
-    from conformance.target import new_run_id, preflight, resolve
-    from conformance.traffic.client import Client
 
     target = resolve(options.base_url, options.profile)
     try:
@@ -82,7 +83,6 @@ def main(options: argparse.Namespace) -> int:
 
 
 def replay_one(options: argparse.Namespace) -> int:
-    from conformance.stages.fuzz import corpus
     from conformance.stages.fuzz.replay import FAILS, FIXED, replay_case, replay_schema
 
     path: Path = options.file
@@ -120,7 +120,6 @@ def _profile_corpus(profile: Any) -> Path | None:
 
 
 def prune(options: argparse.Namespace) -> int:
-    from conformance.stages.fuzz import corpus
     from conformance.stages.fuzz.replay import FAILS, FIXED, replay_corpus
 
     with fuzz_run(options) as run:

@@ -28,6 +28,9 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from jsonschema import Draft202012Validator  # type: ignore[import-untyped]
+
+from conformance import __version__
 from conformance.redaction import Redactor
 
 FORMAT = "rces-fuzz-case/1"
@@ -52,7 +55,6 @@ def schema() -> dict[str, Any]:
 @cache
 def _validator() -> Any:
     """Built once: checking the schema itself at every case cost 60 ms of each replayed case."""
-    from jsonschema import Draft202012Validator  # type: ignore[import-untyped]
 
     return Draft202012Validator(schema())
 
@@ -188,8 +190,6 @@ def new_case(
     steps: list[dict[str, Any]],
     found: dict[str, Any],
 ) -> dict[str, Any]:
-    from conformance import __version__
-
     data: dict[str, Any] = {
         "format": FORMAT,
         "id": "",

@@ -30,9 +30,24 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from conformance.contract import operations
+from conformance.contract_specialisation import default_profile
+from conformance.errors import UsageError
 from conformance.outcomes import USER_PROPERTY
+from conformance.profile import load
+from conformance.run_state import DEFAULT_REPORT_DIR, RUN_ID
+from conformance.stages.fuzz.auth import auth_requirements
 from conformance.stages.fuzz.budget import DEFAULT_SEED, DEFAULT_TIER, TIERS, Tier, tier
+from conformance.stages.fuzz.capture import corpus_cases
+from conformance.stages.fuzz.checks import operation_requirements
+from conformance.stages.fuzz.corpus import DIRECTORY_NAME
+from conformance.stages.fuzz.corpus_run import CorpusRun
+from conformance.stages.fuzz.replay import forget, replay_once
+from conformance.stages.fuzz.stage import FuzzRun
+from conformance.stages.fuzz.summary import merge_details, summary_lines
+from conformance.stages.fuzz.target import FuzzTarget
 from conformance.stages.stage import STAGE_PROPERTY
+from conformance.traffic.client import Client
 
 if TYPE_CHECKING:
     from conformance.profile import Profile
@@ -61,10 +76,6 @@ class FuzzSettings:
 
 @cache
 def _profile(path: Path | None) -> Profile:
-    from conformance.contract_specialisation import default_profile
-    from conformance.errors import UsageError
-    from conformance.profile import load
-
     if path is None:  # the embedded reference server: its profile has every default
         return default_profile()
     try:
@@ -131,8 +142,6 @@ def pytest_configure(config: pytest.Config) -> None:
 def corpus_directory(config: pytest.Config, profile: Any) -> Path:
     """``--fuzz-corpus``, else the profile's ``fuzz.corpus`` (relative to the profile file),
     else ``fuzz-corpus`` under the run's report directory."""
-    from conformance.run_state import DEFAULT_REPORT_DIR
-    from conformance.stages.fuzz.corpus import DIRECTORY_NAME
 
     given = active_settings().corpus
     if given is not None:
@@ -157,9 +166,6 @@ class FuzzItem:
 
 def stage_requirements() -> frozenset[str]:
     """Every requirement the fuzz stage speaks for: the scope of a run of this stage alone."""
-    from conformance.contract import operations
-    from conformance.stages.fuzz.auth import auth_requirements
-    from conformance.stages.fuzz.checks import operation_requirements
 
     ids = set(STATEFUL_REQUIREMENTS)
     for operation in operations():
@@ -170,9 +176,6 @@ def stage_requirements() -> frozenset[str]:
 
 def fuzz_item(item: pytest.Item) -> FuzzItem | None:
     """Classify a collected item of the fuzz module (None for anything else)."""
-    from conformance.contract import operations
-    from conformance.stages.fuzz.auth import auth_requirements
-    from conformance.stages.fuzz.checks import operation_requirements
 
     module = getattr(getattr(item, "module", None), "__name__", "")
     if not module.startswith(FUZZ_MODULE):
@@ -220,12 +223,6 @@ def pytest_collection_finish(session: pytest.Session) -> None:
 @pytest.fixture(scope="session")
 def fuzz_run(request: pytest.FixtureRequest, target: Any, run_prefix: str) -> Iterator[Any]:
     """The session's FuzzRun against ``target``; experiments it created are terminated after."""
-    from conformance.run_state import RUN_ID
-    from conformance.stages.fuzz.corpus_run import CorpusRun
-    from conformance.stages.fuzz.replay import replay_once
-    from conformance.stages.fuzz.stage import FuzzRun
-    from conformance.stages.fuzz.target import FuzzTarget
-    from conformance.traffic.client import Client
 
     settings = active_settings()
     fuzz_target = FuzzTarget(target.base_url, target.profile, run_prefix)
@@ -277,8 +274,6 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
     report.user_properties.append((USER_PROPERTY, record.to_json()))
     kept = run.corpus
     if kept is not None:
-        from conformance.stages.fuzz.capture import corpus_cases
-
         found_by = {"tier": run.tier.name, "seed": run.seed}
         operation, kinds = described.operation_id, modes[described.kind]
         kept.keep(corpus_cases(run.failures, run.target, found_by, operation, kinds))
@@ -323,8 +318,6 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     regressions = (details.get("corpus") or {}).get("regressions")
     if regressions and session.exitstatus == pytest.ExitCode.OK:
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
-    from conformance.run_state import RUN_ID
-    from conformance.stages.fuzz.replay import forget
 
     run_id = config.stash.get(RUN_ID, None)
     if run_id is not None:
@@ -333,7 +326,6 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
 
 def stage_details(config: pytest.Config) -> dict[str, Any] | None:
     """The fuzz stage summary of this session, merged across workers (None: no fuzz test ran)."""
-    from conformance.stages.fuzz.summary import merge_details
 
     per_worker = config.stash.get(DETAILS, {})
     return merge_details(list(per_worker.values())) if per_worker else None
@@ -343,7 +335,6 @@ def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> Non
     details = stage_details(config)
     if not details:
         return
-    from conformance.stages.fuzz.summary import summary_lines
 
     head, *rest = summary_lines(details)
     terminalreporter.write_sep("-", head)

@@ -26,6 +26,7 @@ from conformance.stages.fuzz import corpus
 from conformance.stages.fuzz.auth import AuthMode
 from conformance.stages.fuzz.capture import captures, renamed_generation
 from conformance.stages.fuzz.checks import check_name_of
+from conformance.stages.fuzz.schema import build_schema
 from conformance.stages.fuzz.stage import REQUEST_TIMEOUT_S, FuzzRun
 
 if TYPE_CHECKING:
@@ -239,7 +240,6 @@ def _unreadable(path: Path, reason: str) -> Replayed:
 
 def replay_schema(run: FuzzRun) -> BaseSchema:
     """The contract in the terms of the run's profile: the replay is judged as the run judges."""
-    from conformance.stages.fuzz.schema import build_schema
 
     return build_schema(run.tier, run.seed, profile=run.target.profile)
 

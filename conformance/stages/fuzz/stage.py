@@ -18,10 +18,11 @@ from typing import TYPE_CHECKING, Any
 import requests
 from schemathesis.core.failures import Failure, FailureGroup
 
+from conformance.contract import contract_sha256
 from conformance.contract_specialisation import declared_keys, document_sha256
 from conformance.outcomes import TestRecord
 from conformance.redaction import Redactor
-from conformance.report.model import Evidence, Outcome
+from conformance.report.model import SEVERITY, Evidence, Outcome
 from conformance.stages.fuzz.auth import AUTH_REQUIREMENTS, AuthMode, is_sdk_path, kind_of
 from conformance.stages.fuzz.budget import Tier
 from conformance.stages.fuzz.capture import Sent
@@ -34,6 +35,7 @@ from conformance.stages.fuzz.checks import (
     requirements_for,
 )
 from conformance.stages.fuzz.doubt import doubt_of_failure
+from conformance.stages.fuzz.schema import contract_document
 from conformance.stages.fuzz.target import FuzzTarget
 from conformance.traffic.curl import curl_command
 from conformance.traffic.ledger import Ledger, Replay
@@ -438,8 +440,6 @@ def contract_details(profile: Profile) -> dict[str, Any]:
     """Which document was fuzzed: the contract file's digest (the report's contract_sha256),
     the digest of the contract as ``profile`` specialised it, and the keys that made them
     differ (none: the contract as it is, in the reference server's terms)."""
-    from conformance.contract import contract_sha256
-    from conformance.stages.fuzz.schema import contract_document
 
     document = contract_document(profile, inferred_links=False)
     return {
@@ -469,8 +469,6 @@ def _operation_id(case: Case[Any]) -> str:
 
 
 def _worse(a: Outcome, b: Outcome) -> bool:
-    from conformance.report.model import SEVERITY
-
     return SEVERITY[a] > SEVERITY[b]
 
 

@@ -10,10 +10,13 @@ A parameter that the generator deliberately made invalid (a negative case) is le
 from __future__ import annotations
 
 import itertools
+import json
 import zlib
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
+
+from requests.structures import CaseInsensitiveDict
 
 from conformance.profile import Profile
 from conformance.stages.fuzz.auth import AuthMode, credential_headers, is_sdk_path
@@ -188,7 +191,6 @@ class FuzzTarget:
 
         ``aim_ids=False`` (stateful steps) keeps the ids a link carried over from a response.
         """
-        from requests.structures import CaseInsensitiveDict
 
         negated = _negated(case)
         sdk = is_sdk_path(case.operation.path)
@@ -255,8 +257,6 @@ class FuzzTarget:
 
 
 def _json(content: bytes) -> Any:
-    import json
-
     try:
         return json.loads(content) if content else None
     except ValueError:

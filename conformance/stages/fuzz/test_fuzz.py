@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any, ClassVar
 
+import allure
 import hypothesis
 import pytest
 from hypothesis.errors import FlakyStrategyDefinition
@@ -46,7 +47,6 @@ def _allure_operation(request: pytest.FixtureRequest) -> None:
     label = getattr(request.node, "operation_label", None)
     if label is None or not request.config.getoption("allure_report_dir", None):
         return
-    import allure
 
     allure.dynamic.parameter("operation", label)
 

@@ -12,6 +12,10 @@ import argparse
 from collections.abc import Mapping
 from typing import Any
 
+from conformance.catalogue import load_catalogue
+from conformance.errors import UsageError
+from conformance.stages.load.charts import html
+from conformance.stages.load.summary import describe
 from conformance.stages.stage import Stage
 
 PLUGINS = (
@@ -45,7 +49,6 @@ REQUIREMENTS = frozenset(
 
 def requirement_ids() -> frozenset[str]:
     """The rules above and those the catalogue names the load stage the judge of."""
-    from conformance.catalogue import load_catalogue
 
     return REQUIREMENTS | {r.id for r in load_catalogue() if r.stage == "load"}
 
@@ -78,8 +81,6 @@ def _pytest_args(options: argparse.Namespace) -> list[str]:
         getattr(options, "load_remote_workers", 0),
     )
     if (local is not None and local < 0) or remote < 0 or (local == 0 and not remote):
-        from conformance.errors import UsageError
-
         raise UsageError(
             "the load stage needs at least one Locust worker",
             "pass --load-workers N (N >= 1), or --load-remote-workers M with workers joining",
@@ -95,14 +96,10 @@ def _pytest_args(options: argparse.Namespace) -> list[str]:
 
 
 def _describe(details: Mapping[str, Any]) -> list[str]:
-    from conformance.stages.load.summary import describe
-
     return describe(details)
 
 
 def _html(details: Mapping[str, Any]) -> str:
-    from conformance.stages.load.charts import html
-
     return html(details)
 
 

@@ -6,6 +6,7 @@ patching stays in those processes); reads the master's result file when it quits
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -179,6 +180,4 @@ def run_fleet(plan: Plan, fleet: Fleet, workdir: Path | None = None) -> Results:
             log.close()
         plan_path.unlink(missing_ok=True)
         if own:
-            import shutil
-
             shutil.rmtree(where, ignore_errors=True)

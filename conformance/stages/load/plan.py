@@ -12,6 +12,8 @@ import json
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from conformance.errors import UsageError
+
 NOISY_START_SHARE = 0.35  # the noisy instances poll from this share of the run...
 ANONYMOUS_START_SHARE = 0.55  # ...the anonymous pollers from this one...
 PHASE_SECONDS = 4.0  # ...each for this long (apart, so each bucket rule is seen on its own)
@@ -105,8 +107,6 @@ def plan_from(
     load = profile.load
     key = profile.key_for("development")
     if key is None:
-        from conformance.errors import UsageError
-
         raise UsageError(
             "the load stage needs an SDK key for the development environment",
             "add one under credentials.sdk_keys",

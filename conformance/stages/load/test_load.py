@@ -11,12 +11,16 @@ from typing import Any
 
 import pytest
 
+from conformance.checks.management import Configurations
 from conformance.errors import ContractViolation, NotConfigured, NotMeasurable, UsageError
 from conformance.stages.load import judge, objectives
+from conformance.stages.load.engine import run_fleet
 from conformance.stages.load.plan import Plan, plan_from
+from conformance.stages.load.plugin import fleet_of
 from conformance.stages.load.records import Results
 from conformance.stages.load.summary import details_of
 from conformance.stages.stage import STAGE_PROPERTY
+from conformance.traffic.client import Client
 
 requirement = pytest.mark.requirement
 pytestmark = [pytest.mark.xdist_group("load")]
@@ -31,11 +35,6 @@ class LoadRun:
 
 @pytest.fixture(scope="session")
 def load_run(target: Any, run_prefix: str, pytestconfig: pytest.Config) -> LoadRun:
-    from conformance.checks.management import Configurations
-    from conformance.stages.load.engine import run_fleet
-    from conformance.stages.load.plugin import fleet_of
-    from conformance.traffic.client import Client
-
     profile = target.profile
     load = profile.load
     with Client(target.base_url, profile, run_prefix=run_prefix) as client:

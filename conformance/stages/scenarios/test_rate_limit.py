@@ -25,11 +25,11 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from email.utils import parsedate_to_datetime
 
 import pytest
 
 from conformance.checks import expect, violation
+from conformance.checks.header_grammar import Problem, retry_after
 from conformance.checks.rate_budget import Window, early_refusal
 from conformance.checks.sdk import Snapshots
 from conformance.errors import NotMeasurable
@@ -209,16 +209,18 @@ def _status(record: Record) -> str:
 
 
 def retry_after_seconds(value: str | None) -> float | None:
+    """The wait a ``Retry-After`` asks for, by its RFC 9110 grammar (None: absent or broken)."""
     if value is None:
         return None
-    value = value.strip()
-    if value.isdigit():
-        return float(value)
-    try:
-        moment = parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return None
-    return max(0.0, moment.timestamp() - time.time())
+    parsed = retry_after(value)
+    return None if isinstance(parsed, Problem) else parsed
+
+
+def retry_after_problem(value: str | None) -> str:
+    if value is None:
+        return "no Retry-After"
+    parsed = retry_after(value)
+    return str(parsed) if isinstance(parsed, Problem) else ""
 
 
 def wait_out(
@@ -254,9 +256,9 @@ def test_burst_is_limited_and_recovers(snapshots: Snapshots) -> None:
         not unusable,
         ("LIMIT-RATE-429-RETRY-AFTER",),
         "a 429 carries no usable Retry-After",
-        "Retry-After: <delta-seconds> or an HTTP date on every 429",
-        f"{len(unusable)} of {len(refused)} 429s; Retry-After: "
-        f"{unusable[0].header('retry-after') if unusable else None!r}",
+        "Retry-After on every 429: delay-seconds (digits) or an IMF-fixdate (RFC 9110 10.2.3)",
+        f"{len(unusable)} of {len(refused)} 429s; "
+        f"{retry_after_problem(unusable[0].header('retry-after')) if unusable else ''}",
         reply_of(snapshots.client, unusable[0]) if unusable else None,
     )
     last = max(refused, key=lambda r: r.answered or 0.0)  # the freshest word on a token
