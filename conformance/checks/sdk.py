@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TypeVar
 
@@ -15,6 +16,8 @@ from conformance.traffic.client import Client, Reply
 # Spec 4.3 (responses, 3) and 5: an environment alias outside the SDK key's scope is rejected
 # with 403. The spec fixes this status, so no profile key changes it.
 OUT_OF_SCOPE_STATUS = 403
+SETTLE_ATTEMPTS = 3
+SETTLE_PAUSE_SECONDS = 0.2
 T = TypeVar("T")
 U = TypeVar("U")
 
@@ -24,9 +27,17 @@ def settled(attempt: Callable[[], T | None]) -> T | None:
 
     ``attempt`` answers None when the snapshot moved under it. Its test runs in the serial phase
     (``conformance.run_phases``): no other request of the suite is in flight, so a move is the
-    target's own (its snapshot moves with nothing written), judged by the caller."""
+    target's own. A target whose snapshot catches up with a write a moment late is given
+    ``SETTLE_ATTEMPTS`` reads ``SETTLE_PAUSE_SECONDS`` apart; one that never holds still is
+    judged by the caller."""
     require_serial_phase("a read that judges the snapshot holding still")
-    return attempt()
+    for number in range(SETTLE_ATTEMPTS):
+        if number:
+            time.sleep(SETTLE_PAUSE_SECONDS)
+        result = attempt()
+        if result is not None:
+            return result
+    return None
 
 
 class Snapshots:
