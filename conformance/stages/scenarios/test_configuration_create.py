@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
@@ -9,7 +10,7 @@ import pytest
 from conformance.checks import Soft, expect, json_object, media_expected, media_problem
 from conformance.checks.declared import expect_declared_status
 from conformance.checks.management import Configurations
-from conformance.checks.shapes import expect_shape
+from conformance.checks.shapes import DATE_TIME, expect_shape
 
 requirement = pytest.mark.requirement
 
@@ -187,10 +188,6 @@ def test_record_names_project_and_environment(
 
 @requirement("CFG-RECORD-TIMESTAMPS", "CFG-RECORD-DELETED-AT-LIVE")
 def test_record_timestamps(configurations: Configurations) -> None:
-    import re
-
-    from conformance.checks.shapes import DATE_TIME
-
     record = configurations.create_ok("times", {"t": 1})
     with Soft() as soft:
         for name in ("createdAt", "updatedAt"):
