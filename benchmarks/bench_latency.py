@@ -8,7 +8,12 @@ auto`` in a child process. Prints every run's wall time, CPU seconds, verdict li
 to the 0 ms run, side by side; the goal is at most 2x at 40 ms. A script, not a timed test: the
 load average is printed with each run, since other work on the machine moves the figures.
 
-    python benchmarks/bench_latency.py [--delays 0,40,100] [--workers auto] [-- extra run args]
+    python benchmarks/bench_latency.py [--delays 0,40,100] [--workers auto]
+        [--caps none,4-outstanding,200-per-second] [-- extra run args]
+
+``--caps`` also caps the proxy's throughput (``N-outstanding``: answers outstanding at most;
+``N-per-second``: requests let through a second), each cap at each delay; ratios are to the
+first row (0 ms, no cap).
 """
 
 from __future__ import annotations
@@ -39,6 +44,7 @@ GOAL_AT_40 = 2.0
 @dataclass
 class Row:
     delay_ms: int
+    cap: str
     round_trip: float
     workers: str
     wall: float
@@ -77,12 +83,21 @@ def offers(base_url: str, profile: Profile, latency: float) -> list[str]:
     return lines
 
 
-def one_run(delay_ms: int, workers: str, extra: list[str]) -> Row:
+def proxy_caps(cap: str) -> dict[str, float]:
+    """``none``, ``N-outstanding`` or ``N-per-second`` as the proxy's keyword arguments."""
+    if cap == "none":
+        return {}
+    number, _, kind = cap.partition("-")
+    key = {"outstanding": "max_concurrent", "per-second": "max_per_second"}[kind]
+    return {key: int(number) if kind == "outstanding" else float(number)}
+
+
+def one_run(delay_ms: int, cap: str, workers: str, extra: list[str]) -> Row:
     with tempfile.TemporaryDirectory(prefix="bench-latency-") as folder:
         work = Path(folder)
         server = start_server(work / "refserver.db", profile_path=work / "profile.yaml")
         try:
-            with LatencyProxy(str(server.base_url), delay_ms) as proxy:
+            with LatencyProxy(str(server.base_url), delay_ms, **proxy_caps(cap)) as proxy:
                 profile = load(work / "profile.yaml")
                 measured = round_trip(proxy.base_url, profile)
                 figures = subprocess.run(
@@ -122,12 +137,13 @@ def one_run(delay_ms: int, workers: str, extra: list[str]) -> Row:
     chosen = str(for_round_trip(measured)) if workers == "auto" else workers
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     summary = lines[-1] if lines else done.stderr.strip()[-300:]
-    return Row(delay_ms, measured, chosen, wall, cpu, load_average, summary, figures)
+    return Row(delay_ms, cap, measured, chosen, wall, cpu, load_average, summary, figures)
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--delays", default="0,40,100", help="added round trips in ms")
+    parser.add_argument("--caps", default="none", help="proxy throughput caps, comma-separated")
     parser.add_argument("--workers", default="auto")
     parser.add_argument("--offer", nargs=2, metavar=("URL", "PROFILE"), help=argparse.SUPPRESS)
     parser.add_argument("extra", nargs="*", help="arguments passed on to conformance run")
@@ -138,11 +154,13 @@ def main() -> int:
         print("\n".join(offers(url, profile, round_trip(url, profile))))
         return 0
     rows = []
-    for delay in (int(d) for d in options.delays.split(",")):
-        row = one_run(delay, options.workers, options.extra)
+    runs = [(cap, int(d)) for cap in options.caps.split(",") for d in options.delays.split(",")]
+    for cap, delay in runs:
+        row = one_run(delay, cap, options.workers, options.extra)
         rows.append(row)
         print(
-            f"{delay:4d} ms: round trip {row.round_trip * 1000:5.1f} ms, {row.workers} workers, "
+            f"{delay:4d} ms, cap {cap}: round trip {row.round_trip * 1000:5.1f} ms, "
+            f"{row.workers} workers, "
             f"{row.wall:5.1f} s wall, {row.cpu:5.1f} CPU-s, load average {row.load:.2f}",
             flush=True,
         )
@@ -150,13 +168,13 @@ def main() -> int:
             print(f"         {line}", flush=True)
         print(f"         {row.summary}", flush=True)
     base = rows[0].wall
-    print("\ndelay  workers   wall s  ratio  CPU-s")
+    print("\ndelay  cap              workers   wall s  ratio  CPU-s")
     for row in rows:
         print(
-            f"{row.delay_ms:4d} ms {row.workers:>8} {row.wall:8.1f} {row.wall / base:6.2f} "
-            f"{row.cpu:6.1f}"
+            f"{row.delay_ms:4d} ms {row.cap:16} {row.workers:>8} {row.wall:8.1f} "
+            f"{row.wall / base:6.2f} {row.cpu:6.1f}"
         )
-    at_40 = next((r for r in rows if r.delay_ms == 40), None)
+    at_40 = next((r for r in rows if r.delay_ms == 40 and r.cap == "none"), None)
     if at_40 is not None and rows[0].delay_ms == 0:
         ratio = at_40.wall / base
         verdict = "met" if ratio <= GOAL_AT_40 else "NOT met"
