@@ -43,6 +43,33 @@ class StripETag:
         await self.app(scope, receive, strip)
 
 
+class RewriteHeader:
+    """Rewrites one response header on the paths ending in ``suffix`` (``rewrite(value)``)."""
+
+    def __init__(
+        self, app: App, suffix: str, name: bytes, rewrite: Callable[[bytes], bytes]
+    ) -> None:
+        self.app = app
+        self.suffix = suffix
+        self.name = name
+        self.rewrite = rewrite
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or not scope["path"].endswith(self.suffix):
+            await self.app(scope, receive, send)
+            return
+
+        async def rewritten(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                message["headers"] = [
+                    (k, self.rewrite(v) if k.lower() == self.name else v)
+                    for k, v in message.get("headers", [])
+                ]
+            await send(message)
+
+        await self.app(scope, receive, rewritten)
+
+
 class ServerErrorOn:
     """Answers 500 on one path (breaks ERR-NO-SERVER-ERROR)."""
 
@@ -72,6 +99,23 @@ DEFECTS: dict[str, tuple[Callable[[App], App], str, str, str]] = {
         "test_fuzz and status and not credentials",
         "SDK-STATUS-ETAG-EQUALS-HASH",
         "etag_equals_body_hash",
+    ),
+    "etag-unquoted": (  # the value is still the hash: only the entity-tag grammar is broken
+        lambda app: RewriteHeader(app, "/sdk/v2/status", b"etag", lambda v: v.strip(b'"')),
+        "test_fuzz and status and not credentials",
+        "SDK-STATUS-ETAG-EQUALS-HASH",
+        "etag_grammar",
+    ),
+    "content-type-not-a-media-type": (  # whitespace around "=" (RFC 9110 5.6.6)
+        lambda app: RewriteHeader(
+            app,
+            "/experiments/assignment-counts",
+            b"content-type",
+            lambda v: b"application/json; charset = utf-8",
+        ),
+        "test_fuzz and assignment-counts and not credentials and not experimentId",
+        "EXP-RESPONSE-CONTENT-TYPE-JSON",
+        "content_type_grammar",
     ),
     "500-on-assignment-counts": (
         lambda app: ServerErrorOn(app, "/experiments/assignment-counts"),
