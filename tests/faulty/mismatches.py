@@ -7,11 +7,4 @@ The declarations of these faults are right: the defect breaks only what ``breaks
 
 from __future__ import annotations
 
-KNOWN_MISMATCHES: dict[str, str] = {
-    "429-retry-after-rfc850": (
-        "conformance/stages/scenarios/test_rate_limit.py (LIMIT-RATE-429-RETRY-AFTER) reads "
-        "Retry-After with email.utils, which takes the obsolete rfc850-date a sender must not "
-        "generate; it flips when the scenario reads it with "
-        "conformance.checks.header_grammar.retry_after"
-    ),
-}
+KNOWN_MISMATCHES: dict[str, str] = {}
