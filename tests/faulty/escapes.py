@@ -462,7 +462,8 @@ def escapes() -> tuple[Fault, ...]:
         ),
         fault(
             "escape-slow-shared-bucket",
-            "LIMIT-RATE-PER-INSTANCE",
+            # a fresh instance id finds the bucket the drains before it spent
+            "LIMIT-RATE-PER-INSTANCE LIMIT-RATE-WITHIN-BUDGET",
             "One rate-limit bucket for every instance id, and each status poll answered "
             "slowly enough that the drained bucket refills between two polls.",
             slow_shared_bucket,

@@ -170,7 +170,6 @@ def _readable(groups: Mapping[str, Any], known: list[Any]) -> dict[str, Any]:
 
 @requirement("EXP-WEIGHTED-SPLIT")
 @quietest_group
-@pytest.mark.serial  # load offered open-loop: nothing else in flight
 def test_weighted_split_follows_the_weights(
     experiments: Experiments, record_property: Callable[[str, object], None]
 ) -> None:
@@ -232,7 +231,6 @@ def test_weighted_split_follows_the_weights(
 
 @requirement("EXP-WEIGHTED-HASH-GOLDEN")
 @quietest_group
-@pytest.mark.serial  # load offered open-loop: nothing else in flight
 def test_weighted_buckets_match_the_declared_hash(experiments: Experiments) -> None:
     ids = ("EXP-WEIGHTED-HASH-GOLDEN",)
     require_mode(experiments.profile, "weightedHash")
