@@ -19,11 +19,16 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
+import pytest
+
 from conformance.errors import UsageError
 from conformance.report.headline import summary_line
 from conformance.report.model import Verdict
+from conformance.run_collector import ReportCapture
 from conformance.run_deadline import seconds_option
 from conformance.stages import REGISTRY, Stage, by_name
+from conformance.target import preflight, resolve
+from conformance.workers import auto
 
 EXIT_CONFORMANT = 0
 EXIT_NOT_CONFORMANT = 1
@@ -238,18 +243,12 @@ def _plugin_autoload(enabled: bool) -> Iterator[None]:
 
 
 def run(options: argparse.Namespace) -> int:
-    import pytest
-
-    from conformance.target import preflight, resolve
-
     workers = _workers(options.workers)
     started = time.monotonic()
     target = resolve(options.base_url, options.profile)
     try:
         preflight(target)
         if options.workers == "auto":  # from the measured round trip (conformance/workers.py)
-            from conformance.workers import auto
-
             workers = auto(target.base_url, target.profile)
         if not options.quiet:
             kind = "embedded reference server" if target.embedded else "target"
@@ -257,7 +256,6 @@ def run(options: argparse.Namespace) -> int:
         with tempfile.TemporaryDirectory(prefix="conformance-") as tmp:
             ini = Path(tmp) / "pytest.ini"
             ini.write_text(PYTEST_INI, encoding="utf-8")
-            from conformance.run_collector import ReportCapture
 
             capture = ReportCapture()
             args = pytest_args(

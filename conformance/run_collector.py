@@ -9,8 +9,10 @@ from typing import Any
 
 import pytest
 
-from conformance.outcomes import USER_PROPERTY, TestRecord
+from conformance.outcomes import USER_PROPERTY, TestRecord, report_for_run
 from conformance.output_redaction import OutputRedaction
+from conformance.report.headline import summary_line
+from conformance.report.writer import write_reports
 from conformance.run_state import (
     COLLECTOR_NAME,
     DEFAULT_REPORT_DIR,
@@ -20,6 +22,7 @@ from conformance.run_state import (
     TARGET_INFO,
     TARGET_PROPERTY,
 )
+from conformance.stages import Stage, named
 from conformance.stages.stage import STAGE_PROPERTY
 
 _WRITE_ERROR = pytest.StashKey[str]()
@@ -56,7 +59,6 @@ class RunCollector:
 
     def merged_details(self) -> dict[str, dict[str, Any]]:
         """Each stage's details, merged across workers as the stage declares."""
-        from conformance.stages import Stage, named
 
         merged: dict[str, dict[str, Any]] = {}
         for name, by_source in self.stage_details.items():
@@ -68,7 +70,6 @@ class RunCollector:
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
         if not self.records:
             return
-        from conformance.outcomes import report_for_run
 
         config = self.config
         info = config.stash.get(TARGET_INFO, {})
@@ -83,7 +84,6 @@ class RunCollector:
         )
         config.stash[REPORT] = self.report
         report_dir = Path(config.getoption("report_dir") or DEFAULT_REPORT_DIR)
-        from conformance.report.writer import write_reports
 
         redaction = config.pluginmanager.get_plugin(REDACTION_NAME)
         if isinstance(redaction, OutputRedaction):
@@ -97,7 +97,6 @@ class RunCollector:
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         if self.report is None:
             return
-        from conformance.report.headline import summary_line
 
         where = str(self.written[0].parent) if self.written else ""
         problem = self.config.stash.get(_WRITE_ERROR, "")

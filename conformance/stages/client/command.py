@@ -6,13 +6,22 @@ them, and the same exit status: 0 conformant, 1 not conformant, 2 usage error, 3
 from __future__ import annotations
 
 import argparse
+import os
 import shutil
 import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
+import pytest
+
+from conformance.cli import EXIT_USAGE, PYTEST_INI, exit_status
 from conformance.errors import UsageError
+from conformance.report.headline import summary_line
+from conformance.run_collector import ReportCapture
+from conformance.stages.client import STAGE
+from conformance.stages.client import pytest_args as stage_args
+from conformance.stages.client.settings import settings_from
 
 EXAMPLES = """\
 examples:
@@ -73,8 +82,6 @@ def add_parser(commands: Any) -> None:
 
 def pytest_args(options: argparse.Namespace, ini: Path) -> list[str]:
     """The pytest arguments of one client-stage run (plugin autoloading off)."""
-    from conformance.stages.client import STAGE
-    from conformance.stages.client import pytest_args as stage_args
 
     root = Path(__file__).resolve().parents[3]
     args = ["-p", "conformance.plugin", "-c", str(ini), "--rootdir", str(root)]
@@ -89,14 +96,6 @@ def pytest_args(options: argparse.Namespace, ini: Path) -> list[str]:
 
 
 def main(options: argparse.Namespace) -> int:
-    import os
-
-    import pytest
-
-    from conformance.cli import EXIT_USAGE, PYTEST_INI, exit_status
-    from conformance.report.headline import summary_line
-    from conformance.stages.client.settings import settings_from
-
     # The command and the profile are checked before pytest starts: a usage error says so.
     settings = settings_from(options.client_command, options.profile, options.client_time_scale)
     program = settings.command[0]
@@ -108,7 +107,6 @@ def main(options: argparse.Namespace) -> int:
     if not options.quiet:
         print(f"conformance: certifying the client {settings.summary()['command']}", flush=True)
     started = time.monotonic()
-    from conformance.run_collector import ReportCapture
 
     capture = ReportCapture()
     saved = os.environ.get("PYTEST_DISABLE_PLUGIN_AUTOLOAD")
