@@ -281,7 +281,7 @@ class FaultReport:
 
     name: str
     declared: frozenset[str] | None  # None: not recorded (the test broke before it started)
-    failed: frozenset[str] | None  # None: no verdict (the run raised before the comparison)
+    failed: frozenset[str] | None  # None: no verdict (no report, or the run raised)
     passed: bool  # its test passed
     known: bool = False  # a strict xfail: a documented mismatch
     seconds: float | None = None
@@ -302,7 +302,7 @@ class FaultReport:
     def explain(self) -> str:
         declared = sorted(self.declared) if self.declared is not None else "?"
         if self.failed is None:
-            got = "no verdict (its run raised; see the test's failure above)"
+            got = "no verdict (the stage gave no report, or the run raised: see its failure above)"
         else:
             got = f"failed {sorted(self.failed) if self.failed else 'nothing'}"
         known = " (known mismatch, strict xfail)" if self.known else ""
@@ -505,6 +505,12 @@ def details(runs: Sequence[SideRun]) -> list[str]:
         for fault in run.faults:
             if fault.verdict != EXACT:
                 lines.append(f"  {run.side}: {fault.verdict.upper()}: {fault.explain()}")
+        unjudged = sum(1 for f in run.faults if f.failed is None)
+        if unjudged:
+            lines.append(
+                f"  {run.side}: {unjudged} of the {run.count(MISSED)} missed have no verdict "
+                "(the stage gave no report, or the run raised): see the failures above"
+            )
         times = {f.name: f.seconds for f in (*run.faults, *run.correct) if f.seconds is not None}
         if times:
             slowest = max(times, key=lambda name: times[name])

@@ -324,6 +324,8 @@ def test_the_details_name_every_fault_not_caught_exactly_and_the_failing_correct
     lines = "\n".join(selftest.details(_runs()))
     assert "server: CAUGHT WITH ANOTHER SET: s2: declared ['A'], failed ['A', 'B']" in lines
     assert "server: MISSED: s3: declared ['A'], no verdict" in lines
+    assert "server: 1 of the 1 missed have no verdict" in lines
+    assert "client: 0 of" not in lines
     assert "client: MISSED: c2: declared ['X'], failed nothing" in lines
     assert "client: correct-but-different variants passed 1/2; FAILING: ok2" in lines
     assert "server: 2 runs, 60s in all, median 30s, longest 40s (s2)" in lines
