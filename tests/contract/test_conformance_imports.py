@@ -9,6 +9,7 @@ from functools import cache
 from pathlib import Path
 
 import conformance
+from tests.import_cycles import find_cycle
 
 PACKAGE = Path(conformance.__file__).parent
 HEAVY = ("schemathesis", "locust", "gevent")  # imported only when their stage runs
@@ -94,28 +95,6 @@ def _graph() -> dict[str, set[str]]:
     return {m: {t for t in _imports(m)[0] if t in MODULES} for m in MODULES}
 
 
-def _cycle(graph: dict[str, set[str]]) -> list[str] | None:
-    done: set[str] = set()
-
-    def visit(module: str, path: list[str]) -> list[str] | None:
-        if module in path:
-            return [*path[path.index(module) :], module]
-        if module in done:
-            return None
-        for target in sorted(graph[module]):
-            found = visit(target, [*path, module])
-            if found:
-                return found
-        done.add(module)
-        return None
-
-    for module in sorted(graph):
-        found = visit(module, [])
-        if found:
-            return found
-    return None
-
-
 def test_imports_inside_functions_are_only_of_heavy_engines() -> None:
     allowed = LAZY_BY_DESIGN
     light = {
@@ -130,7 +109,7 @@ def test_imports_inside_functions_are_only_of_heavy_engines() -> None:
 
 
 def test_no_import_cycle() -> None:
-    assert _cycle(_graph()) is None
+    assert find_cycle(_graph()) is None
 
 
 def test_the_stage_declarations_stay_light() -> None:

@@ -53,29 +53,6 @@ def _graph() -> dict[str, set[str]]:
     return graph
 
 
-def _cycle(graph: dict[str, set[str]]) -> list[str] | None:
-    """One import cycle as a path of module names, or None."""
-    done: set[str] = set()
-
-    def visit(module: str, path: list[str]) -> list[str] | None:
-        if module in path:
-            return [*path[path.index(module) :], module]
-        if module in done:
-            return None
-        for target in sorted(graph[module]):
-            found = visit(target, [*path, module])
-            if found:
-                return found
-        done.add(module)
-        return None
-
-    for module in MODULES:
-        found = visit(module, [])
-        if found:
-            return found
-    return None
-
-
 def test_no_import_inside_a_function_or_class() -> None:
     nested = {m: lines for m in MODULES if (lines := _nested_imports(_tree(m)))}
     assert nested == {}
@@ -91,14 +68,14 @@ def test_snapshot_imports_experiment_store_at_module_level() -> None:
 def test_the_import_graph_has_no_cycle() -> None:
     graph = _graph()
     assert graph["snapshot"], "the graph reader found no edge at all"
-    assert _cycle(graph) is None
+    assert find_cycle(graph) is None
 
 
 def test_cycle_finder_finds_one() -> None:
     graph: dict[str, set[str]] = {name: set() for name in MODULES}
     graph["snapshot"] = {"experiment_store"}
     graph["experiment_store"] = {"snapshot"}
-    assert _cycle(graph) in (
+    assert find_cycle(graph) in (
         ["snapshot", "experiment_store", "snapshot"],
         ["experiment_store", "snapshot", "experiment_store"],
     )
