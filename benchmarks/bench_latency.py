@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import os
 import resource
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -131,6 +132,10 @@ def one_run(delay_ms: int, cap: str, workers: str, extra: list[str]) -> Row:
                 )  # fmt: skip
                 wall = time.perf_counter() - started
                 after = resource.getrusage(resource.RUSAGE_CHILDREN)
+                if "conformance: conformant" not in done.stdout:  # keep what to look at
+                    kept = Path(tempfile.mkdtemp(prefix="bench-latency-kept-"))
+                    shutil.copytree(work / "report", kept / "report", dirs_exist_ok=True)
+                    print(f"         reports of a run that was not conformant: {kept}", flush=True)
         finally:
             server.stop()
     lines = [line for line in done.stdout.splitlines() if line.startswith("conformance: ")]
