@@ -41,18 +41,26 @@ def require_serial_phase(what: str) -> None:
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers",
-        "serial: needs the target to itself (rate-limit drains, the shedding burst, reads that "
-        "judge a snapshot holding still); runs after every other test, with nothing in flight",
+        "serial(spends=False): needs the target to itself (rate-limit drains, the shedding burst, "
+        "reads that judge a snapshot holding still); runs after every other test, with nothing "
+        "in flight; spends=True: it leaves buckets or load meters spent, so it runs last of all",
     )
 
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Serial tests last, in their own xdist group (before xdist names the groups)."""
+    """Serial tests last, in their own xdist group (before xdist names the groups); those that
+    leave the target's buckets or meters spent after the others."""
     serial = [item for item in items if item.get_closest_marker(MARK) is not None]
     for item in serial:
         item.add_marker(pytest.mark.xdist_group(GROUP))
+    serial.sort(key=_spends)  # stable: collection order within each kind
     items[:] = [item for item in items if item.get_closest_marker(MARK) is None] + serial
+
+
+def _spends(item: pytest.Item) -> bool:
+    mark = item.get_closest_marker(MARK)
+    return bool(mark is not None and mark.kwargs.get("spends", False))
 
 
 @pytest.hookimpl(wrapper=True)
@@ -138,6 +146,8 @@ class PhasedScheduling(LoadGroupScheduling):  # type: ignore[misc]  # xdist ship
             self.released = True
             self.assigned_work[node].update(self.held)
             collection = self.registered_collections[node]
-            held = [nodeid for unit in self.held.values() for nodeid in unit]
-            node.send_runtest_some([collection.index(nodeid) for nodeid in held])
+            held = sorted(
+                collection.index(nodeid) for unit in self.held.values() for nodeid in unit
+            )
+            node.send_runtest_some(held)  # in collection order: the spending ones last
             node.shutdown()

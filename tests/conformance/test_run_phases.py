@@ -28,6 +28,11 @@ def test_parallel(n):
     time.sleep(0.3 if n % 2 else 0.05)
     _note(f"parallel-{{n}}", start)
 
+@pytest.mark.serial(spends=True)
+def test_spends_the_target():
+    start = time.monotonic()
+    _note("serial-spends", start)
+
 @pytest.mark.serial
 @pytest.mark.parametrize("n", range(3))
 def test_serial(n):
@@ -55,11 +60,12 @@ def test_serial_tests_run_after_the_rest_alone(pytester: pytest.Pytester, worker
     if workers != "0":
         args += ["--dist", "loadgroup"]
     result = pytester.runpytest_subprocess(*args)
-    result.assert_outcomes(passed=12)
+    result.assert_outcomes(passed=13)
     runs = _runs(log)
     parallel = [r for r in runs if r[0].startswith("parallel")]
     serial = [r for r in runs if r[0].startswith("serial")]
-    assert len(parallel) == 8 and len(serial) == 4
+    assert len(parallel) == 8 and len(serial) == 5
+    assert serial[-1][0] == "serial-spends"  # spending ones after the other serial ones
     assert min(r[2] for r in serial) >= max(r[3] for r in parallel)
     assert len({r[1] for r in serial}) == 1
     if workers != "0":

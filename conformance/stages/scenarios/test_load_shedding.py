@@ -27,7 +27,7 @@ from conformance.errors import NotMeasurable
 from conformance.traffic.open_loop import Offer, Planned, send, uniform
 
 requirement = pytest.mark.requirement
-pytestmark = pytest.mark.serial  # "the load is gone" needs no other traffic
+pytestmark = pytest.mark.serial(spends=True)  # "the load is gone" needs no other traffic
 BOOTSTRAP_SHARE = 10  # one bootstrap in this many requests of the burst, towards its end
 SEND_SHARE = 0.8  # the burst is planned inside this share of the window: room for our own lag
 

@@ -38,7 +38,7 @@ from conformance.traffic.open_loop import Offer, Planned, Record, reply_of, send
 from conformance.traffic.token_bucket import Limit
 
 requirement = pytest.mark.requirement
-pytestmark = pytest.mark.serial  # drains buckets: nothing else of the suite in flight
+pytestmark = pytest.mark.serial(spends=True)  # drains buckets: nothing else in flight
 MAX_WAIT_SECONDS = 10.0
 DRAIN_SECONDS = 1.0  # the declared burst is offered over this long, on top of twice the refill
 EXCESS = 2.0  # a drain offers this many times what the declared bucket serves
