@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import os
 from collections.abc import Callable, Iterable
 from dataclasses import replace
 from pathlib import Path
@@ -54,7 +55,9 @@ def write_reports(
     """Write each format's file into ``report_dir`` (created if absent); return the paths written.
 
     Secrets are removed twice: from the model before rendering, and from each rendered text.
-    When ``report_dir`` holds Allure results, their environment.properties gets the headline."""
+    When ``report_dir`` holds Allure results, their environment.properties gets the headline.
+    Each file is written whole or not at all (a stop signal or a crash midway leaves the previous
+    file, never half of one)."""
     wanted = sorted(dict.fromkeys(formats), key=lambda n: n != "json")  # JSON first
     unknown = [name for name in wanted if name not in FORMATS]
     if unknown:
@@ -69,10 +72,20 @@ def write_reports(
     for name in wanted:
         file_name, render = renderers[name]
         path = report_dir / file_name
-        path.write_text(redact(render(clean), secret_list), encoding="utf-8")
+        write_whole(path, redact(render(clean), secret_list), "utf-8")
         written.append(path)
     allure_results = report_dir / allure_environment.RESULTS_DIR
     if allure_results.is_dir():  # allure-pytest wrote results: give them the run's headline
         text = redact(allure_environment.render(clean), secret_list)
-        (allure_results / allure_environment.FILE_NAME).write_text(text, encoding="ascii")
+        write_whole(allure_results / allure_environment.FILE_NAME, text, "ascii")
     return written
+
+
+def write_whole(path: Path, text: str, encoding: str) -> None:
+    """Write ``text`` to a temporary file beside ``path``, then rename it over ``path``."""
+    partial = path.with_name(f".{path.name}.part")
+    try:
+        partial.write_text(text, encoding=encoding)
+        os.replace(partial, path)
+    finally:
+        partial.unlink(missing_ok=True)
