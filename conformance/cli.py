@@ -5,6 +5,10 @@ conformant, 2 for a usage error (bad arguments or profile, unreachable target, n
 3 when incomplete (no failure, but a requirement in scope was not measured for a reason the
 profile does not declare). ``--accept-incomplete`` turns 3 into 0 on purpose; the verdict still
 reads incomplete.
+
+A run stopped by SIGINT (Ctrl-C) or SIGTERM (a CI cancel, ``timeout``, a container stop) ends
+within seconds with every report written from what was measured (``stop_signals``) and exits 3,
+or 1 when a failure was already measured; ``--accept-incomplete`` does not make a stopped run 0.
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ from pathlib import Path
 
 import pytest
 
+from conformance import stop_signals
 from conformance.errors import UsageError
 from conformance.report.headline import summary_line
 from conformance.report.model import Verdict
@@ -72,6 +77,12 @@ exit status: 0 conformant (also "conformant with declared exceptions": unsupport
 capabilities, optional profile inputs not configured, baseline known failures, spec doubts),
 1 not conformant, 2 usage error, 3 incomplete (no failure, but a requirement in scope was not
 measured for a reason the profile does not declare; 0 with --accept-incomplete).
+
+stopping: SIGINT (Ctrl-C) or SIGTERM (a CI cancel, timeout, docker stop) ends a run of any stage
+within seconds; every report is written with what was measured until then (verdict incomplete,
+the rest noted as stopped) and the exit status is 3, or 1 if a failure was already measured,
+even with --accept-incomplete. A signal while the reports are being written is ignored; the next
+one ends the process at once.
 """
 
 
@@ -120,7 +131,8 @@ def _parser() -> argparse.ArgumentParser:
         metavar="N",
         default="auto",
         help="parallel pytest-xdist workers; 'auto' is 2 on loopback and more the farther the "
-        "target (one per 10 ms of round trip, at most 8); 0 runs in one process (default: auto)",
+        "target (one per 10 ms of round trip, at most 8); 0 runs in one process; the load and "
+        "client stages always run in one (default: auto)",
     )
     run.add_argument(
         "--quiet", action="store_true", help="no per-test progress, only the summary lines"
@@ -181,6 +193,11 @@ def stage_modules(choice: str) -> list[str]:
     return [m for m in names if m not in missing]
 
 
+def one_process(choice: str) -> bool:
+    """Whether the chosen stages run without xdist workers (each measures in one fixture)."""
+    return all(stage.one_process for stage in stages_of(choice))
+
+
 def stage_plugins(choice: str) -> tuple[str, ...] | None:
     """The plugins the chosen stages load with autoloading off; None: autoload (some stage needs
     installed plugins)."""
@@ -195,7 +212,7 @@ def pytest_args(
 ) -> list[str]:
     root = Path(__file__).resolve().parent.parent
     plugins = stage_plugins(options.stage)
-    args = [arg for name in plugins or () for arg in ("-p", name)]
+    args = [arg for name in [*(plugins or ()), "conformance.stop_signals"] for arg in ("-p", name)]
     for stage in stages_of(options.stage):
         if stage.pytest_args is not None:
             args += stage.pytest_args(options)
@@ -243,12 +260,23 @@ def _plugin_autoload(enabled: bool) -> Iterator[None]:
 
 
 def run(options: argparse.Namespace) -> int:
-    workers = _workers(options.workers)
+    """``conformance run``; SIGINT and SIGTERM stop it with its reports (``stop_signals``)."""
     started = time.monotonic()
+    with stop_signals.handling():
+        try:
+            return _run(options, started)
+        except KeyboardInterrupt:
+            return stopped_outside_pytest(started)
+
+
+def _run(options: argparse.Namespace, started: float) -> int:
+    workers = _workers(options.workers)
+    if one_process(options.stage):
+        workers = 0
     target = resolve(options.base_url, options.profile)
     try:
         preflight(target)
-        if options.workers == "auto":  # from the measured round trip (conformance/workers.py)
+        if options.workers == "auto" and workers:  # from the round trip (conformance/workers.py)
             workers = auto(target.base_url, target.profile)
         if not options.quiet:
             kind = "embedded reference server" if target.embedded else "target"
@@ -268,7 +296,10 @@ def run(options: argparse.Namespace) -> int:
         target.stop()
     elapsed = time.monotonic() - started
     report = capture.report
+    stop = stop_signals.stopped()
     if report is None:
+        if stop is not None:
+            return stopped_without_report(stop.note(started))
         if code in (pytest.ExitCode.USAGE_ERROR, pytest.ExitCode.INTERRUPTED):
             return EXIT_USAGE
         raise UsageError(
@@ -277,7 +308,11 @@ def run(options: argparse.Namespace) -> int:
         )
     where = str(capture.written[0].parent) if capture.written else options.report_dir
     print(summary_line(report, elapsed, where), flush=True)
-    status = exit_status(report.verdict, accept_incomplete=options.accept_incomplete)
+    if stop is not None:
+        print(f"conformance: {stop.note(started)}: the reports hold what was measured", flush=True)
+    status = exit_status(
+        report.verdict, accept_incomplete=options.accept_incomplete, stopped=stop is not None
+    )
     if report.verdict is Verdict.INCOMPLETE and status == EXIT_CONFORMANT:
         print(
             "conformance: incomplete verdict accepted on purpose (--accept-incomplete): exit 0",
@@ -286,10 +321,27 @@ def run(options: argparse.Namespace) -> int:
     return status
 
 
-def exit_status(verdict: Verdict, *, accept_incomplete: bool = False) -> int:
-    """The exit status of ``conformance run`` for a verdict (see the module docstring)."""
+def stopped_outside_pytest(started: float) -> int:
+    """A stop signal before pytest started or after it ended: said, and exit incomplete."""
+    stop = stop_signals.stopped()
+    note = stop.note(started) if stop is not None else "interrupted"
+    print(f"conformance: {note}", file=sys.stderr, flush=True)
+    return EXIT_INCOMPLETE
+
+
+def stopped_without_report(note: str) -> int:
+    """A run stopped before any test reported: it says so, and exits incomplete."""
+    print(f"conformance: {note} before any test reported: no report written", file=sys.stderr)
+    return EXIT_INCOMPLETE
+
+
+def exit_status(verdict: Verdict, *, accept_incomplete: bool = False, stopped: bool = False) -> int:
+    """The exit status of ``conformance run`` for a verdict (see the module docstring); a run
+    stopped by a signal is never 0."""
     if verdict is Verdict.NOT_CONFORMANT:
         return EXIT_NOT_CONFORMANT
+    if stopped:
+        return EXIT_INCOMPLETE
     if verdict is Verdict.INCOMPLETE and not accept_incomplete:
         return EXIT_INCOMPLETE
     return EXIT_CONFORMANT

@@ -1,17 +1,21 @@
 """The run collector: on the controller, gathers every worker's test records and stage details,
-builds the run's ``Report`` and writes it in every format."""
+builds the run's ``Report`` and writes it in every format (also when a stop signal ended the run:
+what was measured, the rest noted as stopped)."""
 
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from conformance import stop_signals
 from conformance.outcomes import USER_PROPERTY, TestRecord, report_for_run
 from conformance.output_redaction import OutputRedaction
 from conformance.report.headline import summary_line
+from conformance.report.model import Outcome, Report
 from conformance.report.writer import write_reports
 from conformance.run_state import (
     COLLECTOR_NAME,
@@ -82,6 +86,9 @@ class RunCollector:
             duration_s=round(time.monotonic() - started, 3),
             stage_details=self.merged_details(),
         )
+        stop = stop_signals.stopped()
+        if stop is not None:
+            self.report = noted_stop(self.report, stop.note(started))
         config.stash[REPORT] = self.report
         report_dir = Path(config.getoption("report_dir") or DEFAULT_REPORT_DIR)
 
@@ -103,6 +110,18 @@ class RunCollector:
         if problem:
             terminalreporter.write_line(problem, red=True)
         terminalreporter.write_sep("=", summary_line(self.report, where=where))
+
+
+def noted_stop(report: Report, how: str) -> Report:
+    """The report of a run a signal stopped: each requirement no test reported on says so."""
+    note = f"not measured: the run was {how}, before a test of it reported"
+    return replace(
+        report,
+        requirements=tuple(
+            replace(r, note=note) if r.outcome is Outcome.NOT_MEASURABLE and not r.tests else r
+            for r in report.requirements
+        ),
+    )
 
 
 class ReportCapture:

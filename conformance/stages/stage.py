@@ -32,6 +32,10 @@ class Stage:
     plugins: tuple[str, ...] | None = None
     subject: str = "server"  # whose requirements it judges: "server" or "client"
     in_all: bool = True  # part of ``--stage all``
+    # Its measuring is one session fixture in one xdist group (a fleet, the client runs): a run
+    # of it alone starts no xdist workers, so a stop signal reaches that fixture in the process
+    # that writes the reports, which keep what it measured (``conformance.stop_signals``).
+    one_process: bool = False
     # Adds the stage's own options to ``conformance run`` (an argparse group).
     add_options: Callable[[argparse._ArgumentGroup], None] | None = None
     # The stage's own pytest arguments from the parsed options (before ``--pyargs``).

@@ -76,6 +76,7 @@ STAGE = Stage(
     ),
     subject="client",
     in_all=False,
+    one_process=True,
     add_options=_add_options,
     pytest_args=pytest_args,
     requirements=_requirements,

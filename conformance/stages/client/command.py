@@ -1,6 +1,8 @@
 """``conformance client``: certify an SDK client. The kit plays a scripted server, runs the client
 (``--command``; default the reference client) and judges what it sent; reports as ``run`` writes
 them, and the same exit status: 0 conformant, 1 not conformant, 2 usage error, 3 incomplete.
+SIGINT and SIGTERM stop it as they stop ``conformance run`` (``conformance.stop_signals``): the
+scenarios that had ended are judged, the reports written, and it exits 3 (1 after a failure).
 """
 
 from __future__ import annotations
@@ -15,7 +17,14 @@ from typing import Any
 
 import pytest
 
-from conformance.cli import EXIT_USAGE, PYTEST_INI, exit_status
+from conformance import stop_signals
+from conformance.cli import (
+    EXIT_USAGE,
+    PYTEST_INI,
+    exit_status,
+    stopped_outside_pytest,
+    stopped_without_report,
+)
 from conformance.errors import UsageError
 from conformance.report.headline import summary_line
 from conformance.run_collector import ReportCapture
@@ -34,6 +43,10 @@ examples:
 
 exit status: 0 conformant, 1 not conformant, 2 usage error (the command cannot be run, a bad
 profile), 3 incomplete (0 with --accept-incomplete).
+
+stopping: SIGINT (Ctrl-C) or SIGTERM ends the run within seconds; the scenarios that had ended
+are judged, the others are not measurable, every report is written, and the exit status is 3
+(1 if a failure was already measured), even with --accept-incomplete.
 """
 
 
@@ -82,9 +95,9 @@ def add_parser(commands: Any) -> None:
 
 def pytest_args(options: argparse.Namespace, ini: Path) -> list[str]:
     """The pytest arguments of one client-stage run (plugin autoloading off)."""
-
     root = Path(__file__).resolve().parents[3]
-    args = ["-p", "conformance.plugin", "-c", str(ini), "--rootdir", str(root)]
+    args = ["-p", "conformance.plugin", "-p", "conformance.stop_signals"]
+    args += ["-c", str(ini), "--rootdir", str(root)]
     args += stage_args(options)
     if getattr(options, "profile", None):
         args += ["--client-profile", str(options.profile)]
@@ -96,6 +109,16 @@ def pytest_args(options: argparse.Namespace, ini: Path) -> list[str]:
 
 
 def main(options: argparse.Namespace) -> int:
+    """``conformance client``; SIGINT and SIGTERM stop it with its reports."""
+    started = time.monotonic()
+    with stop_signals.handling():
+        try:
+            return _main(options, started)
+        except KeyboardInterrupt:
+            return stopped_outside_pytest(started)
+
+
+def _main(options: argparse.Namespace, started: float) -> int:
     # The command and the profile are checked before pytest starts: a usage error says so.
     settings = settings_from(options.client_command, options.profile, options.client_time_scale)
     program = settings.command[0]
@@ -106,8 +129,6 @@ def main(options: argparse.Namespace) -> int:
         )
     if not options.quiet:
         print(f"conformance: certifying the client {settings.summary()['command']}", flush=True)
-    started = time.monotonic()
-
     capture = ReportCapture()
     saved = os.environ.get("PYTEST_DISABLE_PLUGIN_AUTOLOAD")
     os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
@@ -122,7 +143,10 @@ def main(options: argparse.Namespace) -> int:
         else:
             os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = saved
     report = capture.report
+    stop = stop_signals.stopped()
     if report is None:
+        if stop is not None:
+            return stopped_without_report(stop.note(started))
         if code in (pytest.ExitCode.USAGE_ERROR, pytest.ExitCode.INTERRUPTED):
             return EXIT_USAGE
         raise UsageError(
@@ -131,4 +155,8 @@ def main(options: argparse.Namespace) -> int:
         )
     where = str(capture.written[0].parent) if capture.written else options.report_dir
     print(summary_line(report, time.monotonic() - started, where), flush=True)
-    return exit_status(report.verdict, accept_incomplete=options.accept_incomplete)
+    if stop is not None:
+        print(f"conformance: {stop.note(started)}: the reports hold what was measured", flush=True)
+    return exit_status(
+        report.verdict, accept_incomplete=options.accept_incomplete, stopped=stop is not None
+    )

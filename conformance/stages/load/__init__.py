@@ -110,6 +110,7 @@ STAGE = Stage(
     test_package="conformance.stages.load.test_load",
     plugins=PLUGINS,
     in_all=False,
+    one_process=True,
     add_options=_add_options,
     pytest_args=_pytest_args,
     requirements=requirement_ids,
