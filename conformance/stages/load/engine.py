@@ -5,6 +5,7 @@ patching stays in those processes); reads the master's result file when it quits
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import subprocess
@@ -15,12 +16,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
+from conformance import stop_signals
 from conformance.errors import UsageError
 from conformance.stages.load.plan import DRAIN_SECONDS, Plan
 from conformance.stages.load.records import Results
 
 LOCUSTFILE = Path(__file__).with_name("locustfile.py")
 START_GRACE_S = 60.0  # workers to connect and the fleet to spawn, beyond the plan's own time
+SIGNALLED_GRACE_S = 3.0  # a master that had the stop signal too, to write its result and quit
+STOP_GRACE_S = 10.0  # a master told to stop, to write what it received and quit
 DEFAULT_PORT = 5557  # Locust's own default master port
 
 
@@ -98,11 +102,36 @@ class _Progress:
             self.out.close()
 
 
+def _stopped(processes: list[subprocess.Popen[bytes]], result_path: Path) -> Results:
+    """The fleet stopped by a signal: the master quits as on Ctrl-C (on the process group's
+    signal, else on ours) and writes what the workers sent so far; that result, marked stopped.
+    The workers are stopped with the master (``run_fleet``'s clean-up)."""
+    stop_signals.finishing()  # a further signal must not cut the master's result short
+    stop = stop_signals.stopped()
+    at = time.time()
+    master = processes[0]
+    with contextlib.suppress(subprocess.TimeoutExpired):  # it had the process group's signal
+        master.wait(timeout=SIGNALLED_GRACE_S)
+    if master.poll() is None:  # the signal was ours alone: pass it on
+        master.terminate()
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            master.wait(timeout=STOP_GRACE_S)
+    try:
+        results = Results.load(result_path)
+    except (OSError, ValueError, KeyError, TypeError):
+        results = Results(started=0.0)
+    results.stopped = stop.name if stop is not None else "KeyboardInterrupt"
+    results.stopped_at = at
+    return results
+
+
 def run_fleet(plan: Plan, fleet: Fleet, workdir: Path | None = None) -> Results:
     """Run the plan on a master and ``fleet.local_workers`` local workers; the master's results.
 
     A master that does not finish within the plan's time plus ``START_GRACE_S`` is stopped and
-    is a usage problem of the generator (workers missing), never a verdict on the target."""
+    is a usage problem of the generator (workers missing), never a verdict on the target. A stop
+    signal (``KeyboardInterrupt``) while the fleet runs stops it and returns what the master
+    received so far, with ``Results.stopped`` set."""
     if fleet.workers < 1:
         raise UsageError("the load stage needs at least one worker", "pass --load-workers 1")
     own = workdir is None
@@ -154,9 +183,12 @@ def run_fleet(plan: Plan, fleet: Fleet, workdir: Path | None = None) -> Results:
         deadline = time.monotonic() + plan.run_s + DRAIN_SECONDS + START_GRACE_S
         master = processes[0]
         with _Progress(fleet.log or where / "progress.log", fleet.progress) as progress:
-            while master.poll() is None and time.monotonic() < deadline:
-                time.sleep(0.2)
-                progress.relay()
+            try:
+                while master.poll() is None and time.monotonic() < deadline:
+                    time.sleep(0.2)
+                    progress.relay()
+            except KeyboardInterrupt:  # SIGINT or SIGTERM (stop_signals): keep what it measured
+                return _stopped(processes, result_path)
         if master.poll() is None:
             raise UsageError(
                 f"the load generator did not finish ({fleet.workers} workers expected on port "

@@ -6,7 +6,8 @@ patches the whole process for gevent. The master reads the plan from the file na
 ``RCES_LOAD_PLAN`` and hands it to every worker in the spawn message (a custom option, so a
 worker started elsewhere with ``conformance load-worker`` needs nothing but the master's
 address); it writes what the workers sent to ``RCES_LOAD_RESULT`` when it quits, and prints
-progress to ``RCES_LOAD_PROGRESS`` (a path, or ``-`` for its stderr).
+progress to ``RCES_LOAD_PROGRESS`` (a path, or ``-`` for its stderr). Stopped early by SIGTERM
+or SIGINT, the master quits as on Ctrl-C and writes what it received so far.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import gc
 import heapq
 import json
 import os
+import signal
 import socket
 import sys
 import time
@@ -374,6 +376,15 @@ class Ramp(LoadTestShape):
 # ------------------------------------------------------------------ master and workers
 
 
+def _stop_once(_signum: int, _frame: Any) -> None:
+    """The master's first SIGTERM or SIGINT stops the run as Ctrl-C does; later ones are ignored,
+    so nothing cuts its result short. (Locust's own SIGTERM handler is installed only once the
+    shape has run its course: a SIGTERM during the run would kill the master without a result.)"""
+    for number in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(number, signal.SIG_IGN)
+    raise KeyboardInterrupt
+
+
 @events.init.add_listener  # type: ignore[untyped-decorator]
 def _init(environment: Any, **_: Any) -> None:
     runner = environment.runner
@@ -389,6 +400,8 @@ def _init(environment: Any, **_: Any) -> None:
             _state["master"] = {"polls": [], "writes": [], "workers": {}, "users": []}
         if isinstance(runner, MasterRunner):
             runner.register_message("rces_records", _received)
+            for number in (signal.SIGINT, signal.SIGTERM):
+                signal.signal(number, _stop_once)
     if isinstance(runner, WorkerRunner):
         gc.callbacks.append(_gc_timer)
         gevent.spawn(_flush_loop, environment)

@@ -49,6 +49,8 @@ class Results:
     initial_hash: str = ""  # the watched configuration's contentHash before the first write
     workers: dict[str, dict[str, Any]] = field(default_factory=dict)  # cpu, wall, sent, host
     users: list[tuple[float, int]] = field(default_factory=list)  # (t, users running) on master
+    stopped: str = ""  # the signal that stopped the fleet before its plan's end ("": ran to it)
+    stopped_at: float = 0.0  # wall clock of that stop
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -58,6 +60,8 @@ class Results:
             "initial_hash": self.initial_hash,
             "workers": self.workers,
             "users": self.users,
+            "stopped": self.stopped,
+            "stopped_at": self.stopped_at,
         }
 
     @classmethod
@@ -69,11 +73,25 @@ class Results:
             initial_hash=str(data.get("initial_hash", "")),
             workers=dict(data.get("workers", {})),
             users=[(float(t), int(n)) for t, n in data.get("users", ())],
+            stopped=str(data.get("stopped", "")),
+            stopped_at=float(data.get("stopped_at", 0.0)),
         )
 
     @classmethod
     def load(cls, path: Path) -> Results:
         return cls.from_json(json.loads(path.read_text("utf-8")))
+
+    def stop_note(self, run_s: float) -> str:
+        """How far a fleet stopped by a signal got ("" when it ran to its plan's end)."""
+        if not self.stopped:
+            return ""
+        if not self.started:
+            return f"the run was stopped by {self.stopped} before the fleet started"
+        into = max(0.0, self.stopped_at - self.started)
+        return (
+            f"the run was stopped by {self.stopped} {into:.1f} s into the fleet's {run_s:g} s "
+            f"plan ({len(self.polls)} polls recorded)"
+        )
 
     def of_kind(self, kind: str) -> list[Poll]:
         return [p for p in self.polls if p.kind == kind]

@@ -40,6 +40,7 @@ def details_of(plan: Plan, declared: judge.Declared, results: Results) -> dict[s
         "figures": figures(results),
         "objectives": summary_line(results, declared),
         "series": per_second(results),
+        **({"stopped": note} if (note := results.stop_note(plan.run_s)) else {}),
     }
 
 
@@ -51,7 +52,9 @@ def describe(details: Mapping[str, Any]) -> list[str]:
         return ["no fleet ran"]
     statuses = ", ".join(f"{k}: {v}" for k, v in f.get("statuses", {}).items())
     took = details.get("convergence_s")
+    stopped = [f"partial: {details['stopped']}"] if details.get("stopped") else []
     return [
+        *stopped,
         f"fleet {plan.get('fleet')} instances at {plan.get('cadence_s')}s cadence "
         f"({details.get('planned_rps')}/s planned), {plan.get('noisy')} noisy, "
         f"{plan.get('anonymous')} without id, a write every {plan.get('write_interval_s')}s; "

@@ -58,6 +58,14 @@ def load_run(target: Any, run_prefix: str, pytestconfig: pytest.Config) -> LoadR
     return LoadRun(plan, declared, results)
 
 
+def unless_stopped(run: LoadRun) -> None:
+    """A fleet stopped by a signal before its plan's end measured no rule: each is not
+    measurable, with how far it got (its partial figures are in the stage's details)."""
+    note = run.results.stop_note(run.plan.run_s)
+    if note:
+        raise NotMeasurable(note)
+
+
 def settle(found: judge.Finding) -> None:
     """A finding as the test's outcome."""
     if found.outcome == judge.FAIL:
@@ -74,81 +82,97 @@ def test_no_server_error(load_run: LoadRun, record_property: Any) -> None:
         STAGE_PROPERTY,
         {"name": "load", "details": details_of(load_run.plan, load_run.declared, load_run.results)},
     )
+    unless_stopped(load_run)
     settle(judge.no_server_error(load_run.results))
 
 
 @requirement("ERR-STATUS-BODY-JSON")
 def test_error_bodies_json(load_run: LoadRun) -> None:
+    unless_stopped(load_run)
     settle(judge.error_bodies(load_run.results, shape=False))
 
 
 @requirement("ERR-BODY-SHAPE")
 def test_error_bodies_shape(load_run: LoadRun) -> None:
+    unless_stopped(load_run)
     settle(judge.error_bodies(load_run.results, shape=True))
 
 
 @requirement("LIMIT-RATE-429-RETRY-AFTER")
 def test_retry_after(load_run: LoadRun) -> None:
+    unless_stopped(load_run)
     settle(judge.retry_after(load_run.results))
 
 
 @requirement("LIMIT-RATE-ENFORCED")
 def test_noisy_throttled(load_run: LoadRun) -> None:
+    unless_stopped(load_run)
     settle(judge.noisy_throttled(load_run.results, load_run.plan, load_run.declared))
 
 
 @requirement("LIMIT-RATE-WITHIN-BUDGET")
 def test_fleet_within_budget(load_run: LoadRun) -> None:
+    unless_stopped(load_run)
     settle(judge.own_buckets(load_run.results, load_run.plan, load_run.declared))
 
 
 @requirement("LIMIT-RATE-PER-INSTANCE")
 def test_own_buckets(load_run: LoadRun) -> None:
+    unless_stopped(load_run)
     settle(judge.own_buckets_measured(load_run.results, load_run.plan, load_run.declared))
 
 
 @requirement("LIMIT-RATE-SHARED-WITHOUT-ID")
 def test_shared_bucket(load_run: LoadRun) -> None:
+    unless_stopped(load_run)
     settle(judge.shared_bucket(load_run.results, load_run.plan, load_run.declared))
 
 
 @requirement("POLL-HINT-UNDER-LOAD")
 def test_hint_under_load(load_run: LoadRun) -> None:
+    unless_stopped(load_run)
     settle(judge.hint_under_load(load_run.results, load_run.plan, load_run.declared))
 
 
 @requirement("POLL-HINT-ABSENT-NORMALLY")
 def test_hint_absent_normally(load_run: LoadRun) -> None:
+    unless_stopped(load_run)
     settle(judge.hint_absent_when_quiet(load_run.results, load_run.declared, after=False))
 
 
 @requirement("POLL-HINT-GONE-AFTER-LOAD")
 def test_hint_gone(load_run: LoadRun) -> None:
     """Gone once the load is low, and within the stated bound of its first appearance."""
+    unless_stopped(load_run)
     settle(judge.hint_absent_when_quiet(load_run.results, load_run.declared, after=True))
     settle(judge.convergence(load_run.results, load_run.plan, load_run.declared)[0])
 
 
 @requirement("POLL-HINT-VALUES-USABLE")
 def test_hint_usable(load_run: LoadRun) -> None:
+    unless_stopped(load_run)
     settle(judge.hint_shape(load_run.results))
 
 
 @requirement("SDK-STATUS-HASH-MOVES-ON-WRITE", "SDK-STATUS-CONFIG-HASH-MOVES")
 def test_write_visible(load_run: LoadRun) -> None:
+    unless_stopped(load_run)
     settle(judge.write_visible(load_run.results, load_run.plan, load_run.declared))
 
 
 @requirement("POLL-DECLARED-LATENCY")
 def test_declared_latency(load_run: LoadRun) -> None:
+    unless_stopped(load_run)
     settle(objectives.latency(load_run.results, load_run.declared))
 
 
 @requirement("POLL-DECLARED-NOT-MODIFIED-SHARE")
 def test_declared_not_modified_share(load_run: LoadRun) -> None:
+    unless_stopped(load_run)
     settle(objectives.not_modified_share(load_run.results, load_run.declared))
 
 
 @requirement("POLL-DECLARED-THROUGHPUT")
 def test_declared_throughput(load_run: LoadRun) -> None:
+    unless_stopped(load_run)
     settle(objectives.throughput(load_run.results, load_run.declared))
