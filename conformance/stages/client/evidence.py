@@ -30,6 +30,8 @@ def scenario_details(run: ScenarioRun) -> dict[str, Any]:
     }
     if run.scenario.timing:
         details["intervals"] = intervals(run)
+    if run.stopped:
+        details["stopped"] = run.stopped
     return details
 
 

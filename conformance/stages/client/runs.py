@@ -2,7 +2,9 @@
 server, each stopped when its script's time is up; what came back, per scenario.
 
 Running them concurrently keeps the stage under a minute; each instance's clock starts at its
-own first request, so a slow start (a loaded machine) shortens nothing that is judged.
+own first request, so a slow start (a loaded machine) shortens nothing that is judged. A stop
+signal (SIGINT, SIGTERM: ``KeyboardInterrupt``) ends the run early: every client is stopped, the
+scenarios that had already ended are judged as usual, the others are marked ``stopped``.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
+from conformance import stop_signals
 from conformance.stages.client.launcher import Launched, contract_env, launch
 from conformance.stages.client.recording import Recorded
 from conformance.stages.client.scenarios import Scenario
@@ -48,6 +51,7 @@ class ScenarioRun:
     settings: ClientSettings
     instances: list[InstanceRun]
     seconds: float = 0.0  # wall time from launch to the last stop
+    stopped: str = ""  # why it cannot be judged: a stop signal came before its end ("": ran out)
 
     def records(self) -> list[Recorded]:
         merged = [r for instance in self.instances for r in instance.records]
@@ -95,20 +99,25 @@ def run_scenarios(
     server.start()
     began = time.monotonic()
     everyone = [i for run in runs.values() for i in run.instances]
+    stopping: list[threading.Thread] = []  # stops under way (a stop signal may come meanwhile)
     try:
         for instance in everyone:
             env = contract_env(
                 settings, instance.url, key, instance.instance_id, instance.script.scenario.name
             )
             instance.launched = launch(settings, instance.name, env, key)
-        _supervise(everyone, server, settings)
+        _supervise(everyone, server, settings, stopping)
+    except KeyboardInterrupt:  # a stop signal: keep the scenarios that had ended
+        stop_signals.finishing()  # a further signal must not cut the stopping short
+        stop = stop_signals.stopped()
+        _cut(runs, server.app.now(), stop.name if stop is not None else "KeyboardInterrupt")
     finally:
         stoppers = [
             threading.Thread(target=i.launched.stop) for i in everyone if i.launched is not None
         ]
         for thread in stoppers:
             thread.start()
-        for thread in stoppers:
+        for thread in [*stopping, *stoppers]:
             thread.join()
         server.stop()
     for run in runs.values():
@@ -120,12 +129,29 @@ def run_scenarios(
     return runs
 
 
+def _cut(runs: dict[str, ScenarioRun], now: float, signal_name: str) -> None:
+    """Mark every scenario with an instance still running as stopped (its script not played to
+    its end, so nothing of it is judged)."""
+    for run in runs.values():
+        cut = [i for i in run.instances if not i.ended]
+        for instance in cut:
+            instance.ended = now
+        if cut:
+            run.stopped = (
+                f"the run was stopped by {signal_name} before the scenario's end "
+                f"({len(cut)} of {len(run.instances)} instance(s) still running)"
+            )
+
+
 def _supervise(
-    everyone: list[InstanceRun], server: ScriptedServer, settings: ClientSettings
+    everyone: list[InstanceRun],
+    server: ScriptedServer,
+    settings: ClientSettings,
+    stoppers: list[threading.Thread],
 ) -> None:
-    """Stop each instance when its script's time is up (or it ended, or never polled)."""
+    """Stop each instance when its script's time is up (or it ended, or never polled); each stop
+    runs in a thread of ``stoppers``."""
     waiting = list(everyone)
-    stoppers: list[threading.Thread] = []
     while waiting:
         time.sleep(TICK_S)
         now = server.app.now()

@@ -40,6 +40,8 @@ def summary_lines(details: Mapping[str, Any]) -> list[str]:
             f"{name}: {scenario.get('instances')} instance(s), {scenario.get('requests')} "
             f"requests in {scenario.get('seconds')}s"
         )
+        if scenario.get("stopped"):
+            line += f"; not judged: {scenario['stopped']}"
         asked = [i for i in scenario.get("intervals") or [] if i.get("asked") is not None]
         if asked:
             shortest = min(asked, key=lambda i: i["kept"] - i["asked"])

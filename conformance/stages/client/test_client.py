@@ -2,7 +2,8 @@
 
 The scenarios run together once (the ``client_runs`` fixture); each test then judges its own
 recording, reports its requirement ids' outcomes, and leaves its timeline and kept intervals in
-the stage details (``STAGE_PROPERTY``) and, when it fails, in the evidence.
+the stage details (``STAGE_PROPERTY``) and, when it fails, in the evidence. A scenario a stop
+signal cut short is not measurable (its partial timeline is kept).
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from conformance.errors import NotMeasurable
 from conformance.run_state import TRANSCRIPT
 from conformance.stages.client.evidence import Timeline, scenario_details
 from conformance.stages.client.findings import conclude
@@ -55,4 +57,6 @@ def test_client_scenario(
             },
         },
     )
+    if run.stopped:
+        raise NotMeasurable(run.stopped)
     conclude(judge(run), sections=("4.3", "8"))
