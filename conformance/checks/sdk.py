@@ -144,18 +144,25 @@ def bracketed(
     """Read ``other`` between two equal reads of ``reference``, in the serial phase.
 
     Returns (reference value, other value); the caller compares them. A reference that moves
-    with nothing of the suite in flight breaks ``ids``."""
-    before = settled(reference)
-    value = other()
-    after = reference()
-    if before is None or after != before:
+    with nothing of the suite in flight breaks ``ids`` (given ``settled``'s reads to catch up)."""
+    seen: list[tuple[T, T]] = []
+
+    def attempt() -> tuple[T, U] | None:
+        before = reference()
+        value = other()
+        after = reference()
+        seen.append((before, after))
+        return (before, value) if after == before else None
+
+    found = settled(attempt)
+    if found is None:
         raise violation(
             ids,
             "the snapshot moved with nothing written",
             "two reads around a third agree while no request of the suite is in flight",
-            f"read before and after: {_clip(repr((before, after)))}",
+            f"read before and after: {_clip(repr(seen[-1]))}",
         )
-    return before, value
+    return found
 
 
 def _clip(text: str, limit: int = 300) -> str:
