@@ -99,10 +99,9 @@ class Evidence:
     first_send: float = math.inf
     served: int = 0
     latest_served: float = 0.0
-    refused_at: float | None = None
     after_refusal: int = 0
     hold: Callable[[], bool] | None = None  # while it answers True, keep draining past the tail
-    limited: threading.Event = field(default_factory=threading.Event)
+    limited: threading.Event = field(default_factory=threading.Event)  # a 429 was answered
 
     def __call__(self, record: Record) -> bool:
         if record.planned.tag != DRAIN or record.sent is None:
@@ -110,10 +109,9 @@ class Evidence:
         self.first_send = min(self.first_send, record.sent)
         if record.status not in (200, 429):
             return True
-        if record.status == 429 and self.refused_at is None:
-            self.refused_at = record.answered
+        if record.status == 429:
             self.limited.set()
-        if self.refused_at is not None:
+        if self.limited.is_set():
             self.after_refusal += 1
             return self.after_refusal > TAIL_ANSWERS and not (self.hold and self.hold())
         self.served += 1
