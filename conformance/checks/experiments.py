@@ -31,6 +31,7 @@ from conformance.checks.sdk import Snapshots
 from conformance.errors import ConformanceError, ContractViolation, Unsupported
 from conformance.profile import BootstrapPayload, ExperimentPayload, Profile
 from conformance.traffic.client import UNSET, Client, Reply
+from conformance.traffic.pacing import Pacer
 
 MAX_PAGES = 1000  # of page_size_max items each: 100 000 experiments with the defaults
 UNKNOWN_EXPERIMENT_ID = 987_654_321
@@ -112,15 +113,16 @@ def terminate_quietly(client: Client, experiment_id: int, environment: str) -> N
 
 
 def session_terminator(
-    base_url: str, profile: Profile, registry: Registry, experiment_id: int
+    base_url: str, profile: Profile, registry: Registry, experiment_id: int, pacer: Pacer
 ) -> Callable[[], None]:
-    """A clean-up action for the session registry: terminate the experiment if still live."""
+    """A clean-up action for the session registry: terminate the experiment if still live
+    (paced with the session's pacer, under the management limit like every other call)."""
 
     def action() -> None:
         environment = registry.live.pop(experiment_id, None)
         if environment is None:
             return
-        with Client(base_url, profile, run_prefix="cf-cleanup") as http:
+        with Client(base_url, profile, run_prefix="cf-cleanup", pacer=pacer) as http:
             terminate_quietly(http, experiment_id, environment)
 
     return action
@@ -231,7 +233,9 @@ class Experiments:
         self.registry.live[experiment_id] = environment
         self.cleanup.add(
             f"terminate experiment {experiment_id}",
-            session_terminator(self.client.base_url, self.profile, self.registry, experiment_id),
+            session_terminator(
+                self.client.base_url, self.profile, self.registry, experiment_id, self.client.pacer
+            ),
         )
 
     def create_ok(
