@@ -25,15 +25,15 @@ from pathlib import Path
 
 import pytest
 
-from conformance import stop_signals
 from conformance.errors import UsageError
 from conformance.report.headline import summary_line
 from conformance.report.model import Verdict
-from conformance.run_collector import ReportCapture
-from conformance.run_deadline import seconds_option
+from conformance.run import stop_signals
+from conformance.run.collector import ReportCapture
+from conformance.run.deadline import seconds_option
+from conformance.run.workers import auto
 from conformance.stages import REGISTRY, Stage, by_name
-from conformance.target import preflight, resolve
-from conformance.workers import auto
+from conformance.target.resolution import preflight, resolve
 
 EXIT_CONFORMANT = 0
 EXIT_NOT_CONFORMANT = 1
@@ -42,14 +42,14 @@ EXIT_INCOMPLETE = 3
 
 # Further subcommands: name -> module with add_parser(subparsers) and main(options) -> exit status.
 COMMANDS: dict[str, str] = {
-    "selftest": "conformance.selftest",
-    "flaky": "conformance.flakiness",
+    "selftest": "conformance.selftest.command",
+    "flaky": "conformance.selftest.flakiness",
     "report": "conformance.report.rerender",
     "diff": "conformance.report.diff",
     "fuzz": "conformance.stages.fuzz.command",
-    "contract": "conformance.contract_command",
+    "contract": "conformance.contract.command",
     "client": "conformance.stages.client.command",
-    "load-worker": "conformance.stages.load.worker_cli",
+    "load-worker": "conformance.stages.load.command",
 }
 
 PYTEST_INI = """\
@@ -212,7 +212,9 @@ def pytest_args(
 ) -> list[str]:
     root = Path(__file__).resolve().parent.parent
     plugins = stage_plugins(options.stage)
-    args = [arg for name in [*(plugins or ()), "conformance.stop_signals"] for arg in ("-p", name)]
+    args = [
+        arg for name in [*(plugins or ()), "conformance.run.stop_signals"] for arg in ("-p", name)
+    ]
     for stage in stages_of(options.stage):
         if stage.pytest_args is not None:
             args += stage.pytest_args(options)
@@ -276,7 +278,9 @@ def _run(options: argparse.Namespace, started: float) -> int:
     target = resolve(options.base_url, options.profile)
     try:
         preflight(target)
-        if options.workers == "auto" and workers:  # from the round trip (conformance/workers.py)
+        if (
+            options.workers == "auto" and workers
+        ):  # from the round trip (conformance/run/workers.py)
             workers = auto(target.base_url, target.profile)
         if not options.quiet:
             kind = "embedded reference server" if target.embedded else "target"

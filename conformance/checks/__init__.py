@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
-from conformance.catalogue import catalogue_index
-from conformance.checks.header_grammar import MEDIA_TYPE, Problem, media_type
+from conformance.catalogue.requirements import catalogue_index
 from conformance.errors import ConformanceError, ContractViolation
+from conformance.oracles.header_grammar import MEDIA_TYPE, Problem, media_type
 from conformance.traffic.client import Reply
 
 
@@ -98,11 +98,11 @@ def strip_quotes(etag: str) -> str:
     return value
 
 
-class Soft:
+class IndependentChecks:
     """Collects several independent checks of one scenario; raises once, for the broken ids only.
 
-    ``with Soft() as soft: soft.check(ok, ids, ...)``. Ids checked without a break are reported
-    as passed even when another check of the same scenario broke.
+    ``with IndependentChecks() as independent: independent.check(ok, ids, ...)``. Ids checked
+    without a break are reported as passed even when another check of the same scenario broke.
     """
 
     def __init__(self) -> None:
@@ -123,7 +123,7 @@ class Soft:
             self.broken.append(violation(ids, title, expected, received, reply))
         return ok
 
-    def __enter__(self) -> Soft:
+    def __enter__(self) -> IndependentChecks:
         return self
 
     def __exit__(self, kind: object, error: object, traceback: object) -> None:

@@ -10,9 +10,9 @@ from typing import Any
 import allure
 from allure_commons import plugin_manager
 
+from conformance.redaction.report_files import redact
 from conformance.report.evidence_text import BODY_LIMIT, request_text, response_text
 from conformance.report.model import Exchange
-from conformance.report.redaction import redact
 
 EPIC = "RCES conformance"
 LISTENER = "allure_listener"  # the name allure-pytest registers its listener under

@@ -8,9 +8,9 @@ from collections.abc import Callable, Iterable
 from dataclasses import replace
 from pathlib import Path
 
+from conformance.redaction.report_files import profile_secrets, redact, redact_profile, redact_value
 from conformance.report import allure_environment
 from conformance.report.model import Report
-from conformance.report.redaction import profile_secrets, redact, redact_profile, redact_value
 
 DEFAULT_DIR = Path("reports")
 Renderer = Callable[[Report], str]

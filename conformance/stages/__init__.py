@@ -8,12 +8,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from conformance.catalogue import load_catalogue
+from conformance.catalogue.requirements import load_catalogue
 from conformance.stages.client import STAGE as CLIENT
+from conformance.stages.declaration import STAGE_PROPERTY, Stage
 from conformance.stages.fuzz import STAGE as FUZZ
 from conformance.stages.load import STAGE as LOAD
 from conformance.stages.scenarios import STAGE as SCENARIOS
-from conformance.stages.stage import STAGE_PROPERTY, Stage
 
 __all__ = [
     "CUSTOM",

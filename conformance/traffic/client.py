@@ -21,9 +21,9 @@ from urllib.parse import urlencode
 import httpx
 
 from conformance.errors import ContractViolation, NoAnswer, NotMeasurable, UnboundedAnswer
-from conformance.profile import Profile, RateLimit
-from conformance.redaction import Redactor
+from conformance.redaction.placeholders import Redactor
 from conformance.report.model import Exchange
+from conformance.target.profile import Profile, RateLimit
 from conformance.traffic import raw_socket
 from conformance.traffic.curl import curl_command
 from conformance.traffic.ledger import LEDGER, Ledger, Replay

@@ -40,8 +40,8 @@ from urllib.parse import urlsplit
 
 import httpx
 
-from conformance.profile import DEFAULTS
 from conformance.report.model import Exchange
+from conformance.target.profile import DEFAULTS
 from conformance.traffic.client import Client, Reply
 
 USER_AGENT = "rces-conformance"

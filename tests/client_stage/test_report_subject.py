@@ -6,7 +6,7 @@ from __future__ import annotations
 import dataclasses
 import json
 
-from conformance.catalogue import load_catalogue
+from conformance.catalogue.requirements import load_catalogue
 from conformance.report import samples
 from conformance.report.allure_labels import labels_for
 from conformance.report.html_report import render as render_html

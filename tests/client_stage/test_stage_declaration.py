@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import argparse
 
-from conformance.catalogue import load_catalogue
+from conformance.catalogue.requirements import load_catalogue
 from conformance.stages import named, of_module
 from conformance.stages.client.scenarios import SCENARIOS, requirement_ids
 

@@ -8,7 +8,7 @@ import random
 
 import pytest
 
-from conformance.checks.bucketing import (
+from conformance.oracles.bucketing import (
     HASH_FUNCTIONS,
     chi_square_p,
     goodness_of_fit,

@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from conformance.catalogue import load_catalogue
+from conformance.catalogue.requirements import load_catalogue
 
 
 @pytest.fixture(scope="module")

@@ -6,7 +6,7 @@ import httpx
 import pytest
 
 from conformance.checks.declared import expect_declared_field, expect_declared_status
-from conformance.checks.document_paths import segments, sidecar, spelled
+from conformance.drivers.document_paths import segments, sidecar, spelled
 from conformance.errors import ContractViolation
 from conformance.report.model import Exchange
 from conformance.traffic.client import Reply

@@ -8,7 +8,7 @@ from typing import Any
 import jsonpatch
 import pytest
 
-from conformance.checks.experiment_changeset import as_json_patch, merged
+from conformance.oracles.experiment_changeset import as_json_patch, merged
 
 BASE: dict[str, Any] = {"economy": {"gold": 100, "tax": 0.1}, "title": "base"}
 

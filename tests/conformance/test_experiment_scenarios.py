@@ -16,8 +16,8 @@ from typing import Any
 import httpx
 import pytest
 
-from conformance import profile as profiles
-from conformance.catalogue import load_catalogue
+from conformance.catalogue.requirements import load_catalogue
+from conformance.target import profile as profiles
 from refserver.runner import start_server
 
 EXPERIMENT_IDS = sorted(
@@ -126,8 +126,8 @@ def test_the_split_records_its_p_value(run: Run) -> None:
 
 def test_session_cleanup_terminates_what_a_test_left_running(reference_server: Any) -> None:
     """The backstop: experiments still live at session end are terminated by ``cleanup``."""
-    from conformance.checks.experiments import Experiments
-    from conformance.fixtures import Cleanup
+    from conformance.drivers.experiments import Experiments
+    from conformance.run.fixtures import Cleanup
     from conformance.traffic.client import Client
 
     profile = profiles.load(reference_server.profile_path)

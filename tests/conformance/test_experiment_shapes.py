@@ -5,7 +5,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from conformance.checks.experiment_shapes import group_problems, summary_problems
+from conformance.oracles.experiment_shapes import group_problems, summary_problems
 
 SUMMARY: dict[str, Any] = {
     "id": 3,

@@ -1,4 +1,4 @@
-"""The header grammars (``conformance.checks.header_grammar``): valid and invalid values of each,
+"""The header grammars (``conformance.oracles.header_grammar``): valid and invalid values of each,
 and that a problem names its field, its RFC rule and what is wrong."""
 
 from __future__ import annotations
@@ -8,7 +8,8 @@ from datetime import UTC, datetime
 import pytest
 
 from conformance.checks import media_expected, media_problem
-from conformance.checks.header_grammar import (
+from conformance.drivers.sdk import etag_expected, etag_problem, etag_value
+from conformance.oracles.header_grammar import (
     ENTITY_TAG,
     FIELD_VALUE,
     GRAMMARS,
@@ -29,7 +30,6 @@ from conformance.checks.header_grammar import (
     problem_of,
     retry_after,
 )
-from conformance.checks.sdk import etag_expected, etag_problem, etag_value
 
 # ------------------------------------------------------------------ any field value (RFC 9110 5.5)
 

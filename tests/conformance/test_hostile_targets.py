@@ -14,12 +14,12 @@ from contextlib import ExitStack
 import httpx
 import pytest
 
-from conformance import target as targets
+from conformance.catalogue.outcomes import classify
 from conformance.errors import ContractViolation, NoAnswer, UnboundedAnswer, UsageError
-from conformance.outcomes import classify
-from conformance.profile import Profile, parse
 from conformance.report.model import Outcome
-from conformance.target import Target
+from conformance.target import resolution as targets
+from conformance.target.profile import Profile, parse
+from conformance.target.resolution import Target
 from conformance.traffic.client import Client
 from tests.conformance.hostile_servers import (
     PROFILE,

@@ -12,16 +12,16 @@ from pathlib import Path
 import pytest
 
 import conformance
-from conformance.checks import Soft
-from conformance.contract import contract_path
-from conformance.errors import ContractViolation, NotConfigured, NotMeasurable, Unsupported
-from conformance.outcomes import (
+from conformance.catalogue.outcomes import (
     RequirementInfo,
     TestRecord,
     classify,
     fold,
     report_for_run,
 )
+from conformance.checks import IndependentChecks
+from conformance.contract.document import contract_path
+from conformance.errors import ContractViolation, NotConfigured, NotMeasurable, Unsupported
 from conformance.report.model import Evidence, Outcome, Verdict, verdict_of
 
 
@@ -153,10 +153,10 @@ def test_a_pass_or_unmeasured_requirement_shows_no_evidence() -> None:
 
 
 def test_soft_checks_give_each_broken_id_its_own_evidence() -> None:
-    with pytest.raises(ContractViolation) as caught, Soft() as soft:
-        soft.check(False, ["A"], "first rule", "x1", "y1")
-        soft.check(True, ["B"], "held rule", "x2", "y2")
-        soft.check(False, ["C"], "third rule", "x3", "y3")
+    with pytest.raises(ContractViolation) as caught, IndependentChecks() as independent:
+        independent.check(False, ["A"], "first rule", "x1", "y1")
+        independent.check(True, ["B"], "held rule", "x2", "y2")
+        independent.check(False, ["C"], "third rule", "x3", "y3")
     record = classify("t", "scenarios", ["A", "B", "C"], caught.value, failed=True)
     assert record.outcomes == {"A": Outcome.FAIL, "B": Outcome.PASS, "C": Outcome.FAIL}
     results = {r.id: r for r in fold([record], info("A", "B", "C"))}
@@ -282,6 +282,6 @@ def test_the_reports_contract_hash_is_sha256sum_of_the_contract_file() -> None:
 
 
 def test_the_reports_catalogue_hash_is_sha256_of_the_catalogue_file() -> None:
-    path = Path(conformance.__file__).with_name("requirements.yaml")
+    path = Path(conformance.__file__).parent / "catalogue" / "requirements.yaml"
     report = report_for_run([], {}, None, started_at="t", duration_s=0.0)
     assert report.catalogue_sha256 == hashlib.sha256(path.read_bytes()).hexdigest()

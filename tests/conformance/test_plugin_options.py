@@ -12,8 +12,8 @@ import yaml
 
 # Imported here so pytester's in-process runs share these modules instead of re-importing them
 # (a re-imported httpcore no longer matches the exception classes httpx maps).
-import conformance.plugin
-import conformance.target
+import conformance.run.plugin
+import conformance.target.resolution
 import conformance.traffic.client  # noqa: F401
 
 pytest_plugins = ("pytester",)

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from conformance import profile as profiles
 from conformance.errors import UsageError
+from conformance.target import profile as profiles
 
 VALID = """\
 profile_version: 1

@@ -13,7 +13,7 @@ from typing import Any, get_args, get_origin, get_type_hints
 import pytest
 import yaml
 
-from conformance import profile as profiles
+from conformance.target import profile as profiles
 
 DOC = Path(__file__).parents[2] / "docs" / "target-profile.md"
 MINIMAL = """\

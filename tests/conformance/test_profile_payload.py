@@ -15,11 +15,11 @@ from typing import Any
 import httpx
 import pytest
 
-from conformance import profile as profiles
-from conformance.checks.experiments import Experiments, UnitView
-from conformance.checks.sdk import Snapshots
-from conformance.checks.shapes import status_entry_problems
+from conformance.drivers.experiments import Experiments, UnitView
+from conformance.drivers.sdk import Snapshots
 from conformance.errors import ContractViolation, UsageError
+from conformance.oracles.shapes import status_entry_problems
+from conformance.target import profile as profiles
 from conformance.traffic.client import Client
 
 BASE = """\

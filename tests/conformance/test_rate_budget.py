@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from conformance.checks.rate_budget import Window, early_refusal, floor_tokens
+from conformance.oracles.rate_budget import Window, early_refusal, floor_tokens
 from conformance.traffic.pacing import SHARE, Allowance
 from conformance.traffic.token_bucket import Limit, TokenBucket
 

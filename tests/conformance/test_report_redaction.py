@@ -1,5 +1,5 @@
 """No secret from the profile, or passed to the writer, survives into any file the writer writes;
-the spelling table, and the pieces ``conformance.output_redaction`` is built from."""
+the spelling table, and the pieces ``conformance.redaction.run_outputs`` is built from."""
 
 from __future__ import annotations
 
@@ -11,11 +11,11 @@ from urllib.parse import quote
 
 import pytest
 
-from conformance.output_redaction import redact_files, scrub
-from conformance.redaction import Redactor, spelled
+from conformance.redaction.placeholders import Redactor, spelled
+from conformance.redaction.report_files import profile_secrets, redact, redact_profile
+from conformance.redaction.run_outputs import redact_files, scrub
 from conformance.report import samples
 from conformance.report.model import Evidence, Exchange, Report, StageSummary
-from conformance.report.redaction import profile_secrets, redact, redact_profile
 from conformance.report.writer import FORMATS, write_reports
 
 PAT = "svc_pat_Zq8/+rT\"<&>'x9"  # characters every escaper changes

@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 
 from conformance import cli
-from conformance.fixtures import Cleanup
-from conformance.run_deadline import DEFAULT_SECONDS, RunDeadline, seconds_option
+from conformance.run.deadline import DEFAULT_SECONDS, RunDeadline, seconds_option
+from conformance.run.fixtures import Cleanup
 from tests.conformance.holding_server import holding_server, write_profile
 
 pytest_plugins = ("pytester",)
@@ -29,7 +29,7 @@ IDS = (
     "SDK-STATUS-304-HASH-QUERY",
 )
 HOLD_S = 2.0  # every answer of the slow target (the pre-flight's excepted)
-SCENARIO_PLUGINS = ("pytest_base_url.plugin", "conformance.plugin")
+SCENARIO_PLUGINS = ("pytest_base_url.plugin", "conformance.run.plugin")
 
 
 def slow_module() -> str:
@@ -105,7 +105,7 @@ from pathlib import Path
 
 import pytest
 
-from conformance.run_state import DEADLINE
+from conformance.run.state import DEADLINE
 
 
 @pytest.mark.requirement("VER-PATH-V2")
@@ -126,7 +126,7 @@ def test_xdist_workers_keep_the_controllers_deadline(
         """
 from pathlib import Path
 
-from conformance.run_state import DEADLINE
+from conformance.run.state import DEADLINE
 
 def pytest_sessionstart(session):
     if not hasattr(session.config, "workerinput"):

@@ -5,8 +5,8 @@ fixture's setup, a test body and a fixture's teardown, through plain httpx and t
 own ``Client``; tests print, log and record the credentials and fail with them in the assertion
 message. The run writes everything it can (terminal with local variables, Allure results, JUnit XML,
 a log file, the conformance reports), on one process and on xdist workers, and no spelling of any
-secret from the table in ``conformance.redaction`` may appear in any of it. The control run, with
-output redaction switched off, shows the same run does leak, so the test can fail.
+secret from the table in ``conformance.redaction.placeholders`` may appear in any of it. The control
+run, with output redaction switched off, shows the same run does leak, so the test can fail.
 """
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from conformance.redaction import spelled
-from conformance.run_state import REDACTION_NAME
+from conformance.redaction.placeholders import spelled
+from conformance.run.state import REDACTION_NAME
 from conformance.stages.scenarios import STAGE as SCENARIOS
 from tests.conformance.holding_server import holding_server, write_profile
 
@@ -38,7 +38,7 @@ from pathlib import Path
 
 import pytest
 
-from conformance import profile as profiles
+from conformance.target import profile as profiles
 
 
 @pytest.hookimpl(wrapper=True, tryfirst=True)
@@ -59,7 +59,7 @@ def pytest_runtest_logreport(report):
 
 # A module that cannot be collected: its import error names the credentials.
 BROKEN_IMPORT = """
-from conformance import profile as profiles
+from conformance.target import profile as profiles
 
 credentials = profiles.load("profile.yaml").credentials
 raise ImportError(f"cannot import without {credentials.pat} and {credentials.sdk_keys[0].key}")
@@ -273,7 +273,7 @@ def test_the_same_run_leaks_without_output_redaction(
 
 
 BROKEN_HOOK = """
-from conformance import profile as profiles
+from conformance.target import profile as profiles
 
 
 def pytest_collection_finish(session):

@@ -12,9 +12,9 @@ from typing import Any
 
 import pytest
 
-from conformance import selftest
 from conformance.errors import UsageError
-from conformance.selftest import EXACT, MISSED, OTHER, FaultReport, SideRun
+from conformance.selftest import command as selftest
+from conformance.selftest.command import EXACT, MISSED, OTHER, FaultReport, SideRun
 
 ROOT = Path("/checkout")
 

@@ -11,10 +11,10 @@ from collections.abc import Iterator
 
 import pytest
 
-from conformance import run_phases
-from conformance.checks.sdk import SETTLE_ATTEMPTS, Snapshots, bracketed, settled
+from conformance.drivers.sdk import SETTLE_ATTEMPTS, Snapshots, bracketed, settled
 from conformance.errors import ContractViolation
-from conformance.profile import parse
+from conformance.run import phases as run_phases
+from conformance.target.profile import parse
 from conformance.traffic.client import Client
 from tests.conformance.hostile_servers import PROFILE, Behaviour, Hostile, answer
 

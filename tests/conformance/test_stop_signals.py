@@ -22,9 +22,10 @@ from typing import Any
 
 import pytest
 
-from conformance import cli, stop_signals
+from conformance import cli
 from conformance.report.model import Verdict
 from conformance.report.writer import write_whole
+from conformance.run import stop_signals
 
 STOP_BOUND_S = 15.0  # from the signal to the exit, on a loaded machine; it takes 2-5 s
 START_TIMEOUT_S = 120.0  # for a run to start measuring
@@ -276,7 +277,7 @@ def test_the_load_stage_stops_and_keeps_its_partial_figures(
 
 HANDLED = """
 import sys, time
-from conformance import stop_signals
+from conformance.run import stop_signals
 with stop_signals.handling():
     interrupts = 0
     while interrupts < 2:  # while tests run, each stop signal interrupts
@@ -336,7 +337,7 @@ def test_a_signal_while_finishing_is_ignored_and_the_next_ends_at_once(tmp_path:
 
 SWALLOWED = """
 import gc, os, signal, time
-from conformance import stop_signals
+from conformance.run import stop_signals
 fired = []
 def callback(phase, info):
     if phase == "start" and not fired:

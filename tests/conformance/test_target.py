@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from conformance import profile as profiles
-from conformance.target import Target
+from conformance.target import profile as profiles
+from conformance.target.resolution import Target
 
 PROFILE = """\
 profile_version: 1

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from conformance.profile import load
-from conformance.workers import MAX_WORKERS, NEAR_WORKERS, auto, for_round_trip, round_trip
+from conformance.run.workers import MAX_WORKERS, NEAR_WORKERS, auto, for_round_trip, round_trip
+from conformance.target.profile import load
 from tests.latency_proxy import LatencyProxy
 
 

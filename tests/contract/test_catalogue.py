@@ -13,7 +13,7 @@ import pytest
 import yaml
 from jsonschema import Draft202012Validator  # type: ignore[import-untyped]
 
-from conformance.catalogue import (
+from conformance.catalogue.requirements import (
     SCOPES,
     load_catalogue,
     load_catalogue_file,
@@ -91,7 +91,7 @@ AREAS = ("CFG", "SDK", "AUTH", "ERR", "LIMIT", "POLL", "EXP", "VER")
 
 
 def _packaged_bytes(name: str) -> bytes:
-    return resources.files("conformance").joinpath(name).read_bytes()
+    return resources.files("conformance.catalogue").joinpath(name).read_bytes()
 
 
 def _raw_catalogue() -> dict[str, Any]:

@@ -26,7 +26,7 @@ from typing import Any
 import pytest
 import yaml
 
-from conformance.catalogue import (
+from conformance.catalogue.requirements import (
     Catalogue,
     Requirement,
     current_baseline,
@@ -83,13 +83,13 @@ def spec() -> str:
 
 @cache
 def profile_schema() -> dict[str, Any]:
-    raw = resources.files("conformance").joinpath("profile.schema.json").read_text("utf-8")
+    raw = resources.files("conformance.target").joinpath("profile.schema.json").read_text("utf-8")
     loaded: dict[str, Any] = json.loads(raw)
     return loaded
 
 
 def _raw_catalogue() -> dict[str, Any]:
-    raw = resources.files("conformance").joinpath("requirements.yaml").read_bytes()
+    raw = resources.files("conformance.catalogue").joinpath("requirements.yaml").read_bytes()
     data: dict[str, Any] = yaml.safe_load(raw)
     return data
 

@@ -18,8 +18,8 @@ from openapi_spec_validator import OpenAPIV31SpecValidator
 from referencing.jsonschema import DRAFT202012
 from test_openapi import CONTRACT_URI, _all_examples, _operations, _pointer, _walk
 
-from conformance import contract
-from conformance.contract_specialisation import (
+from conformance.contract import document as contract
+from conformance.contract.specialisation import (
     DECLARED,
     ENUM,
     ENUM_VALUE,
@@ -37,7 +37,7 @@ from conformance.contract_specialisation import (
     rule_of,
     specialise,
 )
-from conformance.profile import DEFAULTS, Profile, parse
+from conformance.target.profile import DEFAULTS, Profile, parse
 
 # A target that fills every gap a key names differently from the reference server.
 RENAMED = """\
@@ -293,7 +293,7 @@ def test_the_contract_command_explains_itself() -> None:
 def test_the_declared_keys_say_what_made_the_document_differ(
     renamed: dict[str, Any], renamed_profile: Profile
 ) -> None:
-    from conformance.contract_specialisation import declared_keys, document_sha256
+    from conformance.contract.specialisation import declared_keys, document_sha256
 
     declared = declared_keys(contract.load_contract(), renamed_profile)
     assert declared["headers.instance_id"] == "x-instance"

@@ -2,7 +2,7 @@
 each other, except lazily from the suite.
 
 ``refserver`` imports nothing of ``conformance`` or ``refclient``. ``conformance`` imports nothing
-of ``refserver``, except ``conformance/embedded.py``, and there only inside a function body
+of ``refserver``, except ``conformance/target/embedded.py``, and there only inside a function body
 (lazily, by name); it may import ``refclient`` only inside function bodies. ``refclient`` imports
 nothing of ``conformance`` or ``refserver``.
 Imports are read with ``ast``: ``import x``, ``from x import y``, and ``importlib.import_module``
@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
-LAZY_EXCEPTION = Path("conformance/embedded.py")
+LAZY_EXCEPTION = Path("conformance/target/embedded.py")
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
 _DYNAMIC = {"import_module", "__import__"}
 
@@ -124,7 +124,7 @@ def test_packages_do_not_import_each_other(package: str) -> None:
 def test_imports_of_sees_every_form() -> None:
     source = (
         "import os, refserver.app\n"
-        "from conformance.contract import load_contract\n"
+        "from conformance.contract.document import load_contract\n"
         "from . import sibling\n"
         "import importlib\n"
         "def start():\n"
@@ -137,7 +137,7 @@ def test_imports_of_sees_every_form() -> None:
     assert [(i.module, i.in_function) for i in imports_of(source)] == [
         ("os", False),
         ("refserver.app", False),
-        ("conformance.contract", False),
+        ("conformance.contract.document", False),
         ("importlib", False),
         ("refserver", True),
         ("refserver.app", True),
@@ -150,21 +150,25 @@ def test_imports_of_sees_every_form() -> None:
     [
         ("refserver/app.py", "import conformance\n", 1),
         ("refserver/app.py", "from conformance.report import model\n", 1),
-        ("refserver/app.py", "def f():\n    import conformance.contract\n", 1),
+        ("refserver/app.py", "def f():\n    import conformance.contract.document\n", 1),
         ("refserver/app.py", "import importlib\nimportlib.import_module('conformance')\n", 1),
         ("refserver/app.py", "from . import store\nimport json\n", 0),
         ("conformance/traffic/client.py", "import refserver\n", 1),
         ("conformance/traffic/client.py", "def f():\n    from refserver import app\n", 1),
-        ("conformance/embedded.py", "import refserver.cli\n", 1),
-        ("conformance/embedded.py", "from refserver import app\n", 1),
-        ("conformance/embedded.py", "def start():\n    from refserver import app\n", 0),
-        ("conformance/embedded.py", "async def start():\n    import refserver.cli\n", 0),
+        ("conformance/target/embedded.py", "import refserver.cli\n", 1),
+        ("conformance/target/embedded.py", "from refserver import app\n", 1),
+        ("conformance/target/embedded.py", "def start():\n    from refserver import app\n", 0),
+        ("conformance/target/embedded.py", "async def start():\n    import refserver.cli\n", 0),
         (
-            "conformance/embedded.py",
+            "conformance/target/embedded.py",
             "import importlib\ndef start():\n    importlib.import_module('refserver.app')\n",
             0,
         ),
-        ("conformance/embedded.py", "import importlib\nimportlib.import_module('refserver')\n", 1),
+        (
+            "conformance/target/embedded.py",
+            "import importlib\nimportlib.import_module('refserver')\n",
+            1,
+        ),
         ("conformance/stages/scenarios/embedded.py", "def f():\n    import refserver\n", 1),
         ("conformance/traffic/client.py", "import refserver_extras\n", 0),
         ("refserver/app.py", "from refclient import Poller\n", 1),

@@ -1,6 +1,6 @@
 """The OpenAPI contract: valid 3.1, the agreed operations, honest examples, marked gaps.
 
-Also the unit tests of ``conformance.contract``, which loads the document at run time.
+Also the unit tests of ``conformance.contract.document``, which loads the document at run time.
 """
 
 from __future__ import annotations
@@ -19,8 +19,8 @@ import referencing
 from openapi_spec_validator import OpenAPIV31SpecValidator
 from referencing.jsonschema import DRAFT202012
 
-from conformance import contract
-from conformance.contract_specialisation import marks, rule_of
+from conformance.contract import document as contract
+from conformance.contract.specialisation import marks, rule_of
 
 REPO = Path(__file__).resolve().parents[2]
 CONTRACT_URI = "urn:rces:contract"
@@ -399,7 +399,9 @@ def test_marks_are_known_values_and_links_carry_none(document: dict[str, Any]) -
 
 
 def test_profile_keys_exist_in_the_profile_schema(document: dict[str, Any]) -> None:
-    profile_schema = json.loads((REPO / "conformance" / "profile.schema.json").read_text())
+    profile_schema = json.loads(
+        (REPO / "conformance" / "target" / "profile.schema.json").read_text()
+    )
     keys = {key for _t, n in _walk(document) for key in marks(n)}
     assert len(keys) >= 20
     missing = []
@@ -498,7 +500,7 @@ def test_links_from_create_operations(document: dict[str, Any]) -> None:
     assert {"getExperiment", "getRollout", "terminateExperiment", "listMembers"} <= targets
 
 
-# --- conformance.contract ---------------------------------------------------------------------
+# --- conformance.contract.document ----------------------------------------------------------------
 
 
 def test_contract_path_and_digest() -> None:

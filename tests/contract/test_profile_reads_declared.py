@@ -1,9 +1,9 @@
 """Every profile key a scenario reads is declared by one of its requirements (``rests_on.keys``).
 
-A run of the scenarios stage against the embedded reference server with
-``RCES_RECORD_PROFILE_KEYS`` set writes, per test, the keys it read (``conformance.profile_reads``);
-``undeclared`` compares them with the catalogue. The quick tier runs a representative subset of
-requirements (one or more per scenario module, the key-heavy ones), the long tier the whole stage.
+A run of the scenarios stage against the embedded reference server with ``RCES_RECORD_PROFILE_KEYS``
+set writes, per test, the keys it read (``conformance.target.profile_reads``); ``undeclared``
+compares them with the catalogue. The quick tier runs a representative subset of requirements (one
+or more per scenario module, the key-heavy ones), the long tier the whole stage.
 """
 
 from __future__ import annotations
@@ -18,9 +18,9 @@ from typing import Any
 
 import pytest
 
-from conformance import profile as profiles
-from conformance.catalogue import Catalogue, load_catalogue
-from conformance.profile_reads import (
+from conformance.catalogue.requirements import Catalogue, load_catalogue
+from conformance.target import profile as profiles
+from conformance.target.profile_reads import (
     RECORD_ENV,
     RECORDER,
     ProfileKeyLog,

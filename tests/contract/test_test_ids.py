@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from conformance.contract import operations
+from conformance.contract.document import operations
 from conformance.stages.fuzz import pytest_args
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -8,7 +8,7 @@ import asyncio
 import pytest
 from faulty.asgi import Response
 
-from conformance.checks.header_grammar import (
+from conformance.oracles.header_grammar import (
     EntityTag,
     MediaType,
     Problem,

@@ -1,12 +1,12 @@
 """The *escapes* section of the catalogue: faults that try to hide behind "not measurable".
 
-Every fault of the other sections is a defect the suite must see. An escape is a defect, or a
-plain refusal to answer, dressed up so that the suite could file it under "could not measure"
-instead of "failed": a 429 nobody provoked, a request held past the client's timeout, a reset
-connection, a 503, a hash that never holds still, a Retry-After longer than the suite waits, a
-load burst answered too slowly to be a burst, a body the suite cannot judge, a violation followed
-by a timeout in the same ``Soft`` block. A server controls its own latency and its own answers, so
-none of them may be a way out: each escape declares the requirements it must *fail*.
+Every fault of the other sections is a defect the suite must see. An escape is a defect, or a plain
+refusal to answer, dressed up so that the suite could file it under "could not measure" instead of
+"failed": a 429 nobody provoked, a request held past the client's timeout, a reset connection, a
+503, a hash that never holds still, a Retry-After longer than the suite waits, a load burst answered
+too slowly to be a burst, a body the suite cannot judge, a violation followed by a timeout in the
+same ``IndependentChecks`` block. A server controls its own latency and its own answers, so none of
+them may be a way out: each escape declares the requirements it must *fail*.
 
 ``docs/faulty-servers.md`` ("Not-measurable paths") lists every code path of the suite that can
 yield not-measurable with the escape that tries it; ``tests/faulty/test_escapes.py`` checks that
@@ -21,7 +21,7 @@ import threading
 import time
 from typing import Any
 
-from conformance.catalogue import load_catalogue
+from conformance.catalogue.requirements import load_catalogue
 from faulty.asgi import Forward, Handler, Request, Response, error_response, json_response
 from faulty.context import Context
 from faulty.recipes import (
@@ -324,8 +324,9 @@ async def looping_pages(request: Request, forward: Forward) -> Response:
 
 
 def _code_renamed_then_held() -> Handler:
-    """Error bodies name their code ``code`` (a violation ``Soft`` records), and the last error
-    case of the same block, a patch of an unknown configuration, is held past the timeout."""
+    """Error bodies name their code ``code`` (a violation ``IndependentChecks`` records), and the
+    last error case of the same block, a patch of an unknown configuration, is held past the
+    timeout."""
 
     def unknown_configuration(request: Request) -> bool:
         return PATCH(request) and request.path.rstrip("/").endswith("/" + UNKNOWN_CONFIGURATION)
@@ -495,7 +496,7 @@ def escapes() -> tuple[Fault, ...]:
             "ERR-BODY-SHAPE ERR-UNKNOWN-CONFIGURATION ERR-BODY-JSON ERR-NO-SERVER-ERROR",
             "Error bodies name their code `code` (not the declared field), and a patch of an "
             "unknown configuration is answered 404 only after the client's timeout: a recorded "
-            "violation followed by a call that never returns, in one Soft block.",
+            "violation followed by a call that never returns, in one IndependentChecks block.",
             _code_renamed_then_held(),
             profile=HOLD_PROFILE,
         ),

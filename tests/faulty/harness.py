@@ -26,7 +26,7 @@ from typing import Any
 
 import yaml
 
-from conformance.catalogue import load_catalogue
+from conformance.catalogue.requirements import load_catalogue
 from faulty.asgi import FaultyApp
 from faulty.catalogue import Fault
 from faulty.context import Context

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from conformance.catalogue import load_catalogue
+from conformance.catalogue.requirements import load_catalogue
 from faulty.catalogue import FAULTS
 from faulty.escapes import ESCAPE_PREFIX
 from faulty.not_breakable import NOT_BREAKABLE

@@ -1,12 +1,12 @@
 """The list of not-measurable paths in docs/faulty-servers.md is checked against the code.
 
-Every place in ``conformance/`` that can make a requirement not measurable (a ``NotMeasurable``
-or ``NotConfigured`` built, a factory of one called, a ``pytest.skip``), found by parsing the
-source, must be a row of the doc's table, and every row must still name such a place (or, for
-the rules of the outcome fold and ``Soft``, a function that still exists). Each row names who
-tries the path: an escape fault, another fault of the catalogue, or the profile key that
-declares it. So a new not-measurable path cannot be added without saying which server tries to
-hide behind it, and an escape cannot be dropped while its path is listed.
+Every place in ``conformance/`` that can make a requirement not measurable (a ``NotMeasurable`` or
+``NotConfigured`` built, a factory of one called, a ``pytest.skip``), found by parsing the source,
+must be a row of the doc's table, and every row must still name such a place (or, for the rules of
+the outcome fold and ``IndependentChecks``, a function that still exists). Each row names who tries
+the path: an escape fault, another fault of the catalogue, or the profile key that declares it. So a
+new not-measurable path cannot be added without saying which server tries to hide behind it, and an
+escape cannot be dropped while its path is listed.
 """
 
 from __future__ import annotations
@@ -42,7 +42,7 @@ ROW = re.compile(r"^\| `(?P<path>[^`]+)` \| (?P<kind>\w+) \| (?P<why>[^|]+) \| (
 @dataclass(frozen=True)
 class Row:
     path: str  # conformance/...py:Qualified.name
-    kind: str  # raise (a NotMeasurable built), skip (pytest.skip), rule (fold, Soft)
+    kind: str  # raise (a NotMeasurable built), skip (pytest.skip), rule (fold, IndependentChecks)
     why: str
     who: tuple[str, ...]  # fault names, or "profile: key" / "suite: ..." entries
 

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from conformance.catalogue import load_catalogue
+from conformance.catalogue.requirements import load_catalogue
 from faulty.asgi import Forward, Handler, Request, Response
 from faulty.catalogue import FAULTS, Fault, fault
 from faulty.harness import run_fault_once

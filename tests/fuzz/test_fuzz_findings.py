@@ -15,7 +15,7 @@ import httpx
 import pytest
 import yaml
 
-from conformance.contract import load_contract
+from conformance.contract.document import load_contract
 
 
 @pytest.fixture(scope="module")

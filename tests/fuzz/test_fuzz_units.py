@@ -12,12 +12,12 @@ import schemathesis
 from schemathesis.core.failures import Failure
 from schemathesis.openapi.checks import UndefinedStatusCode
 
-from conformance.contract import operations
+from conformance.catalogue.outcomes import RequirementInfo, fold
+from conformance.contract.document import operations
 from conformance.errors import UsageError
-from conformance.outcomes import RequirementInfo, fold
-from conformance.profile import DEFAULTS, build
 from conformance.report.model import Outcome
 from conformance.stages.fuzz import pytest_args
+from conformance.stages.fuzz.aiming import FuzzTarget, RealObjects
 from conformance.stages.fuzz.auth import (
     AUTH_REQUIREMENTS,
     WRONG_PAT,
@@ -29,7 +29,9 @@ from conformance.stages.fuzz.auth import (
     sdk_key_for,
 )
 from conformance.stages.fuzz.budget import TIERS, tier
-from conformance.stages.fuzz.checks import (
+from conformance.stages.fuzz.doubt import doubt_of_failure
+from conformance.stages.fuzz.execution import FuzzRun, OperationTally, SeenFailure
+from conformance.stages.fuzz.response_checks import (
     BUILTIN_REQUIREMENTS,
     CUSTOM_CHECKS,
     RuleFailure,
@@ -38,11 +40,9 @@ from conformance.stages.fuzz.checks import (
     operation_requirements,
     requirements_for,
 )
-from conformance.stages.fuzz.doubt import doubt_of_failure
 from conformance.stages.fuzz.schema import INFERRED_LINKS, build_schema, contract_document
-from conformance.stages.fuzz.stage import FuzzRun, OperationTally, SeenFailure
 from conformance.stages.fuzz.summary import merge_details
-from conformance.stages.fuzz.target import FuzzTarget, RealObjects
+from conformance.target.profile import DEFAULTS, build
 
 PAT = "svc_pat_unitTestToken"
 KEYS = {"dev": "svc_pk_dev", "prod": "svc_pk_prod", "all": "svc_pk_all"}
@@ -113,7 +113,7 @@ def test_pytest_args_select_the_stage_and_record_the_seed() -> None:
 
 
 def catalogue_ids() -> set[str]:
-    from conformance.catalogue import load_catalogue
+    from conformance.catalogue.requirements import load_catalogue
 
     return {requirement.id for requirement in load_catalogue()}
 
@@ -134,7 +134,7 @@ def test_every_requirement_id_the_stage_names_is_in_the_catalogue() -> None:
 def test_each_credentials_mode_names_its_own_requirement_of_the_operation() -> None:
     """No entry stands in for another: per kind of operation, missing and unknown credentials
     name different ids, and each id's catalogue entry lists the operation that was fuzzed."""
-    from conformance.catalogue import load_catalogue
+    from conformance.catalogue.requirements import load_catalogue
 
     catalogue = load_catalogue()
     for op in operations():
@@ -489,8 +489,8 @@ def test_merge_details_sums_workers() -> None:
 
 
 def test_curl_line_redacts_secrets_as_variables(profile: Any) -> None:
-    from conformance.redaction import Redactor
-    from conformance.stages.fuzz.stage import curl_line
+    from conformance.redaction.placeholders import Redactor
+    from conformance.stages.fuzz.execution import curl_line
 
     request = requests.Request(
         "PATCH",
@@ -537,8 +537,8 @@ def test_record_gives_each_requirement_the_evidence_of_its_own_check(profile: An
 
 def test_curl_line_masks_a_credential_the_profile_does_not_know(profile: Any) -> None:
     """A generated or run-time token is not a profile secret, but it is still a credential."""
-    from conformance.redaction import Redactor
-    from conformance.stages.fuzz.stage import curl_line
+    from conformance.redaction.placeholders import Redactor
+    from conformance.stages.fuzz.execution import curl_line
 
     stranger = "svc_pk_generated_0123456789"
     request = requests.Request(

@@ -14,7 +14,7 @@ from typing import Any
 from conformance.stages.client.chart import stage_html
 from conformance.stages.client.scenarios import requirement_ids
 from conformance.stages.client.summary import merge_details, summary_lines
-from conformance.stages.stage import Details, Stage
+from conformance.stages.declaration import Details, Stage
 
 TEST_PACKAGE = "conformance.stages.client"
 
@@ -72,7 +72,7 @@ STAGE = Stage(
         "xdist.plugin",
         "pytest_base_url.plugin",
         "allure_pytest.plugin",
-        "conformance.plugin",
+        "conformance.run.plugin",
     ),
     subject="client",
     in_all=False,

@@ -1,7 +1,7 @@
 """``conformance client``: certify an SDK client. The kit plays a scripted server, runs the client
 (``--command``; default the reference client) and judges what it sent; reports as ``run`` writes
 them, and the same exit status: 0 conformant, 1 not conformant, 2 usage error, 3 incomplete.
-SIGINT and SIGTERM stop it as they stop ``conformance run`` (``conformance.stop_signals``): the
+SIGINT and SIGTERM stop it as they stop ``conformance run`` (``conformance.run.stop_signals``): the
 scenarios that had ended are judged, the reports written, and it exits 3 (1 after a failure).
 """
 
@@ -17,7 +17,6 @@ from typing import Any
 
 import pytest
 
-from conformance import stop_signals
 from conformance.cli import (
     EXIT_USAGE,
     PYTEST_INI,
@@ -27,7 +26,8 @@ from conformance.cli import (
 )
 from conformance.errors import UsageError
 from conformance.report.headline import summary_line
-from conformance.run_collector import ReportCapture
+from conformance.run import stop_signals
+from conformance.run.collector import ReportCapture
 from conformance.stages.client import STAGE
 from conformance.stages.client import pytest_args as stage_args
 from conformance.stages.client.settings import settings_from
@@ -96,7 +96,7 @@ def add_parser(commands: Any) -> None:
 def pytest_args(options: argparse.Namespace, ini: Path) -> list[str]:
     """The pytest arguments of one client-stage run (plugin autoloading off)."""
     root = Path(__file__).resolve().parents[3]
-    args = ["-p", "conformance.plugin", "-p", "conformance.stop_signals"]
+    args = ["-p", "conformance.run.plugin", "-p", "conformance.run.stop_signals"]
     args += ["-c", str(ini), "--rootdir", str(root)]
     args += stage_args(options)
     if getattr(options, "profile", None):

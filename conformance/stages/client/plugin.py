@@ -1,7 +1,7 @@
 """The client stage's pytest options and its one session fixture: every chosen scenario run at
 once against the scripted server (``runs.run_scenarios``), before the first test judges its own.
 
-Registered by ``conformance.plugin`` (``pytest_plugins``), so the options exist wherever the
+Registered by ``conformance.run.plugin`` (``pytest_plugins``), so the options exist wherever the
 suite's plugin does: ``pytest --pyargs conformance.stages.client --client-command "..."`` works
 as it is, and ``conformance run --stage client`` / ``conformance client`` pass the same options.
 Nothing heavy is imported until the fixture runs.
@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from conformance.errors import UsageError
-from conformance.run_state import TARGET_INFO, add_secrets
+from conformance.run.state import TARGET_INFO, add_secrets
 from conformance.stages.client.runs import run_scenarios
 from conformance.stages.client.scenarios import by_name
 from conformance.stages.client.settings import settings_from

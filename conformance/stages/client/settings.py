@@ -12,8 +12,8 @@ from typing import Any
 
 import yaml
 
-from conformance import profile as profiles
 from conformance.errors import UsageError
+from conformance.target import profile as profiles
 
 BOOTSTRAP = "bootstrap"
 BOOTSTRAP_PATH = "/sdk/v2/bootstrap"

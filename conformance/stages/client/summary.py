@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from conformance.stages.stage import Details
+from conformance.stages.declaration import Details
 
 
 def merge_details(parts: Sequence[Details]) -> Details:

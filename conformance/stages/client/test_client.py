@@ -13,13 +13,13 @@ from typing import Any
 import pytest
 
 from conformance.errors import NotMeasurable
-from conformance.run_state import TRANSCRIPT
+from conformance.run.state import TRANSCRIPT
 from conformance.stages.client.evidence import Timeline, scenario_details
 from conformance.stages.client.findings import conclude
 from conformance.stages.client.judging import judge
 from conformance.stages.client.plugin import SCENARIO_PARAMETER
 from conformance.stages.client.scenarios import SCENARIOS
-from conformance.stages.stage import STAGE_PROPERTY
+from conformance.stages.declaration import STAGE_PROPERTY
 
 STAGE_NAME = "client"
 

@@ -12,9 +12,9 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from conformance.errors import UsageError
+from conformance.stages.declaration import Details, Stage
 from conformance.stages.fuzz.budget import DEFAULT_SEED, DEFAULT_TIER, TIERS
 from conformance.stages.fuzz.summary import merge_details, summary_lines
-from conformance.stages.stage import Details, Stage
 
 __all__ = ["DEFAULT_SEED", "DEFAULT_TIER", "STAGE", "TIERS", "plugin_args", "pytest_args"]
 

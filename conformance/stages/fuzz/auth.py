@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from enum import StrEnum
 
-from conformance.profile import Profile, SdkKey
+from conformance.target.profile import Profile, SdkKey
 
 SDK_PATH_PREFIX = "/sdk/"
 MANAGEMENT_AUTH_HEADER = "Authorization"

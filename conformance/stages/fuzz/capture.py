@@ -14,8 +14,8 @@ import json
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from conformance.contract import load_contract
-from conformance.contract_specialisation import Renamer
+from conformance.contract.document import load_contract
+from conformance.contract.specialisation import Renamer
 from conformance.stages.fuzz import corpus
 
 if TYPE_CHECKING:
@@ -23,8 +23,8 @@ if TYPE_CHECKING:
 
     from schemathesis import Case, Response
 
-    from conformance.stages.fuzz.stage import SeenFailure
-    from conformance.stages.fuzz.target import FuzzTarget
+    from conformance.stages.fuzz.aiming import FuzzTarget
+    from conformance.stages.fuzz.execution import SeenFailure
 
 
 @dataclass(frozen=True)

@@ -20,9 +20,9 @@ from typing import Any
 
 from conformance.errors import UsageError
 from conformance.stages.fuzz import corpus
+from conformance.stages.fuzz.aiming import FuzzTarget
 from conformance.stages.fuzz.budget import DEFAULT_SEED, tier
-from conformance.stages.fuzz.target import FuzzTarget
-from conformance.target import new_run_id, preflight, resolve
+from conformance.target.resolution import new_run_id, preflight, resolve
 from conformance.traffic.client import Client
 
 EXIT_PASS, EXIT_FAILS, EXIT_USAGE, EXIT_INCONCLUSIVE = 0, 1, 2, 3
@@ -57,7 +57,7 @@ def add_parser(commands: Any) -> None:
 @contextmanager
 def fuzz_run(options: argparse.Namespace) -> Iterator[Any]:
     """A ``FuzzRun`` against the chosen target, with the objects cases refer to created."""
-    from conformance.stages.fuzz.stage import FuzzRun
+    from conformance.stages.fuzz.execution import FuzzRun
 
     target = resolve(options.base_url, options.profile)
     try:

@@ -31,7 +31,7 @@ from typing import Any
 from jsonschema import Draft202012Validator  # type: ignore[import-untyped]
 
 from conformance import __version__
-from conformance.redaction import Redactor
+from conformance.redaction.placeholders import Redactor
 
 FORMAT = "rces-fuzz-case/1"
 SCHEMA_FILE = "corpus.schema.json"

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from conformance.outcomes import TestRecord
+from conformance.catalogue.outcomes import TestRecord
 from conformance.report.model import Evidence, Outcome
 from conformance.stages.fuzz import corpus
 from conformance.stages.fuzz.replay import FAILS, FIXED, INCONCLUSIVE, Replayed

@@ -6,7 +6,7 @@ conformance failure. The contract asked is the one the case was generated from: 
 the target profile specialised it, where an element whose value the target declared
 (``x-spec: declared``: a header, field or parameter name, a status, an enum) is no gap but the
 target's own choice, so a failure on it is real. ``LOCATORS`` maps a check to the contract
-locations its failure touches (``conformance.contract.doubt_of`` syntax); a check with no
+locations its failure touches (``conformance.contract.document.doubt_of`` syntax); a check with no
 locator is never a doubt (a 500, a transport error, credentials accepted).
 """
 
@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING, Any
 
 from schemathesis.core.failures import Failure
 
-from conformance.contract import doubt_of
-from conformance.contract_specialisation import marks, property_nodes
+from conformance.contract.document import doubt_of
+from conformance.contract.specialisation import marks, property_nodes
 
 if TYPE_CHECKING:
     from schemathesis import Case, Response

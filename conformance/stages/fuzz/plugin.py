@@ -30,27 +30,27 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from conformance.contract import operations
-from conformance.contract_specialisation import default_profile
+from conformance.catalogue.outcomes import USER_PROPERTY
+from conformance.contract.document import operations
+from conformance.contract.specialisation import default_profile
 from conformance.errors import UsageError
-from conformance.outcomes import USER_PROPERTY
-from conformance.profile import load
-from conformance.run_state import DEFAULT_REPORT_DIR, RUN_ID
+from conformance.run.state import DEFAULT_REPORT_DIR, RUN_ID
+from conformance.stages.declaration import STAGE_PROPERTY
+from conformance.stages.fuzz.aiming import FuzzTarget
 from conformance.stages.fuzz.auth import auth_requirements
 from conformance.stages.fuzz.budget import DEFAULT_SEED, DEFAULT_TIER, TIERS, Tier, tier
 from conformance.stages.fuzz.capture import corpus_cases
-from conformance.stages.fuzz.checks import operation_requirements
 from conformance.stages.fuzz.corpus import DIRECTORY_NAME
 from conformance.stages.fuzz.corpus_run import CorpusRun
+from conformance.stages.fuzz.execution import FuzzRun
 from conformance.stages.fuzz.replay import forget, replay_once
-from conformance.stages.fuzz.stage import FuzzRun
+from conformance.stages.fuzz.response_checks import operation_requirements
 from conformance.stages.fuzz.summary import merge_details, summary_lines
-from conformance.stages.fuzz.target import FuzzTarget
-from conformance.stages.stage import STAGE_PROPERTY
+from conformance.target.profile import load
 from conformance.traffic.client import Client
 
 if TYPE_CHECKING:
-    from conformance.profile import Profile
+    from conformance.target.profile import Profile
 
 FUZZ_MODULE = "conformance.stages.fuzz.test_fuzz"
 STATEFUL_REQUIREMENTS = (

@@ -20,14 +20,14 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from conformance.contract import load_contract
-from conformance.contract_specialisation import Renamer
+from conformance.contract.document import load_contract
+from conformance.contract.specialisation import Renamer
 from conformance.stages.fuzz import corpus
 from conformance.stages.fuzz.auth import AuthMode
 from conformance.stages.fuzz.capture import captures, renamed_generation
-from conformance.stages.fuzz.checks import check_name_of
+from conformance.stages.fuzz.execution import REQUEST_TIMEOUT_S, FuzzRun
+from conformance.stages.fuzz.response_checks import check_name_of
 from conformance.stages.fuzz.schema import build_schema
-from conformance.stages.fuzz.stage import REQUEST_TIMEOUT_S, FuzzRun
 
 if TYPE_CHECKING:
     from schemathesis import BaseSchema, Case

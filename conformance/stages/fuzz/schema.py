@@ -2,7 +2,7 @@
 by a tier and a seed.
 
 The contract is data; this module only (1) takes it as the target profile specialises it
-(``conformance.contract_specialisation``: the header, parameter and field names, statuses, enums
+(``conformance.contract.specialisation``: the header, parameter and field names, statuses, enums
 and bounds the target declares), (2) adds the inferred links of ``INFERRED_LINKS`` (a status poll
 after each change, a conditional re-poll with the ETag just received), and (3) sets examples,
 phases, generation modes and the seed.
@@ -12,14 +12,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from conformance.contract import load_contract
-from conformance.contract_specialisation import default_profile, specialise
+from conformance.contract.document import load_contract
+from conformance.contract.specialisation import default_profile, specialise
 from conformance.stages.fuzz.budget import Tier
 
 if TYPE_CHECKING:
     from schemathesis import BaseSchema
 
-    from conformance.profile import Profile
+    from conformance.target.profile import Profile
 
 # (source operation, status, link name, target operation, parameters): links the contract does
 # not declare but the specification implies. Marked ``x-spec: inferred`` where they are added.

@@ -12,17 +12,17 @@ import argparse
 from collections.abc import Mapping
 from typing import Any
 
-from conformance.catalogue import load_catalogue
+from conformance.catalogue.requirements import load_catalogue
 from conformance.errors import UsageError
+from conformance.stages.declaration import Stage
 from conformance.stages.load.charts import html
 from conformance.stages.load.summary import describe
-from conformance.stages.stage import Stage
 
 PLUGINS = (
     "xdist.plugin",
     "pytest_base_url.plugin",
     "allure_pytest.plugin",
-    "conformance.plugin",
+    "conformance.run.plugin",
     "conformance.stages.load.plugin",
 )
 # The spec's rules a load run answers for (each test of ``test_load`` names its own); the

@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
-from conformance import stop_signals
 from conformance.errors import UsageError
+from conformance.run import stop_signals
 from conformance.stages.load.plan import DRAIN_SECONDS, Plan
 from conformance.stages.load.records import Results
 

@@ -11,15 +11,15 @@ from typing import Any
 
 import pytest
 
-from conformance.checks.management import Configurations
+from conformance.drivers.management import Configurations
 from conformance.errors import ContractViolation, NotConfigured, NotMeasurable, UsageError
+from conformance.stages.declaration import STAGE_PROPERTY
 from conformance.stages.load import judge, objectives
 from conformance.stages.load.engine import run_fleet
 from conformance.stages.load.plan import Plan, plan_from
 from conformance.stages.load.plugin import fleet_of
 from conformance.stages.load.records import Results
 from conformance.stages.load.summary import details_of
-from conformance.stages.stage import STAGE_PROPERTY
 from conformance.traffic.client import Client
 
 requirement = pytest.mark.requirement

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from conformance.stages.stage import Stage
+from conformance.stages.declaration import Stage
 
 STAGE = Stage(
     name="scenarios",
@@ -12,6 +12,6 @@ STAGE = Stage(
         "xdist.plugin",
         "pytest_base_url.plugin",
         "allure_pytest.plugin",
-        "conformance.plugin",
+        "conformance.run.plugin",
     ),
 )

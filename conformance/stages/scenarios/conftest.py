@@ -7,9 +7,9 @@ from typing import Any
 
 import pytest
 
-from conformance.checks.experiments import Experiments, experiments_for
-from conformance.checks.management import Configurations
-from conformance.checks.sdk import Snapshots
+from conformance.drivers.experiments import Experiments, experiments_for
+from conformance.drivers.management import Configurations
+from conformance.drivers.sdk import Snapshots
 
 
 @pytest.fixture

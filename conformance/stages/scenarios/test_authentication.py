@@ -9,9 +9,9 @@ import pytest
 
 from conformance.checks import expect, expect_status, json_object
 from conformance.checks.declared import expect_declared_status, status_expectation, status_received
-from conformance.checks.management import Configurations
-from conformance.checks.refusals import attempt_writes, expect_no_trace
-from conformance.checks.sdk import Snapshots, bracketed, no_snapshot
+from conformance.drivers.management import Configurations
+from conformance.drivers.refusals import attempt_writes, expect_no_trace
+from conformance.drivers.sdk import Snapshots, bracketed, no_snapshot
 from conformance.errors import NotConfigured, Unsupported
 
 requirement = pytest.mark.requirement

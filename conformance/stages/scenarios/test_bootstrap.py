@@ -14,8 +14,8 @@ from conformance.checks import (
     media_problem,
     violation,
 )
-from conformance.checks.management import Configurations
-from conformance.checks.sdk import (
+from conformance.drivers.management import Configurations
+from conformance.drivers.sdk import (
     OUT_OF_SCOPE_STATUS,
     Snapshots,
     entry_of,
@@ -23,8 +23,8 @@ from conformance.checks.sdk import (
     etag_problem,
     settled,
 )
-from conformance.checks.shapes import expect_shape
 from conformance.errors import NotConfigured
+from conformance.oracles.shapes import expect_shape
 from conformance.traffic.client import Reply
 
 requirement = pytest.mark.requirement

@@ -1,7 +1,7 @@
 """Scenarios: bootstrap with identity headers (spec 1, 2.5, 4.3): per-unit content and metadata.
 
 The expected per-unit document is computed by the suite's own changeset oracle
-(``conformance.checks.experiment_changeset``), never by the target. Experiments whose group
+(``conformance.oracles.experiment_changeset``), never by the target. Experiments whose group
 must be known for sure have a single group, so every enrolled unit is in it.
 """
 
@@ -11,9 +11,8 @@ from typing import Any
 
 import pytest
 
-from conformance.checks import Soft, expect
-from conformance.checks.experiment_changeset import merged
-from conformance.checks.experiments import (
+from conformance.checks import IndependentChecks, expect
+from conformance.drivers.experiments import (
     Experiments,
     body_of,
     group_ids,
@@ -21,7 +20,8 @@ from conformance.checks.experiments import (
     other_unit_type,
     setup_failed,
 )
-from conformance.checks.sdk import etag_expected, etag_problem
+from conformance.drivers.sdk import etag_expected, etag_problem
+from conformance.oracles.experiment_changeset import merged
 
 requirement = pytest.mark.requirement
 
@@ -167,7 +167,7 @@ def test_bootstrap_assignment_is_recorded(experiments: Experiments) -> None:
         unit = experiments.unit(f"p{n}")
         given[unit] = experiments.unit_view(unit).group_of(record["id"])
     _expect_grouped({u: [g] for u, g in given.items()}, record["id"])
-    with Soft() as soft:
+    with IndependentChecks() as independent:
         for what, entries in (
             ("assignments", experiments.assignments(record["id"], ids)),
             ("members", experiments.members(record["id"], ids)),
@@ -178,7 +178,7 @@ def test_bootstrap_assignment_is_recorded(experiments: Experiments) -> None:
                 for u, g in given.items()
                 if listed.get(u, {}).get(experiments.p.group_id) != g
             }
-            soft.check(
+            independent.check(
                 not wrong,
                 ids,
                 f"the {what} list does not record the bootstrap's assignment",
@@ -205,10 +205,10 @@ def test_terminated_experiment_no_longer_applies(experiments: Experiments) -> No
     ended = experiments.terminate(record["id"])
     if not ok(ended):
         raise setup_failed("terminate the experiment (EXP-TERMINATE checks that)", ended)
-    with Soft() as soft:
+    with IndependentChecks() as independent:
         for who in (unit, experiments.unit("late")):
             view = experiments.unit_view(who, ids)
-            soft.check(
+            independent.check(
                 untouched(view.document(base["id"])),
                 ids,
                 "a terminated experiment still changes the unit's content",
@@ -216,7 +216,7 @@ def test_terminated_experiment_no_longer_applies(experiments: Experiments) -> No
                 repr(view.document(base["id"])),
                 view.reply,
             )
-            soft.check(
+            independent.check(
                 view.assignment(record["id"]) is None,
                 ids,
                 "a terminated experiment is still in the unit's metadata",
@@ -231,11 +231,11 @@ def test_unit_meets_only_experiments_of_its_type(experiments: Experiments) -> No
     ids = ("SDK-BOOTSTRAP-ID-UNIT-TYPE",)
     first = experiments.profile.experiments.unit_types[0]
     second = other_unit_type(experiments.profile, first)
-    with Soft() as soft:
+    with IndependentChecks() as independent:
         for mine, foreign in ((first, second), (second, first)):
             base, record = _single_group(experiments, f"utype-{foreign}", unit_type=foreign)
             view = experiments.unit_view(experiments.unit("utype"), ids, unit_type=mine)
-            soft.check(
+            independent.check(
                 untouched(view.document(base["id"])) and view.assignment(record["id"]) is None,
                 ids,
                 f"a {mine} unit met a {foreign} experiment",
@@ -269,9 +269,9 @@ def test_unit_bootstrap_has_its_own_hash_and_etag(experiments: Experiments) -> N
     _single_group(experiments, "etag")
     view = experiments.unit_view(experiments.unit("etag"), ids)
     plain = experiments.base_view()
-    with Soft() as soft:
+    with IndependentChecks() as independent:
         received = etag_problem(view.reply.headers, view.hash)
-        soft.check(
+        independent.check(
             isinstance(view.hash, str) and bool(view.hash) and received is None,
             ids,
             "the per-unit ETag is not an entity-tag carrying the per-unit hash",
@@ -279,7 +279,7 @@ def test_unit_bootstrap_has_its_own_hash_and_etag(experiments: Experiments) -> N
             received or f"hash {view.hash!r}",
             view.reply,
         )
-        soft.check(
+        independent.check(
             view.hash != plain.hash,
             ids,
             "the per-unit hash equals the base hash although the content differs",
@@ -296,8 +296,8 @@ def test_required_properties_gate_enrolment(experiments: Experiments) -> None:
     base, record = _single_group(experiments, "gate", required=[experiments.gate, level])
     unit = experiments.unit("gate")
     lacking = experiments.unit_view(unit, ids)
-    with Soft() as soft:
-        soft.check(
+    with IndependentChecks() as independent:
+        independent.check(
             untouched(lacking.document(base["id"])) and lacking.assignment(record["id"]) is None,
             ids,
             "a unit lacking a required property was enrolled",
@@ -306,7 +306,7 @@ def test_required_properties_gate_enrolment(experiments: Experiments) -> None:
             lacking.reply,
         )
         full = experiments.unit_view(unit, ids, context={level: 3})
-        soft.check(
+        independent.check(
             applied(full.document(base["id"])) or full.assignment(record["id"]) is not None,
             ids,
             "a unit with every required property was not enrolled",
@@ -326,11 +326,11 @@ def test_manual_assignment_decides_the_content(experiments: Experiments) -> None
     plan = {experiments.unit(f"mc{n}"): n % 2 for n in range(6)}
     for unit, index in plan.items():
         experiments.assign_ok(record["id"], unit, groups[index])
-    with Soft() as soft:
+    with IndependentChecks() as independent:
         for unit, index in plan.items():
             view = experiments.unit_view(unit, ids)
             wanted = merged(BASE, changesets[index])
-            soft.check(
+            independent.check(
                 view.document(base["id"]) == wanted,
                 ids,
                 f"a unit assigned to group {groups[index]} did not get its content",

@@ -22,10 +22,10 @@ from typing import Any
 import pytest
 
 from conformance.checks import expect, violation
-from conformance.checks.bucketing import HASH_FUNCTIONS, goodness_of_fit, group_index
-from conformance.checks.experiments import Experiments, group_ids, require_mode
+from conformance.drivers.experiments import Experiments, group_ids, require_mode
 from conformance.errors import NotMeasurable, Unsupported
-from conformance.stages.stage import STAGE_PROPERTY
+from conformance.oracles.bucketing import HASH_FUNCTIONS, goodness_of_fit, group_index
+from conformance.stages.declaration import STAGE_PROPERTY
 from conformance.traffic.open_loop import Offer, Planned, Record, reply_of, send, uniform
 
 requirement = pytest.mark.requirement

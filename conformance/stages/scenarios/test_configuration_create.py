@@ -7,10 +7,10 @@ from typing import Any
 
 import pytest
 
-from conformance.checks import Soft, expect, json_object, media_expected, media_problem
+from conformance.checks import IndependentChecks, expect, json_object, media_expected, media_problem
 from conformance.checks.declared import expect_declared_status
-from conformance.checks.management import Configurations
-from conformance.checks.shapes import DATE_TIME, expect_shape
+from conformance.drivers.management import Configurations
+from conformance.oracles.shapes import DATE_TIME, expect_shape
 
 requirement = pytest.mark.requirement
 
@@ -112,9 +112,9 @@ def test_extra_properties_round_trip(configurations: Configurations) -> None:
         "xObject": {"nested": {"deep": True}},
     }
     record = configurations.create_ok("extra", {"a": 1}, ids=ids, extra=extra)
-    with Soft() as soft:
+    with IndependentChecks() as independent:
         for key, value in extra.items():
-            soft.check(
+            independent.check(
                 key in record and record[key] == value,
                 ids,
                 f"extra property {key} did not round-trip",
@@ -189,24 +189,24 @@ def test_record_names_project_and_environment(
 @requirement("CFG-RECORD-TIMESTAMPS", "CFG-RECORD-DELETED-AT-LIVE")
 def test_record_timestamps(configurations: Configurations) -> None:
     record = configurations.create_ok("times", {"t": 1})
-    with Soft() as soft:
+    with IndependentChecks() as independent:
         for name in ("createdAt", "updatedAt"):
             value = record.get(name)
-            soft.check(
+            independent.check(
                 isinstance(value, str) and re.match(DATE_TIME, value) is not None,
                 ("CFG-RECORD-TIMESTAMPS",),
                 f"{name} is not an ISO 8601 date-time",
                 "a string like 2026-01-31T12:00:00.000Z",
                 repr(value),
             )
-        soft.check(
+        independent.check(
             "deletedAt" in record,
             ("CFG-RECORD-TIMESTAMPS",),
             "deletedAt is missing",
             "deletedAt present (a date-time or null)",
             "absent",
         )
-        soft.check(
+        independent.check(
             record.get("deletedAt", "absent") is None,
             ("CFG-RECORD-DELETED-AT-LIVE",),
             "a live configuration is marked deleted",

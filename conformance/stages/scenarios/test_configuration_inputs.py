@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from conformance.checks import expect_4xx, expect_status
-from conformance.checks.management import Configurations
-from conformance.checks.refusals import attempt_writes, expect_no_trace
-from conformance.checks.sdk import Snapshots
+from conformance.drivers.management import Configurations
+from conformance.drivers.refusals import attempt_writes, expect_no_trace
+from conformance.drivers.sdk import Snapshots
 from conformance.errors import NotConfigured
 
 requirement = pytest.mark.requirement

@@ -12,11 +12,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from conformance.checks import Soft, expect, json_object, violation
-from conformance.checks.management import Configurations
-from conformance.checks.sdk import Snapshots, entry_of
-from conformance.checks.shapes import expect_shape
+from conformance.checks import IndependentChecks, expect, json_object, violation
+from conformance.drivers.management import Configurations
+from conformance.drivers.sdk import Snapshots, entry_of
 from conformance.errors import NotConfigured
+from conformance.oracles.shapes import expect_shape
 from conformance.traffic.client import Reply
 
 requirement = pytest.mark.requirement
@@ -303,8 +303,8 @@ def test_empty_patch_is_a_no_op(configurations: Configurations) -> None:
     reply = configurations.patch(record["id"], body={})
     expect_2xx(reply, ("CFG-PATCH-EMPTY-BODY",), "an empty patch body was refused")
     body = json_object(reply, ("CFG-PATCH-EMPTY-BODY",))
-    with Soft() as soft:
-        soft.check(
+    with IndependentChecks() as independent:
+        independent.check(
             body.get("configuration") == record["configuration"],
             ("CFG-PATCH-EMPTY-BODY",),
             "an empty patch changed the content",
@@ -312,7 +312,7 @@ def test_empty_patch_is_a_no_op(configurations: Configurations) -> None:
             repr(body.get("configuration")),
             reply,
         )
-        soft.check(
+        independent.check(
             body.get("contentHash") == record.get("contentHash"),
             ("CFG-CONTENT-HASH-STABLE",),
             "contentHash moved without a content change",
@@ -446,10 +446,12 @@ def test_sidecar_reorders_members(configurations: Configurations, with_operation
     expect_2xx(reply, ids, "a key-order sidecar was refused")
     got = content_of(reply, ids)
     expected = oracle(SIDECAR_DOCUMENT, operations)
-    with Soft() as soft:
-        soft.check(got == expected, ids, "the sidecar changed values", repr(expected), repr(got))
+    with IndependentChecks() as independent:
+        independent.check(
+            got == expected, ids, "the sidecar changed values", repr(expected), repr(got)
+        )
         order_got = (list(got), list(got.get("b", {}))) if isinstance(got, dict) else None
-        soft.check(
+        independent.check(
             order_got == (["d", "c", "b", "a"], ["z", "x", "y"]),
             ids,
             "members are not in the sidecar's order",
@@ -564,12 +566,12 @@ def test_nothing_changes_after_a_conflict(
     )
     served = stored(configurations, snapshots, record, ids)
     hash_after = snapshots.snapshot("production", ids).get("hash")
-    with Soft() as soft:
+    with IndependentChecks() as independent:
         expected = current.get("configuration")
-        soft.check(
+        independent.check(
             served == expected, ids, "a 409 changed the content", repr(expected), repr(served)
         )
-        soft.check(
+        independent.check(
             hash_after == hash_before,
             ids,
             "a 409 moved the environment's snapshot hash",

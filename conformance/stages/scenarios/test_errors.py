@@ -14,10 +14,10 @@ from typing import Any
 
 import pytest
 
-from conformance.checks import Soft, expect, media_expected, media_problem
+from conformance.checks import IndependentChecks, expect, media_expected, media_problem
 from conformance.checks.declared import expect_declared_status, field_received
-from conformance.checks.management import Configurations
-from conformance.checks.sdk import Snapshots
+from conformance.drivers.management import Configurations
+from conformance.drivers.sdk import Snapshots
 from conformance.errors import NotConfigured, NotMeasurable, Unsupported
 from conformance.traffic.client import Reply
 
@@ -194,7 +194,7 @@ def test_error_bodies_have_code_and_message(
     shape = snapshots.profile.errors
     judged = 0
     sent: list[str] = []
-    with Soft() as soft:
+    with IndependentChecks() as independent:
         for case in CASES:
             if case.family == "bootstrap" and not snapshots.profile.capability("bootstrap"):
                 continue
@@ -213,7 +213,7 @@ def test_error_bodies_have_code_and_message(
                 ("errors.message_field", shape.message_field),
             ):
                 received = field_received(body, key, name, received, str)
-            soft.check(
+            independent.check(
                 isinstance(body.get(shape.code_field), str)
                 and isinstance(body.get(shape.message_field), str),
                 ids,
@@ -377,9 +377,9 @@ def test_malformed_requests_never_5xx(configurations: Configurations, snapshots:
     ]:
         replies.append((f"status {header}", snapshots.status(headers={header: value})))
     replies.append(("status hash=long", snapshots.status(params={"hash": "h" * 5000})))
-    with Soft() as soft:
+    with IndependentChecks() as independent:
         for label, reply in replies:
-            soft.check(
+            independent.check(
                 reply.status < 500,
                 ids,
                 f"a malformed request ({label}) caused a server error",

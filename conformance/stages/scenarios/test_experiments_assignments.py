@@ -6,8 +6,8 @@ from typing import Any, TypeGuard
 
 import pytest
 
-from conformance.checks import Soft, expect, json_object
-from conformance.checks.experiments import (
+from conformance.checks import IndependentChecks, expect, json_object
+from conformance.drivers.experiments import (
     Experiments,
     body_of,
     group_ids,
@@ -169,10 +169,10 @@ def test_unenroll_makes_the_member_inactive(experiments: Experiments) -> None:
         "(profile experiment_payload.status / member_unenrolled)",
         repr(member or "(no member entry)"),
     )
-    with Soft() as soft:
+    with IndependentChecks() as independent:
         for value, listed in ((p.member_unenrolled, True), (p.member_active, False)):
             found = experiments.by_unit(experiments.members(experiment_id, ids, value))
-            soft.check(
+            independent.check(
                 (unit in found) == listed,
                 ids,
                 f"the members filtered by {p.status_param}={value!r} do not show the unit right",
@@ -222,13 +222,13 @@ def test_counts_add_up(experiments: Experiments) -> None:
     active = {g: sum(1 for u, h in units.items() if h == g and u != dropped) for g in groups}
     per = experiments.group_counts(experiment_id)
     overall = experiments.counts()
-    with Soft() as soft:
+    with IndependentChecks() as independent:
         per_body = body_of(per) if ok(per) else None
         rows = per_body.get(p.count_groups) if isinstance(per_body, dict) else None
         counted = {
             r.get(p.group_id): r.get(p.count_active) for r in rows or [] if isinstance(r, dict)
         }
-        soft.check(
+        independent.check(
             counted == active,
             ("EXP-GROUP-COUNTS",),
             "per-group counts are wrong",
@@ -242,7 +242,7 @@ def test_counts_add_up(experiments: Experiments) -> None:
             for g in groups
         }
         if rows is not None and listed == active:  # a wrong member list is EXP-MEMBERS' fault
-            soft.check(
+            independent.check(
                 listed == counted,
                 ("EXP-COUNTS-AGREE-MEMBERS",),
                 "per-group counts disagree with the member list",
@@ -260,7 +260,7 @@ def test_counts_add_up(experiments: Experiments) -> None:
             None,
         )
         enrolled = sum(active.values())
-        soft.check(
+        independent.check(
             entry is not None and entry.get(p.count_active) == enrolled,
             ("EXP-ASSIGNMENT-COUNTS",),
             "the project-wide count of the experiment is wrong",
@@ -270,7 +270,7 @@ def test_counts_add_up(experiments: Experiments) -> None:
         )
         if entry is not None and isinstance(per_body, dict):
             keys = [k for k in (p.count_active, p.count_unenrolled, p.count_total) if k in per_body]
-            soft.check(
+            independent.check(
                 bool(keys) and all(entry.get(k) == per_body[k] for k in keys),
                 ("EXP-COUNTS-AGREE-TOTALS",),
                 "project-wide counts disagree with the experiment's own",
@@ -332,8 +332,8 @@ def test_rollout_change_is_kept(experiments: Experiments) -> None:
         expect(ok(reply), ids, "rollout change was refused", "HTTP 2xx", reply.describe(), reply)
     after = experiments.rollout(experiment_id)
     body = body_of(after)
-    with Soft() as soft:
-        soft.check(
+    with IndependentChecks() as independent:
+        independent.check(
             _rollout_weights(body, experiments) == wanted,
             ids,
             "the rollout read does not show the new weights",
@@ -341,7 +341,7 @@ def test_rollout_change_is_kept(experiments: Experiments) -> None:
             after.describe(),
             after,
         )
-        soft.check(
+        independent.check(
             isinstance(body, dict) and body.get(experiments.p.percentage) == 50 * scale,
             ids,
             "the rollout read does not show the new percentage",
@@ -355,7 +355,7 @@ def test_rollout_change_is_kept(experiments: Experiments) -> None:
             for g in (summary or {}).get("groups") or []
             if isinstance(g, dict)
         }
-        soft.check(
+        independent.check(
             shown == wanted,
             ids,
             "the snapshot summary does not show the new weights",
@@ -377,10 +377,10 @@ def test_invalid_rollout_change_is_refused(experiments: Experiments) -> None:
         "percentage above 100": {"percentage": 101},
         "negative percentage": {"percentage": -1},
     }
-    with Soft() as soft:
+    with IndependentChecks() as independent:
         for what, change in cases.items():
             reply = experiments.change_rollout(experiment_id, **change)
-            soft.check(
+            independent.check(
                 400 <= reply.status < 500,
                 ids,
                 f"a rollout change with {what} was accepted",
@@ -389,7 +389,7 @@ def test_invalid_rollout_change_is_refused(experiments: Experiments) -> None:
                 reply,
             )
         after = body_of(experiments.rollout(experiment_id))
-        soft.check(
+        independent.check(
             after == before,
             ids,
             "a refused rollout change changed the rollout",

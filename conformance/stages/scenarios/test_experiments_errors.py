@@ -14,9 +14,9 @@ from typing import Any
 
 import pytest
 
-from conformance.checks import Soft, expect, json_object, media_expected, media_problem
+from conformance.checks import IndependentChecks, expect, json_object, media_expected, media_problem
 from conformance.checks.declared import status_expectation, status_received
-from conformance.checks.experiments import (
+from conformance.drivers.experiments import (
     UNKNOWN_EXPERIMENT_ID,
     Experiments,
     body_of,
@@ -126,10 +126,10 @@ def test_every_endpoint_answers_the_owner_in_json(experiments: Experiments) -> N
     refused = set(experiments.profile.errors.missing_credentials_status) | {
         experiments.profile.errors.forbidden_status
     }
-    with Soft() as soft:
+    with IndependentChecks() as independent:
         for entry in ENDPOINTS:
             reply = _send(experiments, entry, subject)
-            soft.check(
+            independent.check(
                 ok(reply) and reply.status not in refused,
                 accepted,
                 f"{entry[0]} refused the owner's token",
@@ -139,7 +139,7 @@ def test_every_endpoint_answers_the_owner_in_json(experiments: Experiments) -> N
             )
             if ok(reply):
                 received = media_problem(reply.headers)
-                soft.check(
+                independent.check(
                     received is None,
                     media,
                     f"{entry[0]} did not answer application/json",
@@ -165,11 +165,11 @@ def _refused_everywhere(
     subject = _subject(experiments, label)
     before = _before(experiments, subject)
     expected = " or ".join(f"HTTP {s}" for s in sorted(wanted))
-    with Soft() as soft:
+    with IndependentChecks() as independent:
         for what, extra in credentials.items():
             for entry in ENDPOINTS:
                 reply = _send(experiments, entry, subject, **extra)
-                soft.check(
+                independent.check(
                     reply.status in wanted,
                     ids,
                     f"{entry[0]} {what} was not refused",
@@ -177,7 +177,7 @@ def _refused_everywhere(
                     reply.describe(),
                     reply,
                 )
-        _unchanged(experiments, subject, before, soft, ids)
+        _unchanged(experiments, subject, before, independent, ids)
 
 
 @requirement("AUTH-EXP-MISSING")
@@ -241,13 +241,13 @@ def _unchanged(
     experiments: Experiments,
     subject: Subject,
     before: tuple[Any, bool],
-    soft: Soft,
+    independent: IndependentChecks,
     ids: tuple[str, ...],
 ) -> None:
     """Nothing the refused calls asked for happened (as far as the target lets us see)."""
     rollout, listed_active = before
     status = experiments.status_of(subject.experiment_id)
-    soft.check(
+    independent.check(
         status != experiments.p.terminated,
         ids,
         "a refused terminate ended the experiment",
@@ -258,7 +258,7 @@ def _unchanged(
         member = experiments.by_unit(experiments.members(subject.experiment_id, ())).get(
             subject.unit, {}
         )
-        soft.check(
+        independent.check(
             experiments.is_active(member),
             ids,
             "a refused unenroll changed the member",
@@ -266,7 +266,7 @@ def _unchanged(
             repr(member or "(absent)"),
         )
     after = body_of(experiments.rollout(subject.experiment_id))
-    soft.check(
+    independent.check(
         after == rollout,
         ids,
         "a refused rollout change changed the rollout",
@@ -274,7 +274,7 @@ def _unchanged(
         repr(after),
     )
     made = subject.create_body["name"]
-    soft.check(
+    independent.check(
         made not in _names(experiments, ()),
         ids,
         "a refused create made an experiment",
@@ -297,7 +297,7 @@ def test_another_owners_project_is_forbidden(experiments: Experiments) -> None:
     subject = _subject(experiments, "foreign", assigned=False)
     key = "errors.foreign_project_status"
     refused = experiments.profile.errors.foreign_project_status
-    with Soft() as soft:
+    with IndependentChecks() as independent:
         for entry in ENDPOINTS:
             reply = _send(
                 experiments,
@@ -306,7 +306,7 @@ def test_another_owners_project_is_forbidden(experiments: Experiments) -> None:
                 application_id=project.foreign_application_id,
                 environment=project.foreign_environment_id,
             )
-            soft.check(
+            independent.check(
                 reply.status in refused,
                 ids,
                 f"{entry[0]} on another owner's project was not refused",
@@ -328,10 +328,10 @@ def test_unknown_experiment_is_not_found(experiments: Experiments) -> None:
     while unknown in listed:
         unknown += 1
     wanted = experiments.profile.errors.not_found_status
-    with Soft() as soft:
+    with IndependentChecks() as independent:
         for entry in PER_EXPERIMENT:
             reply = _send(experiments, entry, subject, experiment_id=unknown)
-            soft.check(
+            independent.check(
                 reply.status == wanted,
                 ids,
                 f"{entry[0]} on an unknown experiment",
@@ -459,7 +459,7 @@ def test_invalid_create_is_refused(experiments: Experiments, requirement_id: str
     ids = (requirement_id,)
     base = experiments.base(BASE)
     names = []
-    with Soft() as soft:
+    with IndependentChecks() as independent:
         for index, (what, mutate) in enumerate(CREATE_REFUSALS[requirement_id]):
             body = experiments.body(
                 f"refused-{requirement_id.lower()}-{index}",
@@ -469,7 +469,7 @@ def test_invalid_create_is_refused(experiments: Experiments, requirement_id: str
             names.append(body["name"])
             mutate(body, experiments)
             reply = experiments.create(body)
-            soft.check(
+            independent.check(
                 400 <= reply.status < 500,
                 ids,
                 f"{what} was accepted",
@@ -482,7 +482,7 @@ def test_invalid_create_is_refused(experiments: Experiments, requirement_id: str
             for item in experiments.listed(ids)
             if item.get("name") in names or item.get("baseConfigurationId") == base["id"]
         ]
-        soft.check(
+        independent.check(
             not made,
             ids,
             "a refused create made an experiment",

@@ -7,9 +7,8 @@ from typing import Any
 
 import pytest
 
-from conformance.checks import Soft, expect, json_object
-from conformance.checks.experiment_shapes import group_problems, summary_problems
-from conformance.checks.experiments import (
+from conformance.checks import IndependentChecks, expect, json_object
+from conformance.drivers.experiments import (
     SUMMARY_FIELDS,
     WEIGHTED,
     Experiments,
@@ -18,6 +17,7 @@ from conformance.checks.experiments import (
     ok,
     setup_failed,
 )
+from conformance.oracles.experiment_shapes import group_problems, summary_problems
 from conformance.traffic.client import Reply
 
 requirement = pytest.mark.requirement
@@ -99,11 +99,11 @@ def _each_declared_value_is_created(
 ) -> None:
     """Each value the profile declares for ``field`` is accepted and reported back as sent."""
     created = experiments.profile.statuses.create_experiment
-    with Soft() as soft:
+    with IndependentChecks() as independent:
         for value in values:
             reply = experiments.create(body_for(value))
             record = body_of(reply)
-            soft.check(
+            independent.check(
                 reply.status == created and isinstance(record, dict) and record.get(field) == value,
                 ids,
                 f"{field} {value!r} was not accepted and reported",
@@ -148,9 +148,9 @@ def test_get_returns_what_was_created(experiments: Experiments) -> None:
     reply = experiments.get(record["id"])
     expect(ok(reply), ids, "get experiment failed", "HTTP 200", reply.describe(), reply)
     got = json_object(reply, ids, "an experiment")
-    with Soft() as soft:
+    with IndependentChecks() as independent:
         for name in ("name", "unitType", "assignmentMode", "baseConfigurationId"):
-            soft.check(
+            independent.check(
                 got.get(name) == body[name],
                 ids,
                 f"{name} differs from the create",
@@ -164,7 +164,7 @@ def test_get_returns_what_was_created(experiments: Experiments) -> None:
             for g in got.get("groups") or []
             if isinstance(g, dict)
         ]
-        soft.check(
+        independent.check(
             sorted(seen, key=repr) == sorted(sent, key=repr),
             ids,
             "groups differ from the create",
@@ -177,7 +177,7 @@ def test_get_returns_what_was_created(experiments: Experiments) -> None:
 @requirement("EXP-SNAPSHOT-BY-UNIT-TYPE")
 def test_running_experiment_is_listed_under_its_unit_type(experiments: Experiments) -> None:
     ids = ("EXP-SNAPSHOT-BY-UNIT-TYPE",)
-    with Soft() as soft:
+    with IndependentChecks() as independent:
         for unit_type in experiments.profile.experiments.unit_types:
             record = _created(experiments, f"snap-{unit_type}", unit_type=unit_type)
             _, _, snapshot = experiments.summary(record["id"])
@@ -188,7 +188,7 @@ def test_running_experiment_is_listed_under_its_unit_type(experiments: Experimen
                 if isinstance(entries, list)
                 and any(isinstance(e, dict) and e.get("id") == record["id"] for e in entries)
             )
-            soft.check(
+            independent.check(
                 holding == [unit_type],
                 ids,
                 f"a running {unit_type} experiment is not listed under {unit_type} only",
@@ -218,9 +218,9 @@ def test_snapshot_summary_describes_the_experiment(experiments: Experiments) -> 
         f"experiments: {str(snapshot.get('experiments'))[:300]}",
     )
     assert summary is not None
-    with Soft() as soft:
+    with IndependentChecks() as independent:
         found = summary_problems(summary)
-        soft.check(
+        independent.check(
             not found,
             ("EXP-SNAPSHOT-SUMMARY-FIELDS",),
             "summary fields missing or mistyped",
@@ -228,7 +228,7 @@ def test_snapshot_summary_describes_the_experiment(experiments: Experiments) -> 
             "; ".join(found[:6]),
         )
         found = group_problems(summary, weighted=True)
-        soft.check(
+        independent.check(
             not found,
             ("EXP-SNAPSHOT-GROUP-FIELDS",),
             "group fields missing or mistyped",
@@ -237,7 +237,7 @@ def test_snapshot_summary_describes_the_experiment(experiments: Experiments) -> 
         )
         match = ("EXP-SNAPSHOT-MATCHES-EXPERIMENT",)
         for name in ("name", "unitType", "assignmentMode", "baseConfigurationId"):
-            soft.check(
+            independent.check(
                 summary.get(name) == body[name],
                 match,
                 f"summary {name} differs",
@@ -245,7 +245,7 @@ def test_snapshot_summary_describes_the_experiment(experiments: Experiments) -> 
                 repr(summary.get(name, "(absent)")),
             )
         props = summary.get("requiredProperties")
-        soft.check(
+        independent.check(
             isinstance(props, list) and sorted(map(str, props)) == sorted(required),
             match,
             "summary requiredProperties differ",
@@ -258,12 +258,12 @@ def test_snapshot_summary_describes_the_experiment(experiments: Experiments) -> 
             for g in summary.get("groups") or []
             if isinstance(g, dict)
         )
-        soft.check(
+        independent.check(
             seen == sent, match, "summary groups differ (label, weight)", repr(sent), repr(seen)
         )
         top = snapshot.get("requiredProperties")
         listed = set(top) if isinstance(top, list) else set()
-        soft.check(
+        independent.check(
             set(required) <= listed,
             ("EXP-SNAPSHOT-REQUIRED-PROPERTIES-UNION",),
             "the experiment's required properties are missing at the top level",
@@ -382,10 +382,10 @@ def test_a_terminated_experiment_stays_terminated(experiments: Experiments) -> N
         "reactivate": lambda: experiments.reactivate(experiment_id, unit),
     }
     record_before = _unstamped(experiments.get(experiment_id))
-    with Soft() as soft:
+    with IndependentChecks() as independent:
         for what, attempt in attempts.items():
             answer = attempt()
-            soft.check(
+            independent.check(
                 400 <= answer.status < 500,
                 ids,
                 f"{what} on a terminated experiment was not refused",
@@ -397,7 +397,7 @@ def test_a_terminated_experiment_stays_terminated(experiments: Experiments) -> N
         # accepted as a no-op. Either way (a 5xx already failed in the client) nothing changes.
         experiments.call("POST", f"/{experiment_id}/terminate", json_body={})
         record_after = _unstamped(experiments.get(experiment_id))
-        soft.check(
+        independent.check(
             record_after == record_before,
             ids,
             "a terminated experiment changed (after the refused changes and a second terminate)",
@@ -405,7 +405,7 @@ def test_a_terminated_experiment_stays_terminated(experiments: Experiments) -> N
             repr(record_after)[:600],
         )
         status = experiments.status_of(experiment_id)
-        soft.check(
+        independent.check(
             status == experiments.p.terminated,
             ids,
             "the experiment left terminated",
@@ -413,7 +413,7 @@ def test_a_terminated_experiment_stays_terminated(experiments: Experiments) -> N
             repr(status),
         )
         after = body_of(experiments.rollout(experiment_id))
-        soft.check(
+        independent.check(
             after == rollout_before,
             ids,
             "the rollout of a terminated experiment changed",
@@ -421,7 +421,7 @@ def test_a_terminated_experiment_stays_terminated(experiments: Experiments) -> N
             repr(after),
         )
         member = experiments.by_unit(experiments.members(experiment_id, ())).get(unit, {})
-        soft.check(
+        independent.check(
             member == member_before,
             ids,
             "a member of a terminated experiment changed",

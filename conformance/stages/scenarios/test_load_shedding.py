@@ -20,10 +20,10 @@ from typing import Any
 
 import pytest
 
-from conformance.checks import Soft, expect
-from conformance.checks.sdk import Snapshots
-from conformance.checks.shapes import problems
+from conformance.checks import IndependentChecks, expect
+from conformance.drivers.sdk import Snapshots
 from conformance.errors import NotMeasurable
+from conformance.oracles.shapes import problems
 from conformance.traffic.open_loop import Offer, Planned, send, uniform
 
 requirement = pytest.mark.requirement
@@ -117,12 +117,12 @@ def test_hint_under_load_and_after(snapshots: Snapshots) -> None:
     status_hints = [h for h in status_hints if h is not None]
     boot_hints = [_polling(b) for p, s, b in served if p.endswith("bootstrap") and s == 200]
     unmeasured: dict[str, str] = {}
-    with Soft() as soft:
+    with IndependentChecks() as independent:
         if not status_hints and offered is not None:
             undelivered = _undelivered(snapshots, offered)
             if undelivered is not None:
                 raise NotMeasurable(undelivered)
-        if not soft.check(
+        if not independent.check(
             bool(status_hints),
             ("POLL-HINT-UNDER-LOAD",),
             "no status response carried a polling hint under load",
@@ -133,7 +133,7 @@ def test_hint_under_load_and_after(snapshots: Snapshots) -> None:
             return
         hint = status_hints[-1]
         found = problems("polling", hint)
-        soft.check(
+        independent.check(
             not found,
             ("POLL-HINT-SHAPE",),
             "the polling hint is malformed",
@@ -142,7 +142,7 @@ def test_hint_under_load_and_after(snapshots: Snapshots) -> None:
         )
         interval = hint.get("intervalSeconds") if isinstance(hint, dict) else None
         jitter = hint.get("jitterRatio") if isinstance(hint, dict) else None
-        soft.check(
+        independent.check(
             isinstance(interval, (int, float))
             and isinstance(jitter, (int, float))
             and interval > 0
@@ -153,7 +153,7 @@ def test_hint_under_load_and_after(snapshots: Snapshots) -> None:
             repr(hint),
         )
         if boot_hints:
-            soft.check(
+            independent.check(
                 any(h == hint for h in boot_hints),
                 ("POLL-HINT-ON-BOOTSTRAP",),
                 "bootstrap under load lacks the status polling hint",
@@ -161,7 +161,7 @@ def test_hint_under_load_and_after(snapshots: Snapshots) -> None:
                 repr(boot_hints[:3]),
             )
         elif any(p.endswith("bootstrap") for p, _, _ in served):  # sent, never served: judged
-            soft.check(
+            independent.check(
                 False,
                 ("POLL-HINT-ON-BOOTSTRAP",),
                 "bootstrap under load was not served",
@@ -177,16 +177,16 @@ def test_hint_under_load_and_after(snapshots: Snapshots) -> None:
             unmeasured["POLL-HINT-ABSENT-NORMALLY"] = "shedding is forced: never without it"
         else:
             polling = _hint_after_load(snapshots)
-            soft.check(
+            independent.check(
                 polling is None,
                 ("POLL-HINT-GONE-AFTER-LOAD", "POLL-HINT-ABSENT-NORMALLY"),
                 "the polling hint stayed after the load",
                 "no polling field",
                 repr(polling),
             )
-        if unmeasured and not soft.broken:
+        if unmeasured and not independent.broken:
             raise NotMeasurable(
-                "; ".join(unmeasured.values()), tuple(unmeasured), passed=tuple(soft.checked)
+                "; ".join(unmeasured.values()), tuple(unmeasured), passed=tuple(independent.checked)
             )
 
 

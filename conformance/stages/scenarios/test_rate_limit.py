@@ -29,10 +29,10 @@ from dataclasses import dataclass, field
 import pytest
 
 from conformance.checks import expect, violation
-from conformance.checks.header_grammar import Problem, retry_after
-from conformance.checks.rate_budget import Window, early_refusal
-from conformance.checks.sdk import Snapshots
+from conformance.drivers.sdk import Snapshots
 from conformance.errors import NotMeasurable
+from conformance.oracles.header_grammar import Problem, retry_after
+from conformance.oracles.rate_budget import Window, early_refusal
 from conformance.traffic.client import Reply
 from conformance.traffic.open_loop import Offer, Planned, Record, reply_of, send, uniform
 from conformance.traffic.token_bucket import Limit

@@ -8,10 +8,10 @@ from __future__ import annotations
 import pytest
 
 from conformance.checks import expect, expect_status, json_object
-from conformance.checks.management import Configurations
-from conformance.checks.sdk import OUT_OF_SCOPE_STATUS, Snapshots, bracketed, no_snapshot
-from conformance.checks.shapes import expect_shape
+from conformance.drivers.management import Configurations
+from conformance.drivers.sdk import OUT_OF_SCOPE_STATUS, Snapshots, bracketed, no_snapshot
 from conformance.errors import NotConfigured
+from conformance.oracles.shapes import expect_shape
 from conformance.traffic.client import Reply
 
 requirement = pytest.mark.requirement

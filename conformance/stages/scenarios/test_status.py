@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from conformance.checks import (
-    Soft,
+    IndependentChecks,
     expect,
     expect_status,
     json_object,
@@ -20,8 +20,8 @@ from conformance.checks import (
     media_problem,
     violation,
 )
-from conformance.checks.management import Configurations
-from conformance.checks.sdk import (
+from conformance.drivers.management import Configurations
+from conformance.drivers.sdk import (
     Snapshots,
     entry_of,
     etag_expected,
@@ -29,8 +29,8 @@ from conformance.checks.sdk import (
     etag_value,
     settled,
 )
-from conformance.checks.shapes import expect_shape, status_entry_problems
 from conformance.errors import NotConfigured
+from conformance.oracles.shapes import expect_shape, status_entry_problems
 from conformance.traffic.client import Reply
 from conformance.traffic.raw_socket import RawAnswer
 
@@ -180,8 +180,8 @@ def _send(snapshots: Snapshots, current: str, *, how: str) -> Reply:
 def test_if_none_match_gives_304(snapshots: Snapshots) -> None:
     current, reply = _conditional(snapshots, ("SDK-STATUS-304-IF-NONE-MATCH",), how="if-none-match")
     expect_status(reply, 304, ("SDK-STATUS-304-IF-NONE-MATCH",), "current hash not answered 304")
-    with Soft() as soft:
-        soft.check(
+    with IndependentChecks() as independent:
+        independent.check(
             reply.content == b"",
             ("SDK-STATUS-304-NO-BODY",),
             "a 304 carried a body",
@@ -190,7 +190,7 @@ def test_if_none_match_gives_304(snapshots: Snapshots) -> None:
             reply,
         )
         received = etag_problem(reply.headers, current)
-        soft.check(
+        independent.check(
             received is None,
             ("SDK-STATUS-304-ETAG",),
             "a 304 did not repeat the current ETag as an entity-tag",
@@ -198,10 +198,10 @@ def test_if_none_match_gives_304(snapshots: Snapshots) -> None:
             received or "",
             reply,
         )
-        _no_bytes_after_the_304_head(snapshots, soft)
+        _no_bytes_after_the_304_head(snapshots, independent)
 
 
-def _no_bytes_after_the_304_head(snapshots: Snapshots, soft: Soft) -> None:
+def _no_bytes_after_the_304_head(snapshots: Snapshots, independent: IndependentChecks) -> None:
     """An HTTP client reads a 304 as bodiless whatever follows it; the wire shows a body.
 
     The current hash is read again for the plain-socket request and retried like any
@@ -227,7 +227,7 @@ def _no_bytes_after_the_304_head(snapshots: Snapshots, soft: Soft) -> None:
 
     found = settled(attempt)
     if found is None:
-        soft.check(
+        independent.check(
             False,
             ids,
             "the development snapshot moved between two reads with nothing written",
@@ -237,7 +237,7 @@ def _no_bytes_after_the_304_head(snapshots: Snapshots, soft: Soft) -> None:
         return
     _, answer, curl = found
     if answer.status != 304:
-        soft.check(
+        independent.check(
             False,
             ids,
             "the current hash was not answered 304 over a plain HTTP/1.1 socket",
@@ -245,7 +245,7 @@ def _no_bytes_after_the_304_head(snapshots: Snapshots, soft: Soft) -> None:
             f"{answer.problem or f'HTTP {answer.status}'}; reproduce: {curl}",
         )
         return
-    soft.check(
+    independent.check(
         not answer.after_head,
         ("SDK-STATUS-304-NO-BODY",),
         "a 304 carried a body on the wire",
@@ -351,9 +351,11 @@ def test_hash_moves_on_create_and_patch(
         environment="production",
     )
     patched = snapshots.snapshot("production", ids).get("hash")
-    with Soft() as soft:
-        soft.check(created != before, ids, "create kept the hash", f"not {before!r}", repr(created))
-        soft.check(
+    with IndependentChecks() as independent:
+        independent.check(
+            created != before, ids, "create kept the hash", f"not {before!r}", repr(created)
+        )
+        independent.check(
             patched != created, ids, "patch kept the hash", f"not {created!r}", repr(patched)
         )
 
@@ -404,9 +406,9 @@ def test_only_the_patched_configuration_hash_moves(
         "(SDK-STATUS-LISTS-CONFIGURATIONS)",
         f"not listed: {', '.join(missing)}",
     )
-    with Soft() as soft:
+    with IndependentChecks() as independent:
         old, new = pairs["changed"]
-        soft.check(
+        independent.check(
             old["hash"] != new["hash"],  # type: ignore[index]
             ("SDK-STATUS-CONFIG-HASH-MOVES",),
             "the patched configuration kept its hash",
@@ -414,7 +416,7 @@ def test_only_the_patched_configuration_hash_moves(
             repr(new["hash"]),  # type: ignore[index]
         )
         old, new = pairs["untouched"]
-        soft.check(
+        independent.check(
             old == new,
             ("SDK-STATUS-CONFIG-HASH-OTHERS-STABLE",),
             "an untouched configuration's entry changed",

@@ -1,0 +1,3 @@
+"""The requirement catalogue (the spine) and how test outcomes fold into a report's requirement
+verdicts.
+"""

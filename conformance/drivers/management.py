@@ -1,0 +1,162 @@
+"""Configuration management as scenarios drive it: bodies built from the profile's field names."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from conformance.checks import expect, json_object
+from conformance.checks.declared import expect_declared_status
+from conformance.drivers import document_paths
+from conformance.traffic.client import UNSET, Client, Reply
+
+
+class Configurations:
+    """Create and patch configurations on the target, naming everything with the run prefix."""
+
+    def __init__(self, client: Client) -> None:
+        self.client = client
+        self.profile = client.profile
+        # Where the suite created each configuration: what it sent, not what the record says
+        # (a record naming the wrong environment breaks its own rule, not every later read).
+        self._sent_environment: dict[Any, int] = {}
+
+    def create_body(
+        self,
+        name: str | None,
+        content: Any = UNSET,
+        private_keys: Sequence[str] | None = None,
+        comments: Mapping[str, str] | None = None,
+        extra: Mapping[str, Any] | None = None,
+    ) -> dict[str, Any]:
+        fields = self.profile.bodies.create
+        body: dict[str, Any] = {} if name is None else {"name": name}
+        if content is not UNSET:
+            body[fields.content] = content
+        if private_keys is not None:
+            body[fields.private_keys] = self.spelled_paths(private_keys)
+        if comments is not None:
+            body[fields.comments] = dict(comments)
+        body.update(extra or {})
+        return body
+
+    def create(
+        self,
+        label: str = "config",
+        content: Any = UNSET,
+        *,
+        environment: str | int = "development",
+        body: Any = UNSET,
+        **fields: Any,
+    ) -> Reply:
+        if body is UNSET:
+            body = self.create_body(self.client.name(label), content, **fields)
+        return self.client.management(
+            "POST", "/configuration", environment=environment, json_body=body
+        )
+
+    def create_ok(
+        self,
+        label: str = "config",
+        content: Any = UNSET,
+        *,
+        ids: Sequence[str] = (),
+        environment: str | int = "development",
+        **fields: Any,
+    ) -> dict[str, Any]:
+        """Create and return the record; any other answer violates ``ids`` (the test's own)."""
+        reply = self.create(label, content, environment=environment, **fields)
+        expected = self.profile.statuses.create_configuration
+        key = "statuses.create_configuration"
+        expect_declared_status(reply, key, expected, ids, "create configuration was not accepted")
+        record = json_object(reply, ids, "a configuration record")
+        if "id" in record:
+            self._sent_environment[record["id"]] = (
+                environment
+                if isinstance(environment, int)
+                else self.profile.environment_id(environment)
+            )
+        return record
+
+    def environment_of(self, record: Mapping[str, Any]) -> Any:
+        """The environment id a configuration lives in: the one the suite created it in, else
+        the record's own ``environmentId``."""
+        return self._sent_environment.get(record.get("id"), record.get("environmentId"))
+
+    def spelled_paths(self, pointers: Sequence[str]) -> list[str]:
+        """JSON Pointers as the target spells paths (``bodies.path_syntax``)."""
+        return [document_paths.spelled(p, self.profile.bodies.path_syntax) for p in pointers]
+
+    def patch_body(
+        self,
+        operations: Any = UNSET,
+        base_hash: Any = UNSET,
+        key_order: Any = UNSET,
+    ) -> dict[str, Any]:
+        """The patch body. ``key_order`` is ``{pointer: [keys]}`` (sent in the declared shape
+        and path syntax) or, when it is not a mapping, sent as it is (a malformed sidecar). A
+        ``base_hash`` goes in the body only when the target declares it there."""
+        fields = self.profile.bodies.patch
+        body: dict[str, Any] = {}
+        if operations is not UNSET:
+            body[fields.operations] = operations
+        if base_hash is not UNSET and fields.base_hash_transport == "body":
+            body[fields.base_hash] = base_hash
+        if isinstance(key_order, Mapping):
+            syntax = self.profile.bodies.path_syntax
+            body[fields.key_order] = document_paths.sidecar(
+                key_order, syntax, fields.key_order_shape
+            )
+        elif key_order is not UNSET:
+            body[fields.key_order] = key_order
+        return body
+
+    def base_hash_headers(self, base_hash: Any) -> dict[str, str]:
+        """The If-Match header a target that declares ``base_hash_transport: if-match`` reads."""
+        if base_hash is UNSET or self.profile.bodies.patch.base_hash_transport != "if-match":
+            return {}
+        return {"If-Match": f'"{base_hash}"'}
+
+    def patch(
+        self,
+        configuration_id: Any,
+        operations: Any = UNSET,
+        *,
+        base_hash: Any = UNSET,
+        key_order: Any = UNSET,
+        environment: str | int | None = "development",
+        body: Any = UNSET,
+        token: Any = UNSET,
+        application_id: int | None = None,
+    ) -> Reply:
+        if body is UNSET:
+            body = self.patch_body(operations, base_hash, key_order)
+        return self.client.management(
+            "PATCH",
+            f"/configuration/{configuration_id}",
+            environment=environment,
+            json_body=body,
+            headers=self.base_hash_headers(base_hash),
+            token=token,
+            application_id=application_id,
+        )
+
+    def patch_ok(
+        self, configuration_id: Any, operations: Any = UNSET, *, ids: Sequence[str] = (), **kw: Any
+    ) -> dict[str, Any]:
+        reply = self.patch(configuration_id, operations, **kw)
+        expect(
+            200 <= reply.status < 300,
+            ids,
+            "patch configuration was not accepted",
+            "HTTP 2xx with the configuration record",
+            reply.describe(),
+            reply,
+        )
+        return json_object(reply, ids, "a configuration record")
+
+    def current(self, record: Mapping[str, Any], ids: Sequence[str] = ()) -> dict[str, Any]:
+        """The stored record, read back through an empty patch (the interface has no GET)."""
+        return self.patch_ok(
+            record["id"], body={}, ids=ids, environment=self.environment_of(record)
+        )

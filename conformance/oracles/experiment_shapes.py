@@ -1,0 +1,97 @@
+"""The experiment summary of spec 2.5 as data: each field with the type the spec gives it.
+
+``summary_problems`` and ``group_problems`` walk the tables and say, field by field, what is
+missing or of the wrong type. A group's ``weight`` may be null outside the weighted mode (the
+observed convention for round robin); in the weighted mode it must be a number.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from conformance.oracles.shapes import DATE_TIME
+
+Check = Callable[[Any], bool]
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def _string(value: Any) -> bool:
+    return isinstance(value, str)
+
+
+def _boolean(value: Any) -> bool:
+    return isinstance(value, bool)
+
+
+def _strings(value: Any) -> bool:
+    return isinstance(value, list) and all(isinstance(v, str) for v in value)
+
+
+def _date_time(value: Any) -> bool:
+    return isinstance(value, str) and re.match(DATE_TIME, value) is not None
+
+
+def _array(value: Any) -> bool:
+    return isinstance(value, list)
+
+
+# field -> (type as the spec words it, check)
+SUMMARY: Mapping[str, tuple[str, Check]] = {
+    "id": ("number", _number),
+    "name": ("string", _string),
+    "unitType": ("string", _string),
+    "assignmentMode": ("string", _string),
+    "baseConfigurationId": ("number", _number),
+    "autoAssignment": ("boolean", _boolean),
+    "permanentEnrollment": ("boolean", _boolean),
+    "requiredProperties": ("array of string", _strings),
+    "startsAt": ("ISO 8601 date-time", _date_time),
+    "endsAt": ("ISO 8601 date-time", _date_time),
+    "groups": ("array", _array),
+}
+
+GROUP: Mapping[str, tuple[str, Check]] = {
+    "id": ("number", _number),
+    "label": ("string", _string),
+    "weight": ("number", _number),
+    "ordinal": ("number", _number),
+}
+
+
+def _walk(table: Mapping[str, tuple[str, Check]], value: Any, where: str) -> list[str]:
+    if not isinstance(value, dict):
+        return [f"{where}: not an object"]
+    found = []
+    for name, (wording, check) in table.items():
+        if name not in value:
+            found.append(f"{where}.{name}: missing")
+        elif not check(value[name]):
+            found.append(f"{where}.{name}: {value[name]!r} is not {wording}")
+    return found
+
+
+def summary_problems(summary: Any) -> list[str]:
+    """Every top-level field of the summary that is missing or of the wrong type."""
+    return _walk(SUMMARY, summary, "summary")
+
+
+def group_problems(summary: Mapping[str, Any], weighted: bool) -> list[str]:
+    """Every group field missing or of the wrong type, and repeated ordinals."""
+    groups = summary.get("groups")
+    if not isinstance(groups, list) or not groups:
+        return ["summary.groups: not a non-empty array"]
+    found: list[str] = []
+    for index, group in enumerate(groups):
+        problems = _walk(GROUP, group, f"groups[{index}]")
+        if not weighted:
+            problems = [p for p in problems if not p.startswith(f"groups[{index}].weight: None")]
+        found.extend(problems)
+    ordinals = [g.get("ordinal") for g in groups if isinstance(g, dict)]
+    if len(set(map(repr, ordinals))) != len(ordinals):
+        found.append(f"groups: ordinals repeat: {ordinals!r}")
+    return found

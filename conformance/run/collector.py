@@ -1,0 +1,139 @@
+"""The run collector: on the controller, gathers every worker's test records and stage details,
+builds the run's ``Report`` and writes it in every format (also when a stop signal ended the run:
+what was measured, the rest noted as stopped)."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conformance.catalogue.outcomes import USER_PROPERTY, TestRecord, report_for_run
+from conformance.redaction.run_outputs import OutputRedaction
+from conformance.report.headline import summary_line
+from conformance.report.model import Outcome, Report
+from conformance.report.writer import write_reports
+from conformance.run import stop_signals
+from conformance.run.state import (
+    COLLECTOR_NAME,
+    DEFAULT_REPORT_DIR,
+    REDACTION_NAME,
+    REPORT,
+    STARTED,
+    TARGET_INFO,
+    TARGET_PROPERTY,
+)
+from conformance.stages import Stage, named
+from conformance.stages.declaration import STAGE_PROPERTY
+
+_WRITE_ERROR = pytest.StashKey[str]()
+
+
+def selected_ids(config: pytest.Config) -> set[str] | None:
+    """The ``--requirements`` ids (None: every requirement)."""
+    raw = config.getoption("requirements")
+    if not raw:
+        return None
+    return {part.strip() for part in str(raw).split(",") if part.strip()}
+
+
+class RunCollector:
+    """Controller side: gathers test records from every worker and writes the run's Report."""
+
+    def __init__(self, config: pytest.Config) -> None:
+        self.config = config
+        self.records: list[TestRecord] = []
+        self.stage_details: dict[str, dict[str, dict[str, Any]]] = {}  # stage -> source -> details
+        self.report: Any = None
+        self.written: list[Path] = []
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        for name, value in report.user_properties:
+            if name == USER_PROPERTY and isinstance(value, dict):
+                self.records.append(TestRecord.from_json(value))
+            elif name == TARGET_PROPERTY and isinstance(value, dict):
+                self.config.stash.setdefault(TARGET_INFO, dict(value))
+            elif name == STAGE_PROPERTY and isinstance(value, dict) and "name" in value:
+                details = dict(value.get("details") or {})
+                source = str(details.get("worker", report.nodeid))
+                self.stage_details.setdefault(str(value["name"]), {})[source] = details
+
+    def merged_details(self) -> dict[str, dict[str, Any]]:
+        """Each stage's details, merged across workers as the stage declares."""
+
+        merged: dict[str, dict[str, Any]] = {}
+        for name, by_source in self.stage_details.items():
+            stage = named(name) or Stage(name=name, help="", test_package=name)
+            merged[name] = stage.merged(list(by_source.values()))
+        return merged
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        if not self.records:
+            return
+
+        config = self.config
+        info = config.stash.get(TARGET_INFO, {})
+        started_at, started = config.stash[STARTED]
+        self.report = report_for_run(
+            self.records,
+            info,
+            selected_ids(config),
+            started_at=started_at,
+            duration_s=round(time.monotonic() - started, 3),
+            stage_details=self.merged_details(),
+        )
+        stop = stop_signals.stopped()
+        if stop is not None:
+            self.report = noted_stop(self.report, stop.note(started))
+        config.stash[REPORT] = self.report
+        report_dir = Path(config.getoption("report_dir") or DEFAULT_REPORT_DIR)
+
+        redaction = config.pluginmanager.get_plugin(REDACTION_NAME)
+        if isinstance(redaction, OutputRedaction):
+            redaction.extra_paths.append(report_dir)
+        try:
+            self.written = write_reports(self.report, report_dir, secrets=info.get("secrets", ()))
+        except OSError as error:
+            self.written = []
+            config.stash[_WRITE_ERROR] = f"could not write reports to {report_dir}: {error}"
+
+    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        if self.report is None:
+            return
+
+        where = str(self.written[0].parent) if self.written else ""
+        problem = self.config.stash.get(_WRITE_ERROR, "")
+        if problem:
+            terminalreporter.write_line(problem, red=True)
+        terminalreporter.write_sep("=", summary_line(self.report, where=where))
+
+
+def noted_stop(report: Report, how: str) -> Report:
+    """The report of a run a signal stopped: each requirement no test reported on says so."""
+    note = f"not measured: the run was {how}, before a test of it reported"
+    return replace(
+        report,
+        requirements=tuple(
+            replace(r, note=note) if r.outcome is Outcome.NOT_MEASURABLE and not r.tests else r
+            for r in report.requirements
+        ),
+    )
+
+
+class ReportCapture:
+    """A pytest plugin object that picks up the Report the collector built, once the run ends
+    (what ``conformance run`` and ``conformance client`` read after ``pytest.main``)."""
+
+    def __init__(self) -> None:
+        self.report: Any = None
+        self.written: list[Path] = []
+
+    def pytest_unconfigure(self, config: Any) -> None:
+        collector = config.pluginmanager.get_plugin(COLLECTOR_NAME)
+        if collector is not None:
+            self.report = collector.report
+            self.written = collector.written

@@ -1,0 +1,132 @@
+"""The fixtures every conformance test can ask for: the target, its profile, a client, clean-up.
+
+Registered by ``conformance.run.plugin`` (``pytest_plugins``). Nothing reaches a target until a test
+asks for ``target`` (or a fixture that needs it).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+
+from conformance.errors import UsageError
+from conformance.run.deadline import RunDeadline
+from conformance.run.state import (
+    DEADLINE,
+    RUN_ID,
+    TARGET_INFO,
+    TRANSCRIPT,
+    add_secrets,
+    target_info,
+)
+from conformance.target import profile_reads
+from conformance.target.resolution import preflight, resolve
+from conformance.traffic.client import Client, new_http_client
+from conformance.traffic.pacing import Pacer
+
+
+@dataclass
+class Cleanup:
+    """Actions run at the end of the session, newest first (e.g. terminate experiments); none
+    once the run deadline has passed."""
+
+    actions: list[tuple[str, Callable[[], object]]] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+    deadline: RunDeadline | None = None
+
+    def add(self, description: str, action: Callable[[], object]) -> None:
+        self.actions.append((description, action))
+
+    def run(self) -> None:
+        while self.actions:
+            description, action = self.actions.pop()
+            if self.deadline is not None and self.deadline.passed():
+                self.problems.append(f"{description}: not run, {self.deadline.note}")
+                continue
+            try:
+                action()
+            except Exception as error:  # cleanup must not hide results
+                self.problems.append(f"{description}: {type(error).__name__}")
+
+
+@pytest.fixture(scope="session")
+def run_prefix(pytestconfig: pytest.Config) -> str:
+    """The per-run prefix of every name the suite creates on a target (``cf-<runid>``)."""
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "gw")
+    return f"cf-{pytestconfig.stash[RUN_ID]}-{worker}"
+
+
+@pytest.fixture(scope="session")
+def target(pytestconfig: pytest.Config) -> Iterator[Any]:
+    """The target under test: ``--base-url`` + ``--target-profile``, or the embedded server."""
+
+    try:
+        resolved = resolve(
+            pytestconfig.getoption("base_url", None), pytestconfig.getoption("target_profile")
+        )
+        if resolved.embedded:
+            preflight(resolved)
+    except UsageError as error:
+        pytest.exit(f"conformance usage error: {error}", returncode=pytest.ExitCode.USAGE_ERROR)
+    add_secrets(pytestconfig, resolved.profile.secret_names())
+    pytestconfig.stash[TARGET_INFO] = target_info(resolved)
+    if profile_reads.active_log() is not None:  # RCES_RECORD_PROFILE_KEYS: note each key read
+        resolved.profile = profile_reads.recording_view(resolved.profile)
+    try:
+        yield resolved
+    finally:
+        resolved.stop()
+
+
+@pytest.fixture(scope="session")
+def profile(target: Any) -> Any:
+    """The target's loaded ``conformance.target.profile.Profile``."""
+    return target.profile
+
+
+@pytest.fixture(scope="session")
+def pacer(target: Any, pytestconfig: pytest.Config) -> Any:
+    return Pacer(workers=int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1")))
+
+
+@pytest.fixture(scope="session")
+def cleanup(http_session: Any, pytestconfig: pytest.Config) -> Iterator[Cleanup]:
+    """Register end-of-session clean-up of what the suite created (``cleanup.add(desc, fn)``)."""
+    registry = Cleanup(deadline=pytestconfig.stash.get(DEADLINE, None))
+    try:
+        yield registry
+    finally:
+        registry.run()
+
+
+@pytest.fixture(scope="session")
+def http_session() -> Iterator[Any]:
+    """One keep-alive ``httpx.Client`` shared by every test's ``client``."""
+
+    with new_http_client() as http:
+        yield http
+
+
+@pytest.fixture
+def client(
+    request: pytest.FixtureRequest,
+    target: Any,
+    pacer: Any,
+    run_prefix: str,
+    http_session: Any,
+) -> Iterator[Any]:
+    """A traffic ``Client`` for this test; its transcript goes into failure reports."""
+
+    with Client(
+        target.base_url,
+        target.profile,
+        run_prefix=run_prefix,
+        pacer=pacer,
+        http=http_session,
+    ) as http:
+        request.node.stash[TRANSCRIPT] = http.transcript
+        yield http

@@ -1,0 +1,317 @@
+"""The pytest plugin's hooks: options, the ``requirement`` marker, selection, outcome records.
+
+Thin on purpose: fixtures live in ``fixtures`` (registered through ``pytest_plugins``), the
+controller's collector in ``run_collector``, the stash keys in ``run_state``, which stage a test
+belongs to in the stage registry (``conformance.stages``). Inert unless used: nothing starts or
+reaches a target until a fixture asks for it (or ``--base-url`` is given, which triggers one
+pre-flight check), and tests without the ``requirement`` marker are untouched. Every process of a
+run also registers ``output_redaction.OutputRedaction`` (no secret in any output) and keeps the run
+deadline (``run_deadline``).
+"""
+
+from __future__ import annotations
+
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from conformance.catalogue.outcomes import USER_PROPERTY, classify
+from conformance.catalogue.requirements import catalogue_index
+from conformance.errors import (
+    ConformanceError,
+    NotConfigured,
+    NotMeasurable,
+    Unsupported,
+    UsageError,
+)
+from conformance.redaction.run_outputs import OutputRedaction
+from conformance.report.allure_labels import apply_allure_labels, attach_exchanges
+from conformance.run.collector import RunCollector, selected_ids
+from conformance.run.deadline import DEFAULT_SECONDS, RunDeadline, seconds_option
+from conformance.run.state import (
+    COLLECTOR_NAME,
+    DEADLINE,
+    DEFAULT_REPORT_DIR,
+    REDACTION_NAME,
+    RUN_ID,
+    STARTED,
+    TARGET_INFO,
+    TARGET_PROPERTY,
+    TRANSCRIPT,
+    add_secrets,
+    target_info,
+)
+from conformance.stages import of_module
+from conformance.target import profile as profiles
+from conformance.target import profile_reads
+from conformance.target.resolution import new_run_id, preflight, resolve
+
+pytest_plugins = (
+    "conformance.run.fixtures",
+    "conformance.run.phases",
+    "conformance.stages.client.plugin",
+)
+
+__all__ = ["COLLECTOR_NAME", "add_secrets", "requirement_ids", "test_id"]
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("conformance", "RCES conformance suite")
+    group.addoption(
+        "--target-profile",
+        metavar="FILE",
+        default=None,
+        help="target profile (YAML) for --base-url; without --base-url the embedded reference "
+        "server is started and its own profile is used",
+    )
+    group.addoption(
+        "--requirements",
+        metavar="ID,...",
+        default=None,
+        help="check only these requirement ids (comma-separated); other tests are deselected",
+    )
+    group.addoption(
+        "--report-dir",
+        metavar="DIR",
+        default=None,
+        help=f"where conformance reports go (default: {DEFAULT_REPORT_DIR}/ when a "
+        "conformance test ran)",
+    )
+    group.addoption(
+        "--run-deadline",
+        metavar="SECONDS",
+        type=seconds_option,
+        default=DEFAULT_SECONDS,
+        help="after this many seconds no further conformance test starts: each fails with the "
+        f"note 'the run deadline of N s passed', and the reports are written "
+        f"(default: {DEFAULT_SECONDS:g})",
+    )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers",
+        "requirement(*ids): the catalogue requirement ids this conformance scenario checks; "
+        "its outcome is reported for exactly these ids",
+    )
+    config.addinivalue_line(
+        "markers", "xdist_group(name): run tests of one group on the same pytest-xdist worker"
+    )
+    workerinput = getattr(config, "workerinput", None)
+    if workerinput is not None and "conformance_run_id" in workerinput:
+        config.stash[RUN_ID] = workerinput["conformance_run_id"]
+    else:
+        config.stash[RUN_ID] = new_run_id()
+    config.stash[STARTED] = (datetime.now(UTC).isoformat(timespec="seconds"), time.monotonic())
+    seconds = float(config.getoption("run_deadline", DEFAULT_SECONDS))
+    if workerinput is not None and "conformance_deadline_at" in workerinput:
+        config.stash[DEADLINE] = RunDeadline(seconds, float(workerinput["conformance_deadline_at"]))
+    else:
+        config.stash[DEADLINE] = RunDeadline.starting_now(seconds)
+    redaction = OutputRedaction(config, final_pass=not _is_worker(config))
+    config.pluginmanager.register(redaction, REDACTION_NAME)
+    profile_path = config.getoption("target_profile", None)
+    if profile_path:
+        _add_profile_secrets(config, profile_path)
+    if not _is_worker(config):
+        config.pluginmanager.register(RunCollector(config), COLLECTOR_NAME)
+
+
+def _add_profile_secrets(config: pytest.Config, profile_path: str) -> None:
+    """Known from the start, in every process: the profile's secrets (a profile that does not load
+    is the pre-flight's usage error to report, not this)."""
+
+    try:
+        loaded = profiles.load(profile_path)
+    except Exception:  # the pre-flight reports it
+        return
+    add_secrets(config, loaded.secret_names())
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node: Any) -> None:
+    """pytest-xdist: every worker shares the controller's run id (one prefix) and its run
+    deadline."""
+    node.workerinput["conformance_run_id"] = node.config.stash[RUN_ID]
+    node.workerinput["conformance_deadline_at"] = node.config.stash[DEADLINE].ends_at
+
+
+def _is_worker(config: pytest.Config) -> bool:
+    return hasattr(config, "workerinput")
+
+
+def _wants_target(config: pytest.Config) -> bool:
+    return bool(config.getoption("base_url", None) or config.getoption("target_profile"))
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """Pre-flight, once, on the controller: a wrong URL or profile is one usage error."""
+    config = session.config
+    if _is_worker(config) or not _wants_target(config):
+        return
+
+    try:
+        target = resolve(config.getoption("base_url", None), config.getoption("target_profile"))
+        preflight(target)
+    except UsageError as error:
+        pytest.exit(f"conformance usage error: {error}", returncode=pytest.ExitCode.USAGE_ERROR)
+    add_secrets(config, target.profile.secret_names())
+    config.stash[TARGET_INFO] = target_info(target)
+    config.stash[TARGET_INFO]["secrets"] = list(target.profile.secrets())
+
+
+# ------------------------------------------------------------------ selection
+
+
+def requirement_ids(item: pytest.Item) -> tuple[str, ...]:
+    """The requirement ids an item names through its ``requirement`` markers."""
+    ids: list[str] = []
+    for mark in item.iter_markers("requirement"):
+        ids.extend(str(arg) for arg in mark.args)
+    return tuple(dict.fromkeys(ids))
+
+
+def pytest_collection_modifyitems(
+    session: pytest.Session, config: pytest.Config, items: list[pytest.Item]
+) -> None:
+    wanted = selected_ids(config)
+    if wanted is None:
+        return
+    keep: list[pytest.Item] = []
+    drop: list[pytest.Item] = []
+    for item in items:
+        ids = requirement_ids(item)
+        (keep if ids and wanted.intersection(ids) else drop).append(item)
+    if drop:
+        config.hook.pytest_deselected(items=drop)
+        items[:] = keep
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_setup(item: pytest.Item) -> Any:
+    """A requirement whose capability the profile declares absent is unsupported, not run; once
+    the run deadline has passed, no conformance test starts (each fails with the note)."""
+    deadline = item.config.stash.get(DEADLINE, None)
+    if deadline is not None and deadline.passed() and requirement_ids(item):
+        pytest.fail(deadline.note, pytrace=False)
+    result = yield
+    ids = requirement_ids(item)
+    target = getattr(item, "funcargs", {}).get("target")
+    if ids and target is not None:
+        absent = {
+            rid: capability
+            for rid, capabilities in _capabilities_of(ids).items()
+            for capability in capabilities
+            if not target.profile.capability(capability)
+        }
+        if absent:
+            raise Unsupported(", ".join(sorted(set(absent.values()))), tuple(absent))
+    return result
+
+
+def _capabilities_of(ids: tuple[str, ...]) -> dict[str, tuple[str, ...]]:
+    """Requirement id -> every capability it needs (implied ones too), for ids that need any."""
+
+    index = catalogue_index()
+    return {
+        i: tuple(sorted(index[i].capabilities)) for i in ids if i in index and index[i].capabilities
+    }
+
+
+# ------------------------------------------------------------------ outcomes
+
+
+def test_id(item: pytest.Item) -> str:
+    """A test id that does not depend on pytest's rootdir: package-relative for the suite's own."""
+    package_root = Path(__file__).resolve().parents[2]
+    try:
+        relative = item.path.resolve().relative_to(package_root)
+    except ValueError:
+        return item.nodeid
+    _, _, rest = item.nodeid.partition("::")
+    return f"{relative.as_posix()}::{rest}" if rest else item.nodeid
+
+
+def _stage_of(item: pytest.Item) -> str:
+    return of_module(getattr(getattr(item, "module", None), "__name__", ""))
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> Any:
+    """With ``RCES_RECORD_PROFILE_KEYS``: the profile keys a conformance test reads, from its
+    setup to its teardown, go to that file (``profile_reads``)."""
+    log = profile_reads.active_log()
+    ids = requirement_ids(item) if log is not None else ()
+    if log is None or not ids:
+        return (yield)
+    with log.recording(test_id(item), ids):
+        return (yield)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item: pytest.Item) -> Any:
+    """With ``--alluredir``: label by requirement and spec section, attach the exchanges."""
+    ids = requirement_ids(item)
+    if not ids or not item.config.pluginmanager.has_plugin("allure_listener"):
+        return (yield)
+
+    apply_allure_labels(item, ids, catalogue_index())
+    try:
+        return (yield)
+    finally:
+        transcript = item.stash.get(TRANSCRIPT, None)
+        if transcript is not None:
+            info = item.config.stash.get(TARGET_INFO, None) or {}
+            attach_exchanges(transcript.exchanges, info.get("secrets", ()))
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
+    report = yield
+    ids = requirement_ids(item)
+    if not ids or report.when == "teardown":
+        return report
+    if report.when == "setup" and report.passed:
+        item.stash[_SETUP_S] = report.duration  # a stage's work may sit in a fixture's setup
+        return report
+    error = call.excinfo.value if call.excinfo is not None else None
+    transcript = item.stash.get(TRANSCRIPT, None)
+    exchanges = tuple(transcript.exchanges[-6:]) if transcript is not None else ()
+    message = ""
+    if report.failed and not isinstance(error, ConformanceError):
+        message = str(report.longreprtext)[-2000:]
+    if report.skipped and isinstance(report.longrepr, tuple):
+        message = str(report.longrepr[2])
+    record = classify(
+        test_id(item),
+        _stage_of(item),
+        ids,
+        error,
+        failed=report.failed and not isinstance(error, (NotMeasurable, Unsupported)),
+        duration_s=report.duration + item.stash.get(_SETUP_S, 0.0),
+        exchanges=exchanges,
+        message=message,
+    )
+    if isinstance(error, (NotMeasurable, Unsupported)):
+        path, line, _ = item.reportinfo()
+        label = "unsupported" if isinstance(error, Unsupported) else "not measurable"
+        label = "not configured" if isinstance(error, NotConfigured) else label
+        report.outcome = "skipped"
+        report.longrepr = (str(path), (line or 0) + 1, f"{label}: {record.message}")
+    elif report.failed and transcript is not None and transcript.exchanges:
+        report.sections.append(("conformance transcript (redacted)", transcript.render()))
+    report.user_properties.append((USER_PROPERTY, record.to_json()))
+    info = item.config.stash.get(TARGET_INFO, None)
+    if info is not None and not item.config.stash.get(_SENT_TARGET, False):
+        item.config.stash[_SENT_TARGET] = True
+        report.user_properties.append(
+            (TARGET_PROPERTY, {k: v for k, v in info.items() if k != "secrets"})
+        )
+    return report
+
+
+_SENT_TARGET = pytest.StashKey[bool]()
+_SETUP_S = pytest.StashKey[float]()

@@ -1,0 +1,43 @@
+"""What one run keeps in pytest's stash, shared by the plugin's hooks, fixtures and collector.
+
+Also the two things every process does with it: register the target's secrets for redaction
+(``add_secrets``) and describe the target for the report (``target_info``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from conformance.redaction.run_outputs import OutputRedaction
+from conformance.run.deadline import RunDeadline
+
+TARGET_PROPERTY = "conformance-target"
+DEFAULT_REPORT_DIR = "reports"
+REDACTION_NAME = "conformance-output-redaction"
+COLLECTOR_NAME = "conformance-run-collector"
+
+RUN_ID = pytest.StashKey[str]()
+TARGET_INFO = pytest.StashKey[dict[str, Any]]()
+REPORT = pytest.StashKey[Any]()
+STARTED = pytest.StashKey[tuple[str, float]]()
+TRANSCRIPT = pytest.StashKey[Any]()
+DEADLINE = pytest.StashKey[RunDeadline]()
+
+
+def add_secrets(config: pytest.Config, secrets: dict[str, str]) -> None:
+    """Secret value -> placeholder: redacted from every output of this process from now on."""
+    redaction = config.pluginmanager.get_plugin(REDACTION_NAME)
+    if isinstance(redaction, OutputRedaction):
+        redaction.add(secrets)
+
+
+def target_info(target: Any) -> dict[str, Any]:
+    """What the report says about the target (the caller adds the secrets for redaction)."""
+    return {
+        "url": target.base_url,
+        "fingerprint": target.fingerprint,
+        "profile": target.profile.redacted(),
+        "baseline": {e.requirement: e.reason for e in target.profile.baseline},
+    }

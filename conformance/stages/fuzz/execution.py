@@ -1,0 +1,475 @@
+"""One fuzz run: sends each generated case, checks its response, and keeps the tally.
+
+``FuzzRun.execute`` is the body of every fuzz example (stateless, auth and stateful alike): aim
+the case at the target, send it, run the checks (schemathesis built-ins plus the suite's own),
+note every distinct failure with its check, requirement ids, doubt, seed and a redacted curl
+line, and raise only for real failures so Hypothesis can shrink them. ``record_for`` turns one
+operation's tally into the ``TestRecord`` the plugin reports; ``details`` is the stage summary.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import requests
+from schemathesis.core.failures import Failure, FailureGroup
+
+from conformance.catalogue.outcomes import TestRecord
+from conformance.contract.document import contract_sha256
+from conformance.contract.specialisation import declared_keys, document_sha256
+from conformance.redaction.placeholders import Redactor
+from conformance.report.model import SEVERITY, Evidence, Outcome
+from conformance.stages.fuzz.aiming import FuzzTarget
+from conformance.stages.fuzz.auth import AUTH_REQUIREMENTS, AuthMode, is_sdk_path, kind_of
+from conformance.stages.fuzz.budget import Tier
+from conformance.stages.fuzz.capture import Sent
+from conformance.stages.fuzz.doubt import doubt_of_failure
+from conformance.stages.fuzz.response_checks import (
+    CUSTOM_BY_NAME,
+    CheckFunction,
+    RuleFailure,
+    check_name_of,
+    custom_checks,
+    requirements_for,
+)
+from conformance.stages.fuzz.schema import contract_document
+from conformance.traffic.curl import curl_command
+from conformance.traffic.ledger import Ledger, Replay
+from conformance.traffic.token_bucket import Limit
+
+if TYPE_CHECKING:
+    from schemathesis import Case, Response
+
+    from conformance.stages.fuzz.corpus_run import CorpusRun
+    from conformance.target.profile import Profile
+
+REQUEST_TIMEOUT_S = 10.0
+RATE_LIMITED = 429
+# Checks still run on a 429 the fuzzer's own pace caused (replayed through the declared bucket:
+# the only excuse for a 429); a 429 the fuzzer did not cause fails the operation's answer rule.
+RATE_LIMIT_CHECKS = (
+    "rate_limited_has_retry_after",
+    "retry_after_grammar",
+    "content_type_grammar",
+    "error_body_shape",
+)
+# Built-ins left out: positive_data_acceptance judges semantics the contract cannot express (a
+# schema-valid experiment whose weights do not add up to 10000 is rightly refused);
+# ignored_auth takes the profile's real credentials for generated ones (``test_fuzz_credentials``
+# covers missing and wrong credentials instead); max_response_time has no limit set.
+EXCLUDED_BUILTINS = frozenset({"positive_data_acceptance", "ignored_auth", "max_response_time"})
+
+
+@dataclass
+class SeenFailure:
+    """One distinct failure: (operation, mode, check) seen at least once."""
+
+    operation_id: str
+    mode: str
+    check: str
+    requirement_ids: tuple[str, ...]
+    doubt: str | None  # "not-shown" / "inferred": only a gap of the contract is touched
+    title: str
+    message: str
+    curl: str
+    status: int | None
+    count: int = 1
+    # What the corpus keeps: the last request that failed (the shrunk one), or for a stateful
+    # failure the shortest call sequence that ended in it.
+    sent: list[Sent] = field(default_factory=list)
+
+
+@dataclass
+class OperationTally:
+    cases: int = 0
+    statuses: Counter[int] = field(default_factory=Counter)
+    rate_limited: int = 0  # 429s the fuzzer's own traffic caused (the declared bucket replayed)
+    unsent: int = 0  # examples not sent because the time budget was spent
+    own_pace: str = ""  # the replay of the last 429 the fuzzer caused: the figure behind it
+
+
+class CredentialsNotRejected(RuleFailure):
+    """A request without valid credentials was not refused with the profile's status."""
+
+
+@dataclass
+class FuzzRun:
+    tier: Tier
+    seed: int
+    target: FuzzTarget
+    started: float = field(default_factory=time.monotonic)
+    tallies: dict[tuple[str, str], OperationTally] = field(default_factory=dict)
+    failures: dict[tuple[str, str, str], SeenFailure] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.session = requests.Session()
+        self.redactor = Redactor(self.target.profile.secret_names())
+        self.checks: list[CheckFunction] = custom_checks(self.target.profile.errors)
+        self._by_name = {check.__name__: check for check in self.checks}
+        self.budget_exhausted = False
+        self.stateful_stopped_early = False
+        self.ledger = Ledger()
+        self.scenario: list[Sent] = []  # the stateful scenario in progress, step by step
+        self.corpus: CorpusRun | None = None  # the failure corpus (set by the plugin)
+        self.contract = contract_details(self.target.profile)
+
+    # ------------------------------------------------------------------ one example
+
+    def over_budget(self) -> bool:
+        if time.monotonic() - self.started > self.tier.time_budget_s:
+            self.budget_exhausted = True
+        return self.budget_exhausted
+
+    def execute(
+        self,
+        case: Case[Any],
+        mode: AuthMode = AuthMode.VALID,
+        *,
+        aim_ids: bool = True,
+        tally: str | None = None,
+        raise_failures: bool = True,
+    ) -> Response | None:
+        """Send one case and check it; real failures raise ``FailureGroup``.
+
+        ``tally`` names the tally the case counts in (default: the credentials mode); a
+        stateful step (``tally="stateful"``) is sent even past the time budget, so that a
+        scenario in progress can finish.
+        """
+        operation_id = _operation_id(case)
+        kind = tally or mode.value
+        counts = self.tallies.setdefault((operation_id, kind), OperationTally())
+        if self.over_budget() and kind != "stateful":
+            counts.unsent += 1
+            return None
+        self.target.prepare(case, mode, aim_ids=aim_ids)
+        sent_at = time.monotonic()
+        response = case.call(
+            base_url=self.target.base_url, session=self.session, timeout=REQUEST_TIMEOUT_S
+        )
+        counts.cases += 1
+        counts.statuses[response.status_code] += 1
+        if kind == "stateful":
+            self.scenario.append(Sent.of(operation_id, case, response))
+        replay = self._replay(case, response, mode, sent_at)
+        found = self._check(case, response, mode, counts, replay)
+        real = [f for f in found if self._note(operation_id, kind, case, response, f) is None]
+        if real and raise_failures:
+            raise FailureGroup(
+                real, f"{len(real)} conformance failure(s) on {case.operation.label}"
+            )
+        return response
+
+    def _replay(
+        self, case: Case[Any], response: Response, mode: AuthMode, sent_at: float
+    ) -> Replay | None:
+        """The declared SDK bucket as the fuzzer's own requests left it (None: not an SDK call
+        with valid credentials). Callers without an instance id share a bucket with the run's
+        other workers: their share is taken out, as if each had spent it."""
+        if mode is not AuthMode.VALID or not is_sdk_path(case.operation.path):
+            return None
+        headers = {k.lower(): v for k, v in response.request.headers.items()}
+        names = self.target.profile.headers
+        instance = headers.get(names.instance_id.lower())
+        declared = self.target.profile.rate_limit
+        limit = Limit(declared.burst, declared.refill_per_second)
+        if instance is None:
+            limit = limit.scaled(1 / max(1, int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", 1))))
+        key = headers.get("authorization", "")
+        bucket = declared.bucket(str(key), None if instance is None else str(instance))
+        return self.ledger.record(bucket, limit, at=sent_at)
+
+    def _check(
+        self,
+        case: Case[Any],
+        response: Response,
+        mode: AuthMode,
+        tally: OperationTally,
+        replay: Replay | None = None,
+    ) -> list[Failure]:
+        if mode is not AuthMode.VALID:
+            return self._run(
+                case, response, [*self._credential_checks(mode), self._by_name["error_body_shape"]]
+            )
+        if response.status_code == RATE_LIMITED and replay is not None:
+            found = self._run(case, response, [self._by_name[n] for n in RATE_LIMIT_CHECKS])
+            if replay.suite_exceeded:
+                tally.rate_limited += 1
+                tally.own_pace = replay.describe()
+                return found
+            operation_id = _operation_id(case)
+            return [
+                *found,
+                RuleFailure(
+                    check="unprovoked_rate_limit",
+                    requirement_ids=requirements_for("status_code_conformance", operation_id),
+                    operation=case.operation.label,
+                    title="a valid request was refused with 429 the fuzzer did not provoke",
+                    message="Expected: an answer; the fuzzer's own traffic stayed within the "
+                    "rate limit the profile declares (rate_limit)\n"
+                    f"Received: 429; {replay.describe()}",
+                ),
+            ]
+        return self._run(case, response, None)
+
+    def _run(
+        self, case: Case[Any], response: Response, only: list[CheckFunction] | None
+    ) -> list[Failure]:
+        from schemathesis.specs.openapi import checks as builtin
+
+        excluded = [getattr(builtin, name) for name in EXCLUDED_BUILTINS if hasattr(builtin, name)]
+        try:
+            if only is None:
+                case.validate_response(
+                    response, additional_checks=self.checks, excluded_checks=excluded
+                )
+            else:
+                case.validate_response(response, checks=only)
+        except FailureGroup as group:
+            return list(group.exceptions)
+        return []
+
+    def _credential_checks(self, mode: AuthMode) -> list[CheckFunction]:
+        accepted = self.target.profile.errors.missing_credentials_status
+
+        def credentials_rejected(ctx: Any, response: Response, case: Case[Any]) -> bool | None:
+            kind = kind_of(case.operation.path)
+            if response.status_code in accepted:
+                return True
+            ids = AUTH_REQUIREMENTS[(kind, mode)]
+            sent = "no credentials" if mode is AuthMode.MISSING else "unknown credentials"
+            raise CredentialsNotRejected(
+                check="credentials_rejected",
+                requirement_ids=ids,
+                operation=case.operation.label,
+                title=f"request with {sent} was not refused",
+                message=f"Expected: status in {list(accepted)} "
+                "(profile: errors.missing_credentials_status)\n"
+                f"Received: {response.status_code}",
+            )
+
+        return [credentials_rejected]
+
+    def _note(
+        self, operation_id: str, kind: str, case: Case[Any], response: Response, failure: Failure
+    ) -> str | None:
+        """Remember a failure; return its doubt (None: a real failure)."""
+        check = check_name_of(failure)
+        ids = requirements_for(check, operation_id, failure)
+        doubt = doubt_of_failure(operation_id, check, failure, case, response)
+        key = (operation_id, kind, check)
+        seen = self.failures.get(key)
+        sent = (
+            list(self.scenario) if kind == "stateful" else [Sent.of(operation_id, case, response)]
+        )
+        if seen is not None:
+            seen.count += 1
+            if kind != "stateful" or len(sent) < len(seen.sent):
+                seen.sent = sent
+            # The last one seen is the one Hypothesis shrank to: the simplest reproduction.
+            seen.curl, seen.message, seen.status = (
+                self._curl(case, response),
+                self.redactor.text(failure.message),
+                response.status_code,
+            )
+            seen.doubt = seen.doubt if seen.doubt is None else doubt
+            return seen.doubt
+        self.failures[key] = SeenFailure(
+            operation_id=operation_id,
+            mode=kind,
+            check=check,
+            requirement_ids=ids,
+            doubt=doubt,
+            title=failure.title,
+            message=self.redactor.text(failure.message),
+            curl=self._curl(case, response),
+            status=response.status_code,
+            sent=sent,
+        )
+        return doubt
+
+    def judge(
+        self, case: Case[Any], response: Response, mode: AuthMode, sent_at: float
+    ) -> tuple[list[Failure], OperationTally]:
+        """The checks of ``mode`` on one answer, counted in no tally (a corpus replay)."""
+        tally = OperationTally()
+        replay = self._replay(case, response, mode, sent_at)
+        return self._check(case, response, mode, tally, replay), tally
+
+    def curl_of(self, response: Response) -> str:
+        """The request behind ``response`` as a curl line, secrets as placeholders."""
+        return curl_line(response.request, self.redactor)
+
+    def _curl(self, case: Case[Any], response: Response) -> str:
+        """The request as sent, as a curl line; secrets become ``$RCES_...`` placeholders."""
+        return curl_line(response.request, self.redactor)
+
+    # ------------------------------------------------------------------ results
+
+    def record_for(
+        self,
+        test_id: str,
+        operation_id: str | None,
+        modes: tuple[str, ...],
+        ids: tuple[str, ...],
+        duration_s: float,
+        error: BaseException | None,
+    ) -> TestRecord:
+        """Per-requirement outcomes of one fuzz test: one operation (None: all) in ``modes``."""
+        tallies = [
+            t for (op, m), t in self.tallies.items() if m in modes and operation_id in (None, op)
+        ]
+        sent = sum(t.cases - t.rate_limited for t in tallies)
+        outcomes: dict[str, Outcome] = {}
+        note: dict[str, str] = {}
+        base = Outcome.PASS if sent else Outcome.NOT_MEASURABLE
+        for rid in ids:
+            outcomes[rid] = base
+            if not sent:
+                note[rid] = self._unmeasured_reason(tallies)
+        messages = []
+        relevant = [
+            seen
+            for (op, seen_mode, _check), seen in self.failures.items()
+            if operation_id in (None, op) and seen_mode in modes
+        ]
+        for seen in relevant:
+            outcome = Outcome.SPEC_DOUBT if seen.doubt else Outcome.FAIL
+            for rid in seen.requirement_ids:
+                current = outcomes.get(rid, Outcome.PASS)
+                outcomes[rid] = outcome if _worse(outcome, current) else current
+                if seen.doubt:
+                    note[rid] = f"only a {seen.doubt} element of the contract is touched"
+            messages.append(f"[{seen.check}] {seen.title} (x{seen.count})")
+        # Real failures first, the suite's own (more specific) checks before built-ins.
+        relevant.sort(key=lambda seen: (seen.doubt is not None, seen.check not in CUSTOM_BY_NAME))
+        evidence = self._evidence(test_id, relevant[0]) if relevant else None
+        # Each requirement shows the failure that decided its outcome (the first, in that order).
+        by_requirement: dict[str, Evidence] = {}
+        for seen in relevant:
+            if any(rid not in by_requirement for rid in seen.requirement_ids):
+                found = self._evidence(test_id, seen)
+                for rid in seen.requirement_ids:
+                    by_requirement.setdefault(rid, found)
+        if error is not None and not messages and not isinstance(error, FailureGroup):
+            # The test broke for a reason no check names (a transport error, a crash).
+            for rid in ids:
+                outcomes[rid] = Outcome.FAIL
+            messages.append(f"{type(error).__name__}: {error}"[:500])
+        return TestRecord(
+            test_id=test_id,
+            stage="fuzz",
+            requirement_ids=tuple(dict.fromkeys([*ids, *outcomes])),
+            outcomes=outcomes,
+            duration_s=duration_s,
+            message="; ".join(messages),
+            evidence=evidence,
+            note=note,
+            evidence_by_requirement=by_requirement,
+        )
+
+    def _evidence(self, test_id: str, seen: SeenFailure) -> Evidence:
+        expected, _, received = seen.message.partition("\nReceived:")
+        return Evidence(
+            test_id=test_id,
+            requirement_ids=seen.requirement_ids,
+            title=seen.title if not seen.doubt else f"{seen.title} (spec-doubt: {seen.doubt})",
+            expected=expected.removeprefix("Expected:").strip() or "the check to pass",
+            received=received.strip() or f"HTTP {seen.status}",
+            curl=seen.curl,
+            check=seen.check,
+            seed=self.seed,
+        )
+
+    def real_failures(self, kind: str) -> list[str]:
+        """One line per distinct real (not spec-doubt) failure noted under ``kind``."""
+        return [
+            f"[{seen.check}] {seen.operation_id}: {seen.title} (x{seen.count})"
+            for seen in self.failures.values()
+            if seen.mode == kind and seen.doubt is None
+        ]
+
+    def _unmeasured_reason(self, tallies: list[OperationTally]) -> str:
+        if any(t.unsent for t in tallies):
+            return f"the {self.tier.name} tier's time budget ran out before this operation"
+        paced = [t.own_pace for t in tallies if t.rate_limited]
+        if paced:
+            return (
+                "every request was refused 429 after the fuzzer's own traffic spent the declared "
+                f"bucket (the suite's doing): {paced[-1]}"
+            )
+        return "no example was generated for this operation"
+
+    def details(self) -> dict[str, Any]:
+        """The stage summary: tier, seed, cases, duration, failures by check."""
+        by_check: Counter[str] = Counter()
+        doubts: Counter[str] = Counter()
+        for seen in self.failures.values():
+            (doubts if seen.doubt else by_check)[seen.check] += 1
+        return {
+            "tier": self.tier.name,
+            "seed": self.seed,
+            "budget": self.tier.describe(),
+            "cases": sum(t.cases for t in self.tallies.values()),
+            "rate_limited": sum(t.rate_limited for t in self.tallies.values()),
+            "unsent": sum(t.unsent for t in self.tallies.values()),
+            "budget_exhausted": self.budget_exhausted,
+            "stateful_stopped_early": self.stateful_stopped_early,
+            "duration_s": round(time.monotonic() - self.started, 3),
+            "failures_by_check": dict(sorted(by_check.items())),
+            "spec_doubts_by_check": dict(sorted(doubts.items())),
+            "operations": len({op for op, _ in self.tallies}),
+            "statuses": {
+                f"{op} ({kind})": {str(k): v for k, v in sorted(t.statuses.items())}
+                for (op, kind), t in sorted(self.tallies.items())
+            },
+            "contract": self.contract,
+            "corpus": None if self.corpus is None else self.corpus.details(),
+            "real_objects": {
+                "configuration_id": self.target.objects.configuration_id,
+                "experiment_id": self.target.objects.experiment_id,
+                "problems": list(self.target.objects.problems),
+            },
+        }
+
+
+def contract_details(profile: Profile) -> dict[str, Any]:
+    """Which document was fuzzed: the contract file's digest (the report's contract_sha256),
+    the digest of the contract as ``profile`` specialised it, and the keys that made them
+    differ (none: the contract as it is, in the reference server's terms)."""
+
+    document = contract_document(profile, inferred_links=False)
+    return {
+        "sha256": contract_sha256(),
+        "specialised_sha256": document_sha256(document),
+        "declared": declared_keys(document, profile),
+    }
+
+
+def curl_line(request: requests.PreparedRequest, redactor: Redactor) -> str:
+    """A curl command that repeats ``request``, with every secret and credential redacted."""
+    headers = []
+    for name, value in request.headers.items():
+        shown = value.decode("latin-1") if isinstance(value, bytes) else str(value)
+        headers.append((name, redactor.header(name, shown)))
+    body = request.body
+    text = None
+    if body:
+        text = redactor.text(
+            body.decode("utf-8", "replace") if isinstance(body, bytes) else str(body)
+        )
+    return curl_command(str(request.method), redactor.text(str(request.url)), headers, text)
+
+
+def _operation_id(case: Case[Any]) -> str:
+    return str(case.operation.schema.get_operation_id(case.operation) or case.operation.label)
+
+
+def _worse(a: Outcome, b: Outcome) -> bool:
+    return SEVERITY[a] > SEVERITY[b]
+
+
+__all__ = ["CUSTOM_BY_NAME", "FuzzRun", "OperationTally", "SeenFailure"]

@@ -1,0 +1,161 @@
+"""The target: which server the suite certifies (given, or the embedded one), and its pre-flight.
+
+``resolve`` turns a base URL and a profile path (or neither) into a ``Target``; ``preflight``
+checks once, before any test, that the target answers and accepts the profile's credentials, so
+a wrong URL or profile is one usage error instead of a wall of failures.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import httpx
+
+from conformance.errors import NoAnswer, UnboundedAnswer, UsageError
+from conformance.target import profile as profiles
+from conformance.target.embedded import start_embedded
+from conformance.target.profile import Profile
+from conformance.traffic.client import Client, Reply
+
+PREFLIGHT_TIMEOUT = httpx.Timeout(5.0)
+
+
+@dataclass
+class Target:
+    base_url: str
+    profile: Profile
+    profile_path: Path | None
+    embedded: bool = False
+    _stop: Callable[[], None] | None = field(default=None, repr=False)
+    server_header: str = ""  # what the target calls itself (``Server``), seen at pre-flight
+
+    def stop(self) -> None:
+        if self._stop is not None:
+            stop, self._stop = self._stop, None
+            stop()
+
+    @property
+    def fingerprint(self) -> str:
+        """A short, stable identity of the target: URL, ``Server`` header and project."""
+        project = self.profile.project
+        identity = "|".join(
+            (
+                self.base_url.rstrip("/"),
+                self.server_header,
+                str(project.application_id),
+                ",".join(f"{k}={v}" for k, v in sorted(project.environments.items())),
+            )
+        )
+        digest = hashlib.sha256(identity.encode("utf-8")).hexdigest()[:16]
+        server = self.server_header or "no Server header"
+        return f"sha256:{digest} ({server}; project {project.application_id})"
+
+
+def new_run_id() -> str:
+    """A short random id naming everything one run creates on the target."""
+    return secrets.token_hex(3)
+
+
+def resolve(base_url: str | None, profile_path: str | Path | None) -> Target:
+    """The target to certify: ``base_url`` with its profile, or the embedded reference server."""
+    if base_url:
+        if profile_path is None:
+            raise UsageError(
+                f"--base-url {base_url} was given without a target profile",
+                "pass --profile FILE (conformance run) or --target-profile FILE (pytest); "
+                "docs/target-profile.md shows the format",
+            )
+        if not base_url.startswith(("http://", "https://")):
+            raise UsageError(
+                f"--base-url {base_url!r} is not an http(s) URL", "pass e.g. http://127.0.0.1:8000"
+            )
+        return Target(base_url.rstrip("/"), profiles.load(profile_path), Path(profile_path))
+    if profile_path is not None:
+        raise UsageError(
+            "a target profile was given without --base-url",
+            "pass --base-url with it, or neither to certify the embedded reference server",
+        )
+
+    server = start_embedded()
+    try:
+        profile = profiles.load(server.profile_path)
+    except BaseException:
+        server.stop()
+        raise
+    return Target(server.base_url, profile, server.profile_path, True, server.stop)
+
+
+def preflight(target: Target) -> None:
+    """Check the target answers and accepts the profile's SDK key and PAT; else a UsageError.
+
+    The requests go through the suite's ``Client``: no answer (after one retry), or an answer
+    over the size cap or the total deadline (``responses`` in the profile), is a usage error
+    that says what happened, instead of a run that hangs or fails everywhere."""
+    profile = target.profile
+    key = profile.credentials.sdk_keys[0]
+    url = target.base_url
+    rejected = set(profile.errors.missing_credentials_status) | {401, 403}
+    with Client(url, profile, run_prefix="cf-preflight", timeout=PREFLIGHT_TIMEOUT) as client:
+        reply = _ask(
+            url,
+            lambda: client.status(
+                key=key.key,
+                environment=key.environments[0],
+                instance_id="cf-preflight",
+                allow_rate_limit=True,
+                allow_server_error=True,
+                pace=False,
+            ),
+        )
+        status = reply.status
+        target.server_header = reply.headers.get("server", "")
+        if status == 404:
+            raise UsageError(
+                f"GET {url}/sdk/v2/status answered 404: no RCES interface at this base URL",
+                "fix --base-url so that {base_url}/sdk/v2/status is the status endpoint",
+            )
+        if status in rejected:
+            raise UsageError(
+                f"the target rejects the profile's first SDK key (GET /sdk/v2/status: {status})",
+                "check credentials.sdk_keys in the profile (and the environment variables it uses)",
+            )
+        app = profile.project.application_id
+        env = profile.project.environments.get(key.environments[0])
+        if profile.capability("experiments") and env is not None:
+            status = _ask(
+                url,
+                lambda: client.management(
+                    "GET",
+                    "/experiments",
+                    environment=env,
+                    allow_rate_limit=True,
+                    allow_server_error=True,
+                ),
+            ).status
+            if status in rejected:
+                raise UsageError(
+                    f"the target rejects the profile's PAT for project {app} "
+                    f"(GET /application/{app}/v2/experiments: {status})",
+                    "check credentials.pat and project.application_id in the profile",
+                )
+
+
+def _ask(url: str, send: Callable[[], Reply]) -> Reply:
+    """One pre-flight exchange; what kept it from ending well, as a usage error."""
+    try:
+        return send()
+    except NoAnswer as error:
+        raise UsageError(
+            f"cannot reach the target at {url}: {error.title} ({error.received})",
+            "start the server, or fix --base-url (scheme, host, port and any path prefix)",
+        ) from None
+    except UnboundedAnswer as error:
+        raise UsageError(
+            f"the target's pre-flight answer never ended properly: {error.title}: {error.received}",
+            "fix the target; if its answers are legitimately larger or slower, raise "
+            "responses.max_bytes / responses.max_seconds in the profile",
+        ) from None
