@@ -8,7 +8,7 @@ from typing import Any
 from conformance.catalogue.requirements import catalogue_index
 from conformance.errors import ConformanceError, ContractViolation
 from conformance.oracles.header_grammar import MEDIA_TYPE, Problem, media_type
-from conformance.traffic.client import Reply
+from conformance.traffic.transcript import Reply
 
 
 def _sections() -> dict[str, str]:

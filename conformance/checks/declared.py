@@ -14,7 +14,7 @@ from typing import Any
 
 from conformance.checks import expect, violation
 from conformance.errors import ContractViolation
-from conformance.traffic.client import Reply
+from conformance.traffic.transcript import Reply
 
 
 def _statuses(declared: int | Collection[int]) -> tuple[int, ...]:

@@ -30,8 +30,9 @@ from conformance.drivers.sdk import Snapshots
 from conformance.errors import ConformanceError, ContractViolation, Unsupported
 from conformance.oracles.experiment_changeset import as_json_patch
 from conformance.target.profile import BootstrapPayload, ExperimentPayload, Profile
-from conformance.traffic.client import UNSET, Client, Reply
+from conformance.traffic.client import UNSET, Client
 from conformance.traffic.pacing import Pacer
+from conformance.traffic.transcript import Reply
 
 MAX_PAGES = 1000  # of page_size_max items each: 100 000 experiments with the defaults
 UNKNOWN_EXPERIMENT_ID = 987_654_321

@@ -8,7 +8,8 @@ from typing import Any
 from conformance.checks import expect, json_object
 from conformance.checks.declared import expect_declared_status
 from conformance.drivers import document_paths
-from conformance.traffic.client import UNSET, Client, Reply
+from conformance.traffic.client import UNSET, Client
+from conformance.traffic.transcript import Reply
 
 
 class Configurations:

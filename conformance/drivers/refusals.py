@@ -9,7 +9,7 @@ from typing import Any
 from conformance.checks import expect
 from conformance.drivers.management import Configurations
 from conformance.drivers.sdk import Snapshots
-from conformance.traffic.client import Reply
+from conformance.traffic.transcript import Reply
 
 CONTENT = {"v": 1}
 PATCH = [{"op": "replace", "path": "/v", "value": 2}]

@@ -11,7 +11,8 @@ from conformance.errors import NotConfigured
 from conformance.oracles.header_grammar import ENTITY_TAG, EntityTag, Problem, entity_tag
 from conformance.run.phases import require_serial_phase
 from conformance.target.profile import SdkKey
-from conformance.traffic.client import Client, Reply
+from conformance.traffic.client import Client
+from conformance.traffic.transcript import Reply
 
 # Spec 4.3 (responses, 3) and 5: an environment alias outside the SDK key's scope is rejected
 # with 403. The spec fixes this status, so no profile key changes it.

@@ -9,7 +9,7 @@ from typing import Any
 from jsonschema import Draft202012Validator  # type: ignore[import-untyped]
 
 from conformance.checks import violation
-from conformance.traffic.client import Reply
+from conformance.traffic.transcript import Reply
 
 DATE_TIME = r"^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:?\d{2})$"
 NUMBER = {"type": "number"}

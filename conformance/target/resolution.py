@@ -19,7 +19,8 @@ from conformance.errors import NoAnswer, UnboundedAnswer, UsageError
 from conformance.target import profile as profiles
 from conformance.target.embedded import start_embedded
 from conformance.target.profile import Profile
-from conformance.traffic.client import Client, Reply
+from conformance.traffic.client import Client
+from conformance.traffic.transcript import Reply
 
 PREFLIGHT_TIMEOUT = httpx.Timeout(5.0)
 

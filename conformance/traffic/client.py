@@ -7,14 +7,11 @@ Every exchange is recorded redacted; anything shown names secrets by placeholder
 
 from __future__ import annotations
 
-import contextlib
 import itertools
 import json
-import socket
-import threading
 import time
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlencode
 
@@ -29,12 +26,12 @@ from conformance.traffic.curl import curl_command
 from conformance.traffic.ledger import LEDGER, Ledger, Replay
 from conformance.traffic.pacing import Allowance, Pacer
 from conformance.traffic.raw_socket import RawAnswer
+from conformance.traffic.reception import may_resend, receive, transport_problem
 from conformance.traffic.token_bucket import Limit
+from conformance.traffic.transcript import Reply, Transcript, clip
 
 TIMEOUT = httpx.Timeout(10.0, connect=5.0)
-BODY_LIMIT = 4000  # characters of a body kept in a transcript
 USER_AGENT = "rces-conformance"
-ABANDON_GRACE_SECONDS = 0.5  # after the deadline, how long the reading thread may take to stop
 
 
 class _Unset:
@@ -43,71 +40,6 @@ class _Unset:
 
 
 UNSET: Any = _Unset()  # "use the default": distinct from None, which means "omit"
-
-
-@dataclass(frozen=True)
-class Reply:
-    """One response as the checks see it, with its redacted exchange and reproduction."""
-
-    status: int
-    headers: httpx.Headers
-    content: bytes
-    exchange: Exchange
-    curl: str
-
-    @property
-    def text(self) -> str:
-        return self.content.decode("utf-8", errors="replace")
-
-    def json(self, requirement_ids: Sequence[str] = (), what: str = "a JSON body") -> Any:
-        """The parsed body; a body that is not JSON is a violation of ``requirement_ids``."""
-        try:
-            return json.loads(self.content)
-        except ValueError:
-            raise ContractViolation(
-                requirement_ids,
-                "response body is not JSON",
-                what,
-                f"HTTP {self.status} with body {_clip(self.exchange.response_body or '', 200)!r}",
-                self.curl,
-            ) from None
-
-    def describe(self) -> str:
-        """A one-line summary for 'received': status and a clipped body."""
-        body = _clip(self.exchange.response_body or "", 300)
-        return f"HTTP {self.status}" + (f" with body {body}" if body else " with an empty body")
-
-
-def _clip(text: str, limit: int = BODY_LIMIT) -> str:
-    return text if len(text) <= limit else text[:limit] + f"... [{len(text) - limit} more chars]"
-
-
-@dataclass
-class Transcript:
-    """Every exchange of one test, redacted, in order."""
-
-    exchanges: list[Exchange] = field(default_factory=list)
-    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
-
-    def add(self, exchange: Exchange) -> None:
-        with self._lock:
-            self.exchanges.append(exchange)
-
-    def render(self, last: int = 6) -> str:
-        shown = self.exchanges[-last:]
-        skipped = len(self.exchanges) - len(shown)
-        lines = [f"({skipped} earlier exchanges not shown)"] if skipped else []
-        for ex in shown:
-            lines.append(f"> {ex.method} {ex.url}")
-            lines += [f"> {k}: {v}" for k, v in ex.request_headers.items()]
-            if ex.request_body:
-                lines.append(f"> {_clip(ex.request_body, 500)}")
-            lines.append(f"< {'no response' if ex.status is None else ex.status}")
-            lines += [f"< {k}: {v}" for k, v in ex.response_headers.items()]
-            if ex.response_body:
-                lines.append(f"< {_clip(ex.response_body, 500)}")
-            lines.append("")
-        return "\n".join(lines)
 
 
 @dataclass(frozen=True)
@@ -248,15 +180,15 @@ class Client:
             started = time.perf_counter()
             deadline = started + limits.max_seconds
             try:
-                response, content, cut = self._receive(request, deadline, limits.max_bytes)
+                response, content, cut = receive(self._http, request, deadline, limits.max_bytes)
             except httpx.TransportError as error:
                 exchange = unanswered = self._exchange(request, None, b"", started)
                 self.transcript.add(exchange)
                 failures.append(
-                    f"attempt {attempt + 1}: {_transport_problem(error)} "
+                    f"attempt {attempt + 1}: {transport_problem(error)} "
                     f"after {exchange.elapsed_ms / 1000:.2f}s"
                 )
-                if not _may_resend(request.method, error):
+                if not may_resend(request.method, error):
                     failures.append(f"not resent: {request.method} is not idempotent")
                     break
                 continue
@@ -265,7 +197,7 @@ class Client:
             curl = self.curl(exchange)
             if cut is not None:
                 status = "no status line" if response is None else f"HTTP {response.status_code}"
-                first = _clip(exchange.response_body or "", 200)
+                first = clip(exchange.response_body or "", 200)
                 raise UnboundedAnswer(
                     (),
                     f"the target's answer to {request.method} {request.url.path} is unbounded",
@@ -286,37 +218,6 @@ class Client:
             "; ".join(failures),
             self.curl(unanswered),
         )
-
-    def _receive(
-        self, request: httpx.Request, deadline: float, max_bytes: int
-    ) -> tuple[httpx.Response | None, bytes, str | None]:
-        """Headers and body, streamed by a reading thread this one waits for until ``deadline``.
-
-        Returns the response (None if its headers never completed), the bytes read and, when
-        cut short, what cut it. A per-read timeout alone would let a target that drips bytes
-        hold the run forever; the deadline counts from sending to the body's last byte."""
-        left = deadline - time.perf_counter()
-        timeouts = dict(request.extensions.get("timeout") or {})
-        request.extensions["timeout"] = {  # no single wait may outlast the deadline
-            k: (None if v is None else min(v, left)) for k, v in timeouts.items()
-        }
-        reception = _Reception(max_bytes)
-        reader = threading.Thread(
-            target=reception.read, args=(self._http, request), name="rces-response", daemon=True
-        )
-        reader.start()
-        if not reception.done.wait(max(0.0, deadline - time.perf_counter())):
-            reception.abandon()
-            reception.done.wait(ABANDON_GRACE_SECONDS)
-            state = (
-                "its headers had not arrived"
-                if reception.response is None
-                else f"the body was still arriving after {reception.size} bytes"
-            )
-            return reception.response, reception.content(), f"at the deadline {state}"
-        if reception.error is not None:
-            raise reception.error
-        return reception.response, reception.content(), reception.cut
 
     def _seconds_to_answer(self) -> float:
         read = self.timeout.read if self.timeout.read is not None else 0.0
@@ -498,7 +399,7 @@ class Client:
             status=answer.status,
             response_headers=redact.headers(answer.headers.items()),
             response_body=(
-                _clip(redact.text(answer.after_head.decode("utf-8", errors="replace")))
+                clip(redact.text(answer.after_head.decode("utf-8", errors="replace")))
                 if answer.after_head
                 else None
             ),
@@ -532,13 +433,13 @@ class Client:
             request_headers=redact.headers(
                 (k, v) for k, v in request.headers.items() if k not in _TRANSPORT_HEADERS
             ),
-            request_body=_clip(redact.text(request_body)) if request_body else None,
+            request_body=clip(redact.text(request_body)) if request_body else None,
             status=None if response is None else response.status_code,
             response_headers={} if response is None else redact.headers(response.headers.items()),
             response_body=(
                 None
                 if response is None or not content
-                else _clip(redact.text(content.decode("utf-8", errors="replace")))
+                else clip(redact.text(content.decode("utf-8", errors="replace")))
             ),
             elapsed_ms=(time.perf_counter() - started) * 1000,
         )
@@ -551,83 +452,3 @@ class Client:
 
 
 _TRANSPORT_HEADERS = frozenset({"host", "accept-encoding", "connection", "accept"})
-
-_TRANSPORT_PROBLEMS: tuple[tuple[type[httpx.TransportError], str], ...] = (
-    (httpx.ConnectTimeout, "no connection within the connect timeout"),
-    (httpx.ConnectError, "the connection was refused or could not be opened"),
-    (httpx.ReadTimeout, "no answer (or no further bytes) within the read timeout"),
-    (httpx.WriteTimeout, "the request could not be sent within the write timeout"),
-    (httpx.PoolTimeout, "no free connection within the pool timeout"),
-    (httpx.RemoteProtocolError, "the connection was closed or reset, or the answer was not HTTP"),
-    (httpx.ReadError, "the connection was reset while reading the answer"),
-    (httpx.WriteError, "the connection was reset while sending the request"),
-)
-"""What each transport error means, most specific first."""
-
-
-def _transport_problem(error: httpx.TransportError) -> str:
-    for kind, meaning in _TRANSPORT_PROBLEMS:
-        if isinstance(error, kind):
-            return f"{meaning} ({type(error).__name__})"
-    return f"a transport error ({type(error).__name__})"
-
-
-class _Reception:
-    """One answer as a reading thread receives it; the waiting thread may abandon it."""
-
-    def __init__(self, max_bytes: int) -> None:
-        self.max_bytes = max_bytes
-        self.response: httpx.Response | None = None
-        self.chunks: list[bytes] = []
-        self.size = 0
-        self.cut: str | None = None
-        self.error: Exception | None = None
-        self.done = threading.Event()
-        self.abandoned = False
-
-    def read(self, http: httpx.Client, request: httpx.Request) -> None:
-        try:
-            response = http.send(request, stream=True)
-            self.response = response
-            try:
-                for chunk in response.iter_bytes():
-                    self.chunks.append(chunk)
-                    self.size += len(chunk)
-                    if self.size > self.max_bytes:
-                        self.cut = f"the body passed the size cap ({self.size} bytes read)"
-                        break
-                    if self.abandoned:
-                        break
-            finally:
-                response.close()
-        except Exception as error:  # re-raised by the waiting thread, unless it left
-            if not self.abandoned:
-                self.error = error
-        finally:
-            self.done.set()
-
-    def content(self) -> bytes:
-        return b"".join(self.chunks)
-
-    def abandon(self) -> None:
-        """Stop waiting; shut the connection so the reading thread wakes up and ends."""
-        self.abandoned = True
-        response = self.response
-        stream = None if response is None else response.extensions.get("network_stream")
-        sock = None if stream is None else stream.get_extra_info("socket")
-        if isinstance(sock, socket.socket):
-            with contextlib.suppress(OSError):
-                sock.shutdown(socket.SHUT_RDWR)
-
-
-# Methods a lost answer allows to resend (RFC 9110 9.2.2): POST and PATCH may have taken effect.
-IDEMPOTENT = frozenset({"GET", "HEAD", "OPTIONS", "PUT", "DELETE"})
-
-
-def _may_resend(method: str, error: httpx.TransportError) -> bool:
-    """Resend an idempotent request, or any request that never reached the target (no
-    connection): a POST or PATCH whose answer was lost may have created or changed something,
-    and a second one would be judged against the first one's effect."""
-    return method.upper() in IDEMPOTENT or isinstance(
-        error, httpx.ConnectError | httpx.ConnectTimeout
-    )

@@ -42,7 +42,8 @@ import httpx
 
 from conformance.report.model import Exchange
 from conformance.target.profile import DEFAULTS
-from conformance.traffic.client import Client, Reply
+from conformance.traffic.client import Client
+from conformance.traffic.transcript import Reply
 
 USER_AGENT = "rces-conformance"
 POOL_MARGIN = 1.5  # connections opened per request expected in flight

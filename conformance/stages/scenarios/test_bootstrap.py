@@ -25,7 +25,7 @@ from conformance.drivers.sdk import (
 )
 from conformance.errors import NotConfigured
 from conformance.oracles.shapes import expect_shape
-from conformance.traffic.client import Reply
+from conformance.traffic.transcript import Reply
 
 requirement = pytest.mark.requirement
 SUMMARY_FIELDS = ("id", "name", "alias", "hash")

@@ -17,7 +17,7 @@ from conformance.drivers.management import Configurations
 from conformance.drivers.sdk import Snapshots, entry_of
 from conformance.errors import NotConfigured
 from conformance.oracles.shapes import expect_shape
-from conformance.traffic.client import Reply
+from conformance.traffic.transcript import Reply
 
 requirement = pytest.mark.requirement
 

@@ -19,7 +19,7 @@ from conformance.checks.declared import expect_declared_status, field_received
 from conformance.drivers.management import Configurations
 from conformance.drivers.sdk import Snapshots
 from conformance.errors import NotConfigured, NotMeasurable, Unsupported
-from conformance.traffic.client import Reply
+from conformance.traffic.transcript import Reply
 
 requirement = pytest.mark.requirement
 UNLIKELY_ID = 2_000_000_017

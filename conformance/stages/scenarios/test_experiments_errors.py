@@ -24,7 +24,8 @@ from conformance.drivers.experiments import (
     ok,
 )
 from conformance.errors import NotConfigured
-from conformance.traffic.client import UNSET, Reply
+from conformance.traffic.client import UNSET
+from conformance.traffic.transcript import Reply
 
 requirement = pytest.mark.requirement
 

@@ -18,7 +18,7 @@ from conformance.drivers.experiments import (
     setup_failed,
 )
 from conformance.oracles.experiment_shapes import group_problems, summary_problems
-from conformance.traffic.client import Reply
+from conformance.traffic.transcript import Reply
 
 requirement = pytest.mark.requirement
 

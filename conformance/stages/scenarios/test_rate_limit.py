@@ -33,9 +33,9 @@ from conformance.drivers.sdk import Snapshots
 from conformance.errors import NotMeasurable
 from conformance.oracles.header_grammar import Problem, retry_after
 from conformance.oracles.rate_budget import Window, early_refusal
-from conformance.traffic.client import Reply
 from conformance.traffic.open_loop import Offer, Planned, Record, reply_of, send, uniform
 from conformance.traffic.token_bucket import Limit
+from conformance.traffic.transcript import Reply
 
 requirement = pytest.mark.requirement
 pytestmark = pytest.mark.serial(spends=True)  # drains buckets: nothing else in flight

@@ -12,7 +12,7 @@ from conformance.drivers.management import Configurations
 from conformance.drivers.sdk import OUT_OF_SCOPE_STATUS, Snapshots, bracketed, no_snapshot
 from conformance.errors import NotConfigured
 from conformance.oracles.shapes import expect_shape
-from conformance.traffic.client import Reply
+from conformance.traffic.transcript import Reply
 
 requirement = pytest.mark.requirement
 MAX_SAFE = 9007199254740991

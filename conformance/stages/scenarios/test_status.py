@@ -31,8 +31,8 @@ from conformance.drivers.sdk import (
 )
 from conformance.errors import NotConfigured
 from conformance.oracles.shapes import expect_shape, status_entry_problems
-from conformance.traffic.client import Reply
 from conformance.traffic.raw_socket import RawAnswer
+from conformance.traffic.transcript import Reply
 
 requirement = pytest.mark.requirement
 production_group = pytest.mark.xdist_group("production")
