@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from conformance.contract.document import load_contract
-from conformance.contract.specialisation import Renamer
+from conformance.contract.renamer import Renamer
 from conformance.stages.fuzz import corpus
 
 if TYPE_CHECKING:

@@ -18,7 +18,8 @@ from typing import TYPE_CHECKING, Any
 from schemathesis.core.failures import Failure
 
 from conformance.contract.document import doubt_of
-from conformance.contract.specialisation import marks, property_nodes
+from conformance.contract.profile_keys import marks
+from conformance.contract.schema_walk import property_nodes
 
 if TYPE_CHECKING:
     from schemathesis import Case, Response

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from conformance.contract.document import load_contract
-from conformance.contract.specialisation import Renamer
+from conformance.contract.renamer import Renamer
 from conformance.stages.fuzz import corpus
 from conformance.stages.fuzz.auth import AuthMode
 from conformance.stages.fuzz.capture import captures, renamed_generation
