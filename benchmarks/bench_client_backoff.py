@@ -1,7 +1,7 @@
 """How often the client stage's backoff judge (POLL-CLIENT-BACKOFF) fails each backoff form.
 
 Each simulated stage run plays both backoff scenarios (``backoff-5xx`` and ``backoff-refused``,
-their own scripts and durations) with instances of one form (``tests/client_stage/
+their own scripts and durations) with instances of one form (``tests/conformance/stages/client/
 backoff_forms.py``: the reference client, equal, full and decorrelated jitter, flat retries,
 a tight loop, lockstep retries), scheduling noise on every wait, and judges the recordings with
 ``judge_backoff`` itself. A stage run fails the requirement when either scenario does.
@@ -29,7 +29,7 @@ if str(ROOT) not in sys.path:
 from conformance.stages.client.backoff_criterion import trend  # noqa: E402
 from conformance.stages.client.findings import FAIL, PASS  # noqa: E402
 from conformance.stages.client.judge_failures import closed_waits, judge_backoff  # noqa: E402
-from tests.client_stage.backoff_forms import FORMS, LOADED, NOISE, Form, simulate  # noqa: E402
+from tests.conformance.stages.client.backoff_forms import FORMS, LOADED, NOISE, Form, simulate  # noqa: E402
 
 SCENARIOS = ("backoff-5xx", "backoff-refused")
 NOISES = {"default": NOISE, "loaded": LOADED}

@@ -197,9 +197,9 @@ def profile_stage(
 
 
 def replay_timing(count: int, work: Path) -> None:
-    """Replay ``count`` hand-written corpus cases (tests/fuzz/corpus_cases.py) against the
-    reference server, as the stage does before it generates anything."""
-    sys.path.insert(0, str(ROOT / "tests" / "fuzz"))
+    """Replay ``count`` hand-written corpus cases (tests/conformance/stages/fuzz/corpus_cases.py)
+    against the reference server, as the stage does before it generates anything."""
+    sys.path.insert(0, str(ROOT / "tests" / "conformance" / "stages" / "fuzz"))
     mixed_cases = importlib.import_module("corpus_cases").mixed_cases
 
     from conformance.stages.fuzz import corpus

@@ -1,12 +1,12 @@
 """The scenario stage against the reference server behind 0, 40 and 100 ms of added latency.
 
 For each delay: a fresh reference server (own SQLite file) behind the latency proxy
-(``tests/latency_proxy.py``, its own process; 0 ms is a plain reverse proxy), first the open-loop
-generator alone (the load-shedding burst and a rate-limit drain as the suite plans them: planned
-rate, offered rate, lag, connections), then ``conformance run`` with the default ``--workers
-auto`` in a child process. Prints every run's wall time, CPU seconds, verdict line and its ratio
-to the 0 ms run, side by side; the goal is at most 2x at 40 ms. A script, not a timed test: the
-load average is printed with each run, since other work on the machine moves the figures.
+(``tests/support/latency_proxy.py``, its own process; 0 ms is a plain reverse proxy), first the
+open-loop generator alone (the load-shedding burst and a rate-limit drain as the suite plans them:
+planned rate, offered rate, lag, connections), then ``conformance run`` with the default ``--workers
+auto`` in a child process. Prints every run's wall time, CPU seconds, verdict line and its ratio to
+the 0 ms run, side by side; the goal is at most 2x at 40 ms. A script, not a timed test: the load
+average is printed with each run, since other work on the machine moves the figures.
 
     python benchmarks/bench_latency.py [--delays 0,40,100] [--workers auto]
         [--caps none,4-outstanding,200-per-second] [-- extra run args]
@@ -30,7 +30,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "tests"))  # the proxy lives with the tests, never in the package
+# the proxy lives with the tests' support modules, never in the package
+sys.path.insert(0, str(ROOT / "tests" / "support"))
 
 from latency_proxy import LatencyProxy  # noqa: E402
 

@@ -8,7 +8,7 @@ its one defect breaks:
   table of not-measurable paths, the catalogue's reach);
 - ``client``: the faulty clients, ``tests/faulty/clients`` (one-defect variants of ``refclient``
   judged by the client stage), with the correct-but-different variants the stage must pass;
-- ``load``: the load faults, ``tests/load/test_load_faults.py`` (servers whose defect only shows
+- ``load``: the load faults, ``tests/faulty/test_load_faults.py`` (servers whose defect only shows
   under a fleet, judged by the load stage), with the reference server meeting every objective
   they declare.
 
@@ -93,7 +93,7 @@ SIDES: dict[str, Side] = {
         # self-tests of tests/faulty (slow targets and the like).
         ("tests/faulty/test_catalogue.py", "tests/faulty/test_coverage.py"),
         "test_fault_is_caught_exactly",
-        ignore=("tests/faulty/clients",),
+        ignore=("tests/faulty/clients", "tests/faulty/test_load_faults.py"),
         parallel=True,
     ),
     CLIENT: Side(
@@ -109,9 +109,9 @@ SIDES: dict[str, Side] = {
     ),
     LOAD: Side(
         LOAD,
-        "load faults, tests/load/test_load_faults.py",
-        ("tests/load/test_load_faults.py",),
-        ("tests/load/test_load_faults.py::test_load_fault_is_caught_exactly",),
+        "load faults, tests/faulty/test_load_faults.py",
+        ("tests/faulty/test_load_faults.py",),
+        ("tests/faulty/test_load_faults.py::test_load_fault_is_caught_exactly",),
         "test_load_fault_is_caught_exactly",
         stage="load",
     ),
@@ -153,7 +153,7 @@ check each entry fails exactly the requirements its defect breaks:
           the other self-tests of tests/faulty)
   client  the faulty clients, tests/faulty/clients (the client stage; with the
           correct-but-different clients, which must fail nothing)
-  load    the load faults, tests/load/test_load_faults.py (the load stage; with
+  load    the load faults, tests/faulty/test_load_faults.py (the load stage; with
           the reference server meeting the objectives they declare)
 Prints a line as each side starts and ends, then one score table. Needs the
 source checkout. Exit status: 0 when every fault is caught exactly and every

@@ -8,12 +8,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import suite_run
 from faulty.asgi import Handler
 from faulty.harness import family
 
 from dialect.profile import write
 from dialect.server import serve
+from tests.support import suite_run
 
 
 @dataclass(frozen=True)

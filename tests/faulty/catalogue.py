@@ -46,5 +46,5 @@ SECTIONS: dict[str, tuple[Fault, ...]] = {
 FAULTS: tuple[Fault, ...] = tuple(f for section in SECTIONS.values() for f in section)
 
 # Faults only a fleet shows, judged by ``conformance run --stage load`` in
-# tests/load/test_load_faults.py (``conformance selftest --side load``), not by the server side.
+# tests/faulty/test_load_faults.py (``conformance selftest --side load``), not by the server side.
 LOAD_SECTIONS: dict[str, tuple[Fault, ...]] = {"load": load_faults.load_faults()}

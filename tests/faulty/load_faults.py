@@ -5,7 +5,7 @@ away, a hint that comes only after a 5xx, a write some pollers never see, poller
 limited per connection instead of sharing one bucket, and a target that misses an objective it
 declares for itself (latency, 304 share, throughput: each fault declares its own in ``profile``).
 Each entry declares the exact set of requirement ids ``conformance run --stage load`` fails on
-it (``tests/load/test_load_faults.py`` runs them, ``conformance selftest --side load``; the
+it (``tests/faulty/test_load_faults.py`` runs them, ``conformance selftest --side load``; the
 server side does not, these defects do not show one request at a time).
 """
 
@@ -23,7 +23,7 @@ from faulty.recipes import STATUS, Fault, edit_request, fault, quoted, unquoted
 SLOW_STATUS_S = 0.5  # status-slower-than-declared: added to every status poll
 CAPACITY_RPS = 100  # status-under-declared-throughput: status polls served one at a time
 # The objectives these faults miss, declared as a target would (each fault declares only its own;
-# the reference server meets all of them: tests/load/test_load_faults.py).
+# the reference server meets all of them: tests/faulty/test_load_faults.py).
 DECLARED_LATENCY = {"load": {"latency_p99_ms": 400}}
 DECLARED_NOT_MODIFIED = {"load": {"min_not_modified_share": 0.9, "write_interval_seconds": 10.0}}
 DECLARED_THROUGHPUT = {"load": {"min_throughput": 150}}

@@ -1,11 +1,11 @@
 """Self-test: a correct server that is small (its throughput capped) is certified, with nothing
 unmeasured, near and far.
 
-The reference server, unchanged, behind the latency proxy (``tests/latency_proxy.py``) with a
-throughput cap: at most N answers outstanding, or at most N requests a second, at 0 and 40 ms of
-added round trip. The whole scenario stage must come out conformant with every checkable
-requirement passed. The caps stay above the reference server's load-shedding trigger (150
-requests in its trailing second), so the declared shedding burst still reaches it as load.
+The reference server, unchanged, behind the latency proxy (``tests/support/latency_proxy.py``) with
+a throughput cap: at most N answers outstanding, or at most N requests a second, at 0 and 40 ms of
+added round trip. The whole scenario stage must come out conformant with every checkable requirement
+passed. The caps stay above the reference server's load-shedding trigger (150 requests in its
+trailing second), so the declared shedding burst still reaches it as load.
 
 The rate-limit drains alone run through a much smaller cap as well (60 requests a second, a third
 of the drain's 180/s): their answers come seconds late, and the evidence they wait for still
@@ -19,11 +19,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from latency_proxy import LatencyProxy
-from suite_run import certify
 
 from faulty.harness import checkable_ids
 from refserver.runner import start_server
+from tests.support.latency_proxy import LatencyProxy
+from tests.support.suite_run import certify
 
 pytestmark = [pytest.mark.slow, pytest.mark.long]
 

@@ -1,10 +1,10 @@
 """Self-test, the other direction: a correct server far away is certified, with nothing unmeasured.
 
-The reference server, unchanged, behind the latency proxy (``tests/latency_proxy.py``, a real
-relay in its own process on loopback) adding 0 ms (a plain reverse proxy), 40 ms (an ordinary
+The reference server, unchanged, behind the latency proxy (``tests/support/latency_proxy.py``, a
+real relay in its own process on loopback) adding 0 ms (a plain reverse proxy), 40 ms (an ordinary
 remote target) and 100 ms per exchange. The whole scenario stage runs against it as a user would
-(``conformance run`` in a child process, default workers), and must come out conformant with
-every checkable requirement passed: none failed, none not measurable.
+(``conformance run`` in a child process, default workers), and must come out conformant with every
+checkable requirement passed: none failed, none not measurable.
 """
 
 from __future__ import annotations
@@ -12,11 +12,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from latency_proxy import LatencyProxy
-from suite_run import certify
 
 from faulty.harness import checkable_ids
 from refserver.runner import start_server
+from tests.support.latency_proxy import LatencyProxy
+from tests.support.suite_run import certify
 
 pytestmark = [pytest.mark.slow, pytest.mark.long]
 

@@ -16,6 +16,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the ``faulty`` package
 
+from conformance.stages.load import requirement_ids
 from faulty.asgi import FaultyApp
 from faulty.catalogue import LOAD_SECTIONS
 from faulty.context import Context
@@ -23,8 +24,6 @@ from faulty.harness import with_overrides
 from faulty.load_faults import DECLARED_LATENCY, DECLARED_NOT_MODIFIED, DECLARED_THROUGHPUT
 from faulty.recipes import Fault, fault, passthrough
 from faulty.selection import only_from_environment, selected
-
-from conformance.stages.load import requirement_ids
 
 pytestmark = pytest.mark.long
 TIMEOUT_S = 300

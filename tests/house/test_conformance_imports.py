@@ -9,7 +9,7 @@ from functools import cache
 from pathlib import Path
 
 import conformance
-from tests.import_cycles import find_cycle
+from tests.support.import_cycles import find_cycle
 
 PACKAGE = Path(conformance.__file__).parent
 HEAVY = ("schemathesis", "locust", "gevent")  # imported only when their stage runs

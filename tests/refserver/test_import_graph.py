@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 import refserver
-from tests.import_cycles import find_cycle
+from tests.support.import_cycles import find_cycle
 
 PACKAGE = Path(refserver.__file__).parent
 MODULES = sorted(p.stem for p in PACKAGE.glob("*.py"))

@@ -17,7 +17,7 @@ the first byte relayed towards the server after the previous answer on its conne
 It lives with the tests (like ``faulty/``), never in the ``conformance`` package, and runs in a
 process of its own so its CPU does not compete with the server's or the suite's interpreter:
 
-    python tests/latency_proxy.py --upstream http://127.0.0.1:8000 --delay-ms 40
+    python tests/support/latency_proxy.py --upstream http://127.0.0.1:8000 --delay-ms 40
 
 prints ``listening <url>`` once it accepts connections. ``LatencyProxy`` starts and stops that
 process for tests and benchmarks.

@@ -17,7 +17,7 @@ import httpx
 import pytest
 
 from refserver.runner import start_server
-from tests.latency_proxy import LatencyProxy
+from tests.support.latency_proxy import LatencyProxy
 
 DELAY_MS = 80
 

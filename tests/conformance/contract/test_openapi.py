@@ -22,7 +22,7 @@ from referencing.jsonschema import DRAFT202012
 from conformance.contract import document as contract
 from conformance.contract.specialisation import marks, rule_of
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 CONTRACT_URI = "urn:rces:contract"
 
 # The agreed operationIds (prompts/opids.md): operationId -> (METHOD, path).

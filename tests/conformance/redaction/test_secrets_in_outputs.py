@@ -19,7 +19,7 @@ import pytest
 from conformance.redaction.placeholders import spelled
 from conformance.run.state import REDACTION_NAME
 from conformance.stages.scenarios import STAGE as SCENARIOS
-from tests.conformance.holding_server import holding_server, write_profile
+from tests.support.holding_server import holding_server, write_profile
 
 pytest_plugins = ("pytester",)
 

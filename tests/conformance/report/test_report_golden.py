@@ -19,7 +19,8 @@ REGENERATE = os.environ.get("CONFORMANCE_REGENERATE_GOLDEN") == "1"
 
 
 def check_golden(name: str, text: str) -> None:
-    """Compare with tests/conformance/golden/<name>; CONFORMANCE_REGENERATE_GOLDEN=1 rewrites."""
+    """Compare with tests/conformance/report/golden/<name>;
+    CONFORMANCE_REGENERATE_GOLDEN=1 rewrites."""
     path = GOLDEN / name
     if REGENERATE:
         path.write_text(text, encoding="utf-8")

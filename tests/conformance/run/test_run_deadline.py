@@ -14,7 +14,7 @@ import pytest
 from conformance import cli
 from conformance.run.deadline import DEFAULT_SECONDS, RunDeadline, seconds_option
 from conformance.run.fixtures import Cleanup
-from tests.conformance.holding_server import holding_server, write_profile
+from tests.support.holding_server import holding_server, write_profile
 
 pytest_plugins = ("pytester",)
 

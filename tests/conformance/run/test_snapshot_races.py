@@ -16,7 +16,7 @@ from conformance.errors import ContractViolation
 from conformance.run import phases as run_phases
 from conformance.target.profile import parse
 from conformance.traffic.client import Client
-from tests.conformance.hostile_servers import PROFILE, Behaviour, Hostile, answer
+from tests.support.hostile_servers import PROFILE, Behaviour, Hostile, answer
 
 
 @pytest.fixture

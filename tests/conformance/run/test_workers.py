@@ -6,7 +6,7 @@ from typing import Any
 
 from conformance.run.workers import MAX_WORKERS, NEAR_WORKERS, auto, for_round_trip, round_trip
 from conformance.target.profile import load
-from tests.latency_proxy import LatencyProxy
+from tests.support.latency_proxy import LatencyProxy
 
 
 def test_near_targets_keep_two_workers_far_ones_get_more() -> None:

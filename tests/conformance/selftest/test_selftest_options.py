@@ -134,7 +134,7 @@ def test_each_side_collects_its_own_catalogue() -> None:
     assert client[0] == "/checkout/tests/faulty/clients" and "--ignore" not in client
     assert client[client.index("-n") + 1] == "3"
     load = _args("load", "", faults="hint")
-    assert load[0] == "/checkout/tests/load/test_load_faults.py"
+    assert load[0] == "/checkout/tests/faulty/test_load_faults.py"
     assert "-n" not in load and load[load.index("-k") + 1] == "hint"
     chosen_load = _args("load", "hint-never-goes")
     assert chosen_load[0].endswith("test_load_faults.py::test_load_fault_is_caught_exactly")

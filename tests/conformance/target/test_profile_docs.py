@@ -15,7 +15,7 @@ import yaml
 
 from conformance.target import profile as profiles
 
-DOC = Path(__file__).parents[2] / "docs" / "target-profile.md"
+DOC = Path(__file__).parents[3] / "docs" / "target-profile.md"
 MINIMAL = """\
 credentials:
   pat: svc_pat_unit

@@ -12,7 +12,7 @@ from conformance.errors import ContractViolation, NoAnswer, NotMeasurable, Usage
 from conformance.redaction.placeholders import Redactor
 from conformance.target.profile import Profile, load, parse
 from conformance.traffic.client import Client
-from tests.conformance.hostile_servers import PROFILE, Hostile, answer, reset
+from tests.support.hostile_servers import PROFILE, Hostile, answer, reset
 
 
 @pytest.fixture

@@ -21,7 +21,7 @@ from conformance.target import resolution as targets
 from conformance.target.profile import Profile, parse
 from conformance.target.resolution import Target
 from conformance.traffic.client import Client
-from tests.conformance.hostile_servers import (
+from tests.support.hostile_servers import (
     PROFILE,
     Behaviour,
     Hostile,

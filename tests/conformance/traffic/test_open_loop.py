@@ -1,7 +1,8 @@
 """Open-loop load: requests leave on plan whatever the answer time, over real loopback sockets.
 
-The slow target is the reference server behind the latency-adding proxy (``tests/latency_proxy``,
-its own process): a closed loop over the starting pool would need many times the plan's span.
+The slow target is the reference server behind the latency-adding proxy
+(``tests/support/latency_proxy``, its own process): a closed loop over the starting pool would need
+many times the plan's span.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from conformance.traffic.open_loop import (
     send,
     uniform,
 )
-from tests.latency_proxy import LatencyProxy
+from tests.support.latency_proxy import LatencyProxy
 
 DELAY_MS = 100
 

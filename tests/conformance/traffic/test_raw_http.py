@@ -7,7 +7,7 @@ import threading
 import time
 
 from conformance.traffic import raw_socket
-from tests.conformance.hostile_servers import Hostile, answer, silent
+from tests.support.hostile_servers import Hostile, answer, silent
 
 CAP = 65536
 

@@ -15,7 +15,7 @@ import pytest
 from conformance.stages.client.backoff_criterion import TREND_Z, trend
 from conformance.stages.client.findings import FAIL, PASS
 from conformance.stages.client.judge_failures import closed_waits, judge_backoff
-from tests.client_stage.backoff_forms import FORMS, Form, simulate
+from tests.conformance.stages.client.backoff_forms import FORMS, Form, simulate
 
 SCENARIOS = ("backoff-5xx", "backoff-refused")
 CORRECT_RUNS = 150  # stage runs (both scenarios) per correct form

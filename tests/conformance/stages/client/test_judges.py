@@ -12,7 +12,14 @@ from conformance.stages.client.judge_hash import judge_last_hash
 from conformance.stages.client.judge_headers import judge_headers
 from conformance.stages.client.judge_hint import judge_hint, judge_jitter, judge_release
 from conformance.stages.client.judge_refetch import judge_refetch
-from tests.client_stage.timelines import every, instance, poll, refetch, scenario_run, settings
+from tests.conformance.stages.client.timelines import (
+    every,
+    instance,
+    poll,
+    refetch,
+    scenario_run,
+    settings,
+)
 
 HINT = (2.0, 0.3)  # intervalSeconds 2 s, jitterRatio 0.3: symmetric bound 1.4 s, above 2.0 s
 

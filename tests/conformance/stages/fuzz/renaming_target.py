@@ -17,7 +17,7 @@ from typing import Any
 
 import yaml
 
-TESTS = str(Path(__file__).resolve().parents[1])
+TESTS = str(Path(__file__).resolve().parents[3])
 if TESTS not in sys.path:  # tests/faulty holds the ASGI plumbing of the one-defect servers
     sys.path.append(TESTS)
 

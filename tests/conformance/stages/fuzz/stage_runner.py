@@ -1,7 +1,7 @@
 """Runs the fuzz stage in a pytest subprocess against a real server and reads its report.
 
-Used by the end-to-end tests of ``tests/fuzz``: ``serve(tmp_path, wrap=...)`` starts the
-reference server (optionally wrapped in a one-defect ASGI middleware) on 127.0.0.1:0, and
+Used by the end-to-end tests of ``tests/conformance/stages/fuzz``: ``serve(tmp_path, wrap=...)``
+starts the reference server (optionally wrapped in a one-defect ASGI middleware) on 127.0.0.1:0, and
 ``run_stage(...)`` runs ``conformance.stages.fuzz.pytest_args`` against it and returns the parsed
 ``conformance.json``.
 """
@@ -19,7 +19,7 @@ from typing import Any
 
 from conformance.stages.fuzz import pytest_args
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[4]
 
 
 @dataclass

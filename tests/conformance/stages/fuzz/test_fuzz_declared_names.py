@@ -16,10 +16,10 @@ from typing import Any
 import pytest
 from renaming_target import DECLARED, write_profile
 from renaming_target import wrap as renaming
-from suite_run import certify
 
 from conformance.stages.fuzz.plugin import stage_requirements
 from refserver.runner import start_server
+from tests.support.suite_run import certify
 
 pytestmark = [pytest.mark.slow, pytest.mark.long]
 # The rate limit out of reach: the smoke tier's own pace is not what this test is about.
