@@ -14,21 +14,22 @@ import json
 import zlib
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from requests.structures import CaseInsensitiveDict
 
+from conformance.json_types import JsonObject, JsonValue
 from conformance.stages.fuzz.auth import AuthMode, credential_headers, is_sdk_path
 from conformance.target.profile import Profile
 
 if TYPE_CHECKING:
-    from schemathesis import Case
+    from schemathesis.specs.openapi.schemas import OpenApiCase
 
     from conformance.traffic.client import Client
 
 # The provisioned experiment's variant group, in each changeset format a profile may declare
 # (experiment_payload.changeset_format).
-VARIANT_CHANGESET: dict[str, list[dict[str, Any]]] = {
+VARIANT_CHANGESET: dict[str, list[JsonObject]] = {
     "segments": [{"op": "set", "path": ["fuzz", "level"], "value": 2}],
     "json-patch": [{"op": "replace", "path": "/fuzz/level", "value": 2}],
 }
@@ -48,11 +49,11 @@ class RealObjects:
     problems: list[str] = field(default_factory=list)
 
 
-def _keep_generated(value: Any) -> bool:
+def _keep_generated(value: object) -> bool:
     return zlib.crc32(repr(value).encode()) % KEEP_GENERATED_ONE_IN == 0
 
 
-def _negated(case: Case[Any]) -> set[str]:
+def _negated(case: OpenApiCase) -> set[str]:
     """Names of the parameters a negative case broke on purpose (lowercase)."""
     meta = case.meta
     if meta is None:
@@ -133,7 +134,11 @@ class FuzzTarget:
             groups = body.get("groups")
             if isinstance(groups, list):
                 objects.group_ids = tuple(
-                    g["id"] for g in groups if isinstance(g, dict) and isinstance(g.get("id"), int)
+                    group_id
+                    for g in groups
+                    if isinstance(g, dict)
+                    for group_id in (g.get("id"),)
+                    if isinstance(group_id, int)
                 )
         else:
             objects.problems.append(f"create experiment answered {reply.status}")
@@ -158,20 +163,24 @@ class FuzzTarget:
             page = _json(reply.content)
             if reply.status != 200 or not isinstance(page, dict):
                 break
-            items = page.get(payload.items) or ()
+            listed = page.get(payload.items)
+            items = listed if isinstance(listed, list) else []  # not a list: nothing to terminate
             for item in items:
+                if not isinstance(item, dict):
+                    continue
+                experiment_id = item.get("id")
                 if (
-                    isinstance(item, dict)
-                    and str(item.get("name", "")).startswith(self.name_prefix)
+                    str(item.get("name", "")).startswith(self.name_prefix)
                     and item.get(payload.status) != payload.terminated
-                    and isinstance(item.get("id"), int)
+                    and isinstance(experiment_id, int)
                 ):
-                    ids.append(item["id"])
+                    ids.append(experiment_id)
             if payload.pagination != "cursor":
                 if len(items) < size:
                     break
                 continue
-            cursor = page.get(payload.next_cursor)
+            next_cursor = page.get(payload.next_cursor)
+            cursor = str(next_cursor) if next_cursor else None
             if not cursor:
                 break
         for experiment_id in ids:
@@ -185,7 +194,7 @@ class FuzzTarget:
         return f"{self.run_prefix}-fuzz-{next(self._instance_ids)}"
 
     def prepare(
-        self, case: Case[Any], mode: AuthMode = AuthMode.VALID, *, aim_ids: bool = True
+        self, case: OpenApiCase, mode: AuthMode = AuthMode.VALID, *, aim_ids: bool = True
     ) -> None:
         """Point a generated case at this target: project, environment, real ids, credentials.
 
@@ -227,9 +236,9 @@ class FuzzTarget:
         environments = self.profile.project.environments
         return environments.get("development", next(iter(environments.values())))
 
-    def _path_rules(self) -> dict[str, Callable[[Any], Any]]:
+    def _path_rules(self) -> dict[str, Callable[[object], object]]:
         objects = self.objects
-        rules: dict[str, Callable[[Any], Any]] = {
+        rules: dict[str, Callable[[object], object]] = {
             "applicationId": lambda _: self.profile.project.application_id,
         }
         if objects.configuration_id is not None:
@@ -240,7 +249,7 @@ class FuzzTarget:
             rules["experimentId"] = lambda v: v if _keep_generated(v) else experiment_id
         return rules
 
-    def _aim_body(self, body: dict[str, Any]) -> dict[str, Any]:
+    def _aim_body(self, body: JsonObject) -> JsonObject:
         changed = dict(body)
         name = changed.get("name")
         if isinstance(name, str):
@@ -256,23 +265,24 @@ class FuzzTarget:
         return changed if changed != body else body
 
 
-def _json(content: bytes) -> Any:
+def _json(content: bytes) -> JsonValue:
     try:
-        return json.loads(content) if content else None
+        value: JsonValue = json.loads(content) if content else None
+        return value
     except ValueError:
         return None
 
 
-def _int(value: Any) -> int | None:
+def _int(value: object) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
-def _find(headers: Mapping[str, Any], name: str) -> str | None:
+def _find(headers: Mapping[str, object], name: str) -> str | None:
     lowered = name.lower()
     return next((k for k in headers if k.lower() == lowered), None)
 
 
-def _set(headers: dict[str, Any], name: str, value: str | None) -> dict[str, Any]:
+def _set(headers: dict[str, object], name: str, value: str | None) -> dict[str, object]:
     existing = _find(headers, name)
     if existing is not None:
         del headers[existing]

@@ -9,9 +9,9 @@ so.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
-from typing import Any
 
 from conformance.errors import UsageError
+from conformance.json_types import JsonObject
 
 # The seed used when none is given: fixed, so two runs of one tier send the same requests.
 DEFAULT_SEED = 20261122
@@ -27,8 +27,10 @@ class Tier:
     time_budget_s: float  # the whole stage; what is left unsent past it is reported, not failed
     coverage: bool = False  # also run schemathesis's deterministic coverage phase (many cases)
 
-    def describe(self) -> dict[str, Any]:
-        return asdict(self)
+    def describe(self) -> JsonObject:
+        """The tier as the stage summary records it (every field, by name)."""
+        described: JsonObject = asdict(self)  # str, int, float and bool fields only
+        return described
 
 
 TIERS: dict[str, Tier] = {

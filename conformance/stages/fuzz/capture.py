@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from conformance.contract.document import load_contract
 from conformance.contract.renamer import Renamer
@@ -21,7 +21,9 @@ from conformance.stages.fuzz import corpus
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
-    from schemathesis import Case, Response
+    from schemathesis import Response
+    from schemathesis.generation.meta import CaseMetadata
+    from schemathesis.specs.openapi.schemas import OpenApiCase
 
     from conformance.stages.fuzz.aiming import FuzzTarget
     from conformance.stages.fuzz.execution import SeenFailure
@@ -34,17 +36,17 @@ class Sent:
     operation_id: str
     method: str
     path: str
-    headers: dict[str, Any]
-    path_parameters: dict[str, Any]
-    query: dict[str, Any]
-    body: Any
+    headers: dict[str, object]
+    path_parameters: dict[str, object]
+    query: dict[str, object]
+    body: object
     has_body: bool
     media_type: str | None
-    meta: Any
+    meta: CaseMetadata | None
     response: Response
 
     @classmethod
-    def of(cls, operation_id: str, case: Case[Any], response: Response) -> Sent:
+    def of(cls, operation_id: str, case: OpenApiCase, response: Response) -> Sent:
         from schemathesis.core import NOT_SET
 
         return cls(
@@ -61,13 +63,13 @@ class Sent:
             response=response,
         )
 
-    def parts(self, renamer: Renamer | None = None) -> dict[str, Any]:
+    def parts(self, renamer: Renamer | None = None) -> corpus.Parts:
         """What was sent; with ``renamer``, in the contract's names instead of the target's."""
         op = self.operation_id
         headers, query = self.headers, self.query
         if renamer is not None:
             headers, query = renamer.headers(op, headers, False), renamer.query(op, query, False)
-        parts: dict[str, Any] = {
+        parts: corpus.Parts = {
             "headers": headers,
             "path_parameters": self.path_parameters,
             "query": query,
@@ -85,8 +87,8 @@ class Sent:
 
 
 def renamed_generation(
-    renamer: Renamer, operation_id: str, generation: dict[str, Any], *, to_target: bool
-) -> dict[str, Any]:
+    renamer: Renamer, operation_id: str, generation: corpus.Generation, *, to_target: bool
+) -> corpus.Generation:
     """The parameter a negative case broke, in the other side's name (header or query)."""
     where, name = generation.get("parameter_location"), generation.get("parameter")
     if where not in ("header", "query") or not isinstance(name, str):
@@ -95,7 +97,7 @@ def renamed_generation(
     return {**generation, "parameter": names.get(name.lower(), name)}
 
 
-def generation_of(meta: Any) -> dict[str, Any]:
+def generation_of(meta: CaseMetadata | None) -> corpus.Generation:
     """How a case was generated, as far as checks of invalid input read it."""
     if meta is None:
         return {}
@@ -117,7 +119,7 @@ def generation_of(meta: Any) -> dict[str, Any]:
     }
 
 
-def _jsonable(value: Any) -> Any:
+def _jsonable(value: object) -> object:
     try:
         return json.loads(json.dumps(value))
     except (TypeError, ValueError):
@@ -126,7 +128,7 @@ def _jsonable(value: Any) -> Any:
 
 def references(target: FuzzTarget) -> corpus.References:
     objects = target.objects
-    by_name: dict[str, Any] = {
+    by_name: dict[str, object] = {
         "application_id": target.profile.project.application_id,
         "environment_id": target.environment_id(),
     }
@@ -144,9 +146,9 @@ def references(target: FuzzTarget) -> corpus.References:
     )
 
 
-def captures(index: int, response: Response) -> dict[str, Any]:
+def captures(index: int, response: Response) -> dict[str, str | int]:
     """What step ``index`` (1-based) received that a later step may send back."""
-    found: dict[str, Any] = {}
+    found: dict[str, str | int] = {}
     etag = response.headers.get("etag")
     if etag:
         found[f"step{index}.etag"] = etag[0] if isinstance(etag, list) else etag
@@ -159,7 +161,7 @@ def captures(index: int, response: Response) -> dict[str, Any]:
     return found
 
 
-def encode_steps(target: FuzzTarget, sent: list[Sent]) -> list[dict[str, Any]]:
+def encode_steps(target: FuzzTarget, sent: list[Sent]) -> list[corpus.Step]:
     """The steps of a case in the contract's names, each sent value that an earlier step
     received as a reference."""
     refs = references(target)
@@ -181,7 +183,7 @@ def encode_steps(target: FuzzTarget, sent: list[Sent]) -> list[dict[str, Any]]:
     return steps
 
 
-def _etag_references(step: dict[str, Any], refs: corpus.References) -> None:
+def _etag_references(step: corpus.Step, refs: corpus.References) -> None:
     for name, value in list(step["headers"].items()):
         for ref, known in refs.by_name.items():
             if ref.endswith(".etag") and value == known:
@@ -191,10 +193,10 @@ def _etag_references(step: dict[str, Any], refs: corpus.References) -> None:
 def corpus_cases(
     failures: Mapping[tuple[str, str, str], SeenFailure],
     target: FuzzTarget,
-    found_by: dict[str, Any],
+    found_by: Mapping[str, object],
     operation_id: str | None,
     modes: tuple[str, ...],
-) -> list[dict[str, Any]]:
+) -> list[corpus.Case]:
     """The real failures of one test (one operation, None: all) as corpus cases; ``found_by``
     (tier, seed) goes into each case's ``found``."""
     found = []
@@ -234,8 +236,8 @@ def corpus_case(
     requirement_ids: tuple[str, ...],
     title: str,
     sent: list[Sent],
-    found: dict[str, Any],
-) -> dict[str, Any]:
+    found: Mapping[str, object],
+) -> corpus.Case:
     return corpus.new_case(
         kind=kind,
         mode=mode,

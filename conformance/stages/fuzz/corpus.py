@@ -26,11 +26,12 @@ from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import NotRequired, TypedDict, TypeVar
 
 from jsonschema import Draft202012Validator  # type: ignore[import-untyped]
 
 from conformance import __version__
+from conformance.json_types import JsonObject
 from conformance.redaction.placeholders import Redactor
 
 FORMAT = "rces-fuzz-case/1"
@@ -44,22 +45,75 @@ _ID_KEY = re.compile(r"(^id$|Id$)")
 # References bound from the profile, written only where the stage put them (never by value).
 _PROFILE_BOUND = frozenset({"application_id", "environment_id"})
 
+K = TypeVar("K")
+
+
+class Generation(TypedDict, total=False):
+    """How a negative case was generated, as far as checks of invalid input read it."""
+
+    mode: str
+    negative: list[str]
+    parameter: str | None
+    parameter_location: str | None
+    description: str | None
+
+
+class Parts(TypedDict):
+    """What one request sent, before it is encoded as a step."""
+
+    headers: dict[str, object]
+    path_parameters: dict[str, object]
+    query: dict[str, object]
+    body: NotRequired[object]
+    media_type: NotRequired[str | None]
+    generation: NotRequired[Generation]
+
+
+class Step(TypedDict):
+    """One request of a case: the contract's path template and its parts, references in place."""
+
+    operation_id: str
+    method: str
+    path: str
+    path_parameters: dict[str, object]
+    query: dict[str, object]
+    headers: dict[str, str]
+    body: NotRequired[object]
+    media_type: NotRequired[str | None]
+    generation: NotRequired[Generation]
+
+
+class Case(TypedDict):
+    """A corpus case as ``corpus.schema.json`` describes it (``found``: tier, seed, date, suite
+    version, and the status, expectation, answer and curl line when it was found)."""
+
+    format: str
+    id: str
+    kind: str
+    mode: str
+    operation_id: str
+    check: str
+    requirement_ids: list[str]
+    title: str
+    steps: list[Step]
+    found: dict[str, object]
+
 
 @cache
-def schema() -> dict[str, Any]:
+def schema() -> JsonObject:
     text = resources.files("conformance.stages.fuzz").joinpath(SCHEMA_FILE).read_text("utf-8")
-    loaded: dict[str, Any] = json.loads(text)
+    loaded: JsonObject = json.loads(text)
     return loaded
 
 
 @cache
-def _validator() -> Any:
-    """Built once: checking the schema itself at every case cost 60 ms of each replayed case."""
+def _validator() -> Draft202012Validator:
+    """Built once per process: the validator checks the schema itself when it is built."""
 
     return Draft202012Validator(schema())
 
 
-def validate(data: Any) -> None:
+def validate(data: object) -> None:
     """Raise ``ValueError`` naming the first problem when ``data`` is no corpus case."""
     error = next(iter(_validator().iter_errors(data)), None)
     if error is not None:
@@ -74,7 +128,7 @@ def validate(data: Any) -> None:
 class References:
     """Values that only existed on the target a case was found on, by reference name."""
 
-    by_name: dict[str, Any]
+    by_name: dict[str, object]
     run_prefix: str
     instance_prefix: str
     secrets: Mapping[str, str]  # secret value -> its placeholder
@@ -83,7 +137,7 @@ class References:
     def __post_init__(self) -> None:
         self.redactor = Redactor(self.secrets)
 
-    def name_of(self, value: Any, key: str = "") -> str | None:
+    def name_of(self, value: object, key: str = "") -> str | None:
         """The reference ``value`` stands for under ``key`` (None: a value of its own).
 
         Two objects of different kinds may share an id (configuration 1, experiment 1): the
@@ -114,10 +168,10 @@ class References:
             return "${instance_id}"
         return value.replace(self.run_prefix, "${run_prefix}") if self.run_prefix else value
 
-    def value(self, value: Any, key: str = "") -> Any:
+    def value(self, value: object, key: str = "") -> object:
         """``value`` with secrets and run-bound strings replaced (ids under id-like keys)."""
         if isinstance(value, dict):
-            return {str(k): self.value(v, str(k)) for k, v in value.items()}
+            return self.mapping(value)
         if isinstance(value, list | tuple):
             return [self.value(item, key) for item in value]
         if key and _ID_KEY.search(key):
@@ -128,17 +182,21 @@ class References:
             return self.text(value)
         return value
 
+    def mapping(self, values: Mapping[K, object]) -> dict[str, object]:
+        """``value`` of each entry, its key naming it."""
+        return {str(k): self.value(v, str(k)) for k, v in values.items()}
+
 
 def encode_step(
     operation_id: str,
     method: str,
     path: str,
-    parts: Mapping[str, Any],
+    parts: Parts,
     references: References,
     environment_header: str = "environment_id",
-) -> dict[str, Any]:
+) -> Step:
     """One request of a case: the template path and its parts, references in place."""
-    headers = {}
+    headers: dict[str, str] = {}
     for name, raw in (parts.get("headers") or {}).items():
         if name.lower() in _DROPPED_HEADERS:
             continue
@@ -148,18 +206,18 @@ def encode_step(
             headers[name] = "${environment_id}"
         else:
             headers[name] = references.text(value)
-    path_parameters = {}
+    path_parameters: dict[str, object] = {}
     for name, raw in (parts.get("path_parameters") or {}).items():
         if name == "applicationId" and raw == references.by_name.get("application_id"):
             path_parameters[name] = "${application_id}"
         else:
             path_parameters[name] = references.value(raw, name if _ID_KEY.search(name) else "id")
-    step: dict[str, Any] = {
+    step: Step = {
         "operation_id": operation_id,
         "method": method.upper(),
         "path": path,
         "path_parameters": path_parameters,
-        "query": references.value(dict(parts.get("query") or {})),
+        "query": references.mapping(parts.get("query") or {}),
         "headers": dict(sorted(headers.items(), key=lambda item: item[0].lower())),
     }
     if "body" in parts:
@@ -171,7 +229,7 @@ def encode_step(
     return step
 
 
-def case_id(data: Mapping[str, Any]) -> str:
+def case_id(data: Mapping[str, object]) -> str:
     """A hash of what the case sends and checks: the same failure found again, the same id."""
     sent = {
         key: data[key] for key in ("kind", "mode", "check", "operation_id", "steps") if key in data
@@ -187,10 +245,10 @@ def new_case(
     check: str,
     requirement_ids: tuple[str, ...],
     title: str,
-    steps: list[dict[str, Any]],
-    found: dict[str, Any],
-) -> dict[str, Any]:
-    data: dict[str, Any] = {
+    steps: list[Step],
+    found: Mapping[str, object],
+) -> Case:
+    data: Case = {
         "format": FORMAT,
         "id": "",
         "kind": kind,
@@ -200,6 +258,7 @@ def new_case(
         "requirement_ids": list(requirement_ids),
         "title": title,
         "steps": steps,
+        "found": {},
     }
     data["id"] = case_id(data)
     data["found"] = {
@@ -210,7 +269,7 @@ def new_case(
     return data
 
 
-def file_name(data: Mapping[str, Any]) -> str:
+def file_name(data: Case) -> str:
     safe = re.sub(r"[^A-Za-z0-9_]+", "_", f"{data['operation_id']}-{data['check']}")
     return f"{safe}-{data['id']}.json"
 
@@ -218,11 +277,11 @@ def file_name(data: Mapping[str, Any]) -> str:
 # ------------------------------------------------------------------ files
 
 
-def dump(data: Mapping[str, Any]) -> str:
+def dump(data: Case) -> str:
     return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
 
 
-def write(directory: Path, data: Mapping[str, Any]) -> Path | None:
+def write(directory: Path, data: Case) -> Path | None:
     """Write one case; None when a case of the same id is already there (kept as it was)."""
     directory.mkdir(parents=True, exist_ok=True)
     path = directory / file_name(data)
@@ -234,18 +293,19 @@ def write(directory: Path, data: Mapping[str, Any]) -> Path | None:
     return path
 
 
-def read(path: Path) -> dict[str, Any]:
+def read(path: Path) -> Case:
+    """The case in ``path``; ``ValueError`` when it does not match ``corpus.schema.json``."""
     data = json.loads(path.read_text("utf-8"))
     validate(data)
-    loaded: dict[str, Any] = data
-    return loaded
+    case: Case = data  # the schema just checked is what ``Case`` spells
+    return case
 
 
 def files(directory: Path) -> list[Path]:
     return sorted(directory.glob("*.json")) if directory.is_dir() else []
 
 
-def cases(directory: Path) -> Iterator[tuple[Path, dict[str, Any]]]:
+def cases(directory: Path) -> Iterator[tuple[Path, Case]]:
     for path in files(directory):
         yield path, read(path)
 
@@ -259,10 +319,10 @@ def secrets_by_placeholder(secret_names: Mapping[str, str]) -> dict[str, str]:
     return dict(pairs)
 
 
-def decode(value: Any, bindings: Mapping[str, Any], secrets: Mapping[str, str]) -> Any:
+def decode(value: object, bindings: Mapping[str, object], secrets: Mapping[str, str]) -> object:
     """``value`` with references and placeholders filled in from this target."""
     if isinstance(value, dict):
-        return {k: decode(v, bindings, secrets) for k, v in value.items()}
+        return decode_mapping(value, bindings, secrets)
     if isinstance(value, list):
         return [decode(item, bindings, secrets) for item in value]
     if not isinstance(value, str):
@@ -278,7 +338,14 @@ def decode(value: Any, bindings: Mapping[str, Any], secrets: Mapping[str, str]) 
     return text
 
 
-def unbound(value: Any, bindings: Mapping[str, Any]) -> set[str]:
+def decode_mapping(
+    values: Mapping[str, object], bindings: Mapping[str, object], secrets: Mapping[str, str]
+) -> dict[str, object]:
+    """``decode`` of each value of ``values``."""
+    return {k: decode(v, bindings, secrets) for k, v in values.items()}
+
+
+def unbound(value: object, bindings: Mapping[str, object]) -> set[str]:
     """Reference names in ``value`` this target could not bind (an object it could not create)."""
     if isinstance(value, dict):
         return set().union(*(unbound(v, bindings) for v in value.values()))

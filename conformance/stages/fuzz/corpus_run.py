@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from conformance.catalogue.outcomes import TestRecord
+from conformance.json_types import JsonArray, JsonObject
 from conformance.report.model import Evidence, Outcome
 from conformance.stages.fuzz import corpus
 from conformance.stages.fuzz.replay import FAILS, FIXED, INCONCLUSIVE, Replayed
@@ -35,7 +35,7 @@ class CorpusRun:
         """(operation, mode, check) of every case that failed again: found again, not new."""
         return {result.key for result in self.replayed if result.verdict == FAILS}
 
-    def keep(self, cases: list[dict[str, Any]]) -> list[str]:
+    def keep(self, cases: list[corpus.Case]) -> list[str]:
         """Write the new failures of one test; one that failed again on replay is not new."""
         regressed = self.regressed()
         written = []
@@ -85,8 +85,8 @@ class CorpusRun:
             evidence_by_requirement=evidence,
         )
 
-    def details(self) -> dict[str, Any]:
-        def by(verdict: str) -> list[str]:
+    def details(self) -> JsonObject:
+        def by(verdict: str) -> JsonArray:
             return [r.path for r in self.replayed if r.verdict == verdict]
 
         return {
@@ -96,8 +96,8 @@ class CorpusRun:
             "regressions": by(FAILS),
             "fixed": by(FIXED),
             "inconclusive": by(INCONCLUSIVE),
-            "written": list(self.written),
-            "problems": list(self.problems),
+            "written": [*self.written],
+            "problems": [*self.problems],
         }
 
 
@@ -105,14 +105,15 @@ def _evidence(result: Replayed) -> Evidence:
     found = result.found
     new = result.reason.partition("\nReceived:")[2].strip() or f"HTTP {result.status}"
     then = found.get("received") or f"HTTP {found.get('status')}"
+    seed = found.get("seed")
     return Evidence(
         test_id=REPLAY_TEST_ID,
         requirement_ids=tuple(result.requirement_ids),
         title=f"regression: {result.title} (corpus case {result.path})",
-        expected=found.get("expected") or "the check to pass",
+        expected=str(found.get("expected") or "the check to pass"),
         received=f"now: {new}; when found ({found.get('date')}, tier {found.get('tier')}, "
         f"seed {found.get('seed')}, suite {found.get('suite_version')}): {then}",
         curl=result.curl,
         check=result.check,
-        seed=found.get("seed"),
+        seed=seed if isinstance(seed, int) else None,  # the schema holds it to an integer
     )

@@ -13,47 +13,49 @@ locator is never a doubt (a 500, a transport error, credentials accepted).
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from schemathesis.core.failures import Failure
 
 from conformance.contract.document import doubt_of
 from conformance.contract.profile_keys import marks
 from conformance.contract.schema_walk import property_nodes
+from conformance.json_types import JsonObject
 
 if TYPE_CHECKING:
-    from schemathesis import Case, Response
+    from schemathesis import Response
+    from schemathesis.specs.openapi.schemas import OpenApiCase
 
-Locator = Callable[[Failure, "Case[Any]", "Response"], list[str]]
+Locator = Callable[[Failure, "OpenApiCase", "Response"], list[str]]
 
 
 def _status(response: Response) -> str:
     return str(response.status_code)
 
 
-def _body_path(instance_path: Iterable[Any]) -> str:
+def _body_path(instance_path: Iterable[object]) -> str:
     """A dotted property path; array indices are entered through ``items`` and dropped."""
     return ".".join(str(part) for part in instance_path if not isinstance(part, int))
 
 
-def _response(failure: Failure, case: Case[Any], response: Response) -> list[str]:
+def _response(failure: Failure, case: OpenApiCase, response: Response) -> list[str]:
     return [f"response:{_status(response)}"]
 
 
-def _schema(failure: Failure, case: Case[Any], response: Response) -> list[str]:
+def _schema(failure: Failure, case: OpenApiCase, response: Response) -> list[str]:
     path = _body_path(getattr(failure, "instance_path", ()) or ())
     base = f"response:{_status(response)}:body"
     return [f"{base}:{path}" if path else base]
 
 
-def _headers(failure: Failure, case: Case[Any], response: Response) -> list[str]:
+def _headers(failure: Failure, case: OpenApiCase, response: Response) -> list[str]:
     names = getattr(failure, "missing_headers", None) or []
     if not names:
         return _response(failure, case, response)
     return [f"response:{_status(response)}:header:{name}" for name in names]
 
 
-def _negated_input(failure: Failure, case: Case[Any], response: Response) -> list[str]:
+def _negated_input(failure: Failure, case: OpenApiCase, response: Response) -> list[str]:
     meta = case.meta
     data = getattr(getattr(meta, "phase", None), "data", None)
     name = getattr(data, "parameter", None)
@@ -68,19 +70,22 @@ def _negated_input(failure: Failure, case: Case[Any], response: Response) -> lis
 ERROR_FIELD_KEYS = ("errors.code_field", "errors.message_field")
 
 
-def _document(case: Case[Any]) -> dict[str, Any] | None:
+def _document(case: OpenApiCase) -> JsonObject | None:
     """The document the case was generated from (the contract in the target's terms)."""
     raw = getattr(case.operation.schema, "raw_schema", None)
-    return raw if isinstance(raw, dict) else None
+    document: JsonObject | None = raw if isinstance(raw, dict) else None
+    return document
 
 
-def _error_fields(failure: Failure, case: Case[Any], response: Response) -> list[str]:
+def _error_fields(failure: Failure, case: OpenApiCase, response: Response) -> list[str]:
     """The error body's two fields, as the document the case came from names them."""
     base = f"response:{_status(response)}:body"
     document = _document(case) or {}
+    components = document.get("components", {})
+    schemas = components.get("schemas", {}) if isinstance(components, dict) else {}
     names = [
         name
-        for schema in document.get("components", {}).get("schemas", {}).values()
+        for schema in (schemas.values() if isinstance(schemas, dict) else ())
         for name, node in property_nodes(document, schema).items()
         if set(marks(node)) & set(ERROR_FIELD_KEYS)
     ]
@@ -88,14 +93,14 @@ def _error_fields(failure: Failure, case: Case[Any], response: Response) -> list
 
 
 def _fixed(*locations: str) -> Locator:
-    def locate(failure: Failure, case: Case[Any], response: Response) -> list[str]:
+    def locate(failure: Failure, case: OpenApiCase, response: Response) -> list[str]:
         return list(locations)
 
     return locate
 
 
 def _status_header(header: str) -> Locator:
-    def locate(failure: Failure, case: Case[Any], response: Response) -> list[str]:
+    def locate(failure: Failure, case: OpenApiCase, response: Response) -> list[str]:
         return [f"response:{_status(response)}:header:{header}"]
 
     return locate
@@ -119,7 +124,7 @@ LOCATORS: dict[str, Locator] = {
 
 
 def doubt_of_failure(
-    operation_id: str, check: str, failure: Failure, case: Case[Any], response: Response
+    operation_id: str, check: str, failure: Failure, case: OpenApiCase, response: Response
 ) -> str | None:
     """``not-shown``/``inferred`` when every element the failure touches is a gap, else None."""
     locate = LOCATORS.get(check)

@@ -13,7 +13,7 @@ import os
 import time
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import requests
 from schemathesis.core.failures import Failure, FailureGroup
@@ -42,7 +42,8 @@ from conformance.traffic.ledger import Ledger, Replay
 from conformance.traffic.token_bucket import Limit
 
 if TYPE_CHECKING:
-    from schemathesis import Case, Response
+    from schemathesis import CheckContext, Response
+    from schemathesis.specs.openapi.schemas import OpenApiCase
 
     from conformance.stages.fuzz.corpus_run import CorpusRun
     from conformance.target.profile import Profile
@@ -126,7 +127,7 @@ class FuzzRun:
 
     def execute(
         self,
-        case: Case[Any],
+        case: OpenApiCase,
         mode: AuthMode = AuthMode.VALID,
         *,
         aim_ids: bool = True,
@@ -164,7 +165,7 @@ class FuzzRun:
         return response
 
     def _replay(
-        self, case: Case[Any], response: Response, mode: AuthMode, sent_at: float
+        self, case: OpenApiCase, response: Response, mode: AuthMode, sent_at: float
     ) -> Replay | None:
         """The declared SDK bucket as the fuzzer's own requests left it (None: not an SDK call
         with valid credentials). Callers without an instance id share a bucket with the run's
@@ -184,7 +185,7 @@ class FuzzRun:
 
     def _check(
         self,
-        case: Case[Any],
+        case: OpenApiCase,
         response: Response,
         mode: AuthMode,
         tally: OperationTally,
@@ -216,7 +217,7 @@ class FuzzRun:
         return self._run(case, response, None)
 
     def _run(
-        self, case: Case[Any], response: Response, only: list[CheckFunction] | None
+        self, case: OpenApiCase, response: Response, only: list[CheckFunction] | None
     ) -> list[Failure]:
         from schemathesis.specs.openapi import checks as builtin
 
@@ -235,7 +236,9 @@ class FuzzRun:
     def _credential_checks(self, mode: AuthMode) -> list[CheckFunction]:
         accepted = self.target.profile.errors.missing_credentials_status
 
-        def credentials_rejected(ctx: Any, response: Response, case: Case[Any]) -> bool | None:
+        def credentials_rejected(
+            ctx: CheckContext, response: Response, case: OpenApiCase
+        ) -> bool | None:
             kind = kind_of(case.operation.path)
             if response.status_code in accepted:
                 return True
@@ -254,7 +257,7 @@ class FuzzRun:
         return [credentials_rejected]
 
     def _note(
-        self, operation_id: str, kind: str, case: Case[Any], response: Response, failure: Failure
+        self, operation_id: str, kind: str, case: OpenApiCase, response: Response, failure: Failure
     ) -> str | None:
         """Remember a failure; return its doubt (None: a real failure)."""
         check = check_name_of(failure)
@@ -292,7 +295,7 @@ class FuzzRun:
         return doubt
 
     def judge(
-        self, case: Case[Any], response: Response, mode: AuthMode, sent_at: float
+        self, case: OpenApiCase, response: Response, mode: AuthMode, sent_at: float
     ) -> tuple[list[Failure], OperationTally]:
         """The checks of ``mode`` on one answer, counted in no tally (a corpus replay)."""
         tally = OperationTally()
@@ -303,7 +306,7 @@ class FuzzRun:
         """The request behind ``response`` as a curl line, secrets as placeholders."""
         return curl_line(response.request, self.redactor)
 
-    def _curl(self, case: Case[Any], response: Response) -> str:
+    def _curl(self, case: OpenApiCase, response: Response) -> str:
         """The request as sent, as a curl line; secrets become ``$RCES_...`` placeholders."""
         return curl_line(response.request, self.redactor)
 
@@ -403,7 +406,7 @@ class FuzzRun:
             )
         return "no example was generated for this operation"
 
-    def details(self) -> dict[str, Any]:
+    def details(self) -> dict[str, object]:
         """The stage summary: tier, seed, cases, duration, failures by check."""
         by_check: Counter[str] = Counter()
         doubts: Counter[str] = Counter()
@@ -436,7 +439,7 @@ class FuzzRun:
         }
 
 
-def contract_details(profile: Profile) -> dict[str, Any]:
+def contract_details(profile: Profile) -> dict[str, object]:
     """Which document was fuzzed: the contract file's digest (the report's contract_sha256),
     the digest of the contract as ``profile`` specialised it, and the keys that made them
     differ (none: the contract as it is, in the reference server's terms)."""
@@ -464,7 +467,7 @@ def curl_line(request: requests.PreparedRequest, redactor: Redactor) -> str:
     return curl_command(str(request.method), redactor.text(str(request.url)), headers, text)
 
 
-def _operation_id(case: Case[Any]) -> str:
+def _operation_id(case: OpenApiCase) -> str:
     return str(case.operation.schema.get_operation_id(case.operation) or case.operation.label)
 
 

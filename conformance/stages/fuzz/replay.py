@@ -18,7 +18,7 @@ import tempfile
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, TypedDict
 
 from conformance.contract.document import load_contract
 from conformance.contract.renamer import Renamer
@@ -30,9 +30,20 @@ from conformance.stages.fuzz.response_checks import check_name_of
 from conformance.stages.fuzz.schema import build_schema
 
 if TYPE_CHECKING:
-    from schemathesis import BaseSchema, Case
+    from schemathesis import BaseSchema, Response
+    from schemathesis.generation.meta import CaseMetadata
+    from schemathesis.specs.openapi.schemas import OpenApiCase
 
 FAILS, FIXED, INCONCLUSIVE = "fails", "fixed", "inconclusive"
+
+
+class ReplayedExchange(TypedDict):
+    """One step of a replay as ``conformance fuzz replay`` prints it (redacted)."""
+
+    request: str  # the curl line
+    status: int
+    headers: dict[str, str]
+    body: str
 
 
 @dataclass
@@ -49,9 +60,9 @@ class Replayed:
     reason: str = ""  # the new failure's message, or why the replay is inconclusive
     status: int | None = None
     curl: str = ""
-    exchanges: list[dict[str, Any]] = field(default_factory=list)
+    exchanges: list[ReplayedExchange] = field(default_factory=list)
     other_failures: list[str] = field(default_factory=list)  # checks the case was not kept for
-    found: dict[str, Any] = field(default_factory=dict)
+    found: dict[str, object] = field(default_factory=dict)
     seconds: float = 0.0
     kind: str = "stateless"
     mode: str = "valid"
@@ -61,15 +72,15 @@ class Replayed:
         """(operation, mode, check) as the stage keys its failures (mode "stateful" for one)."""
         return (self.operation_id, "stateful" if self.kind == "stateful" else self.mode, self.check)
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, object]:
         return asdict(self)
 
 
-def bindings(run: FuzzRun) -> dict[str, Any]:
+def bindings(run: FuzzRun) -> dict[str, object]:
     """What this target has for each reference a case may carry."""
     target = run.target
     objects = target.objects
-    bound: dict[str, Any] = {
+    bound: dict[str, object] = {
         "application_id": target.profile.project.application_id,
         "environment_id": target.environment_id(),
         "run_prefix": target.run_prefix,
@@ -83,7 +94,7 @@ def bindings(run: FuzzRun) -> dict[str, Any]:
     return bound
 
 
-def _meta(generation: dict[str, Any] | None) -> Any:
+def _meta(generation: corpus.Generation | None) -> CaseMetadata | None:
     """Case metadata as far as checks of invalid input read it (None for a valid input)."""
     if not generation or generation.get("mode") != "negative":
         return None
@@ -117,7 +128,9 @@ def _meta(generation: dict[str, Any] | None) -> Any:
     )
 
 
-def _case(schema: BaseSchema, step: dict[str, Any], bound: dict[str, Any], run: FuzzRun) -> Any:
+def _case(
+    schema: BaseSchema, step: corpus.Step, bound: dict[str, object], run: FuzzRun
+) -> OpenApiCase:
     """One step as a case of the run's schema, in the names the run's profile declares (a case
     keeps the contract's own)."""
     secrets = corpus.secrets_by_placeholder(run.target.profile.secret_names())
@@ -125,26 +138,27 @@ def _case(schema: BaseSchema, step: dict[str, Any], bound: dict[str, Any], run: 
     operation = schema.find_operation_by_id(op)  # type: ignore[attr-defined]
     renamer = Renamer.of(load_contract(), run.target.profile)
 
-    def text_values(values: dict[str, Any]) -> dict[str, Any]:
-        decoded = corpus.decode(values, bound, secrets)
+    def text_values(values: dict[str, str]) -> dict[str, object]:
+        decoded = corpus.decode_mapping(values, bound, secrets)
         return {k: v if isinstance(v, str | list) else str(v) for k, v in decoded.items()}
 
     generation = step.get("generation")
     if generation:
         generation = renamed_generation(renamer, op, generation, to_target=True)
-    kwargs: dict[str, Any] = {
-        "path_parameters": corpus.decode(step["path_parameters"], bound, secrets),
-        "query": renamer.query(op, corpus.decode(step["query"], bound, secrets), True),
+    kwargs: dict[str, object] = {
+        "path_parameters": corpus.decode_mapping(step["path_parameters"], bound, secrets),
+        "query": renamer.query(op, corpus.decode_mapping(step["query"], bound, secrets), True),
         "headers": renamer.headers(op, text_values(step["headers"]), True),
         "_meta": _meta(generation),
     }
     if "body" in step:
         kwargs["body"] = renamer.body(op, corpus.decode(step["body"], bound, secrets), True)
         kwargs["media_type"] = step.get("media_type")
-    return operation.Case(**kwargs)
+    case: OpenApiCase = operation.Case(**kwargs)
+    return case
 
 
-def replay_case(run: FuzzRun, schema: BaseSchema, path: Path, data: dict[str, Any]) -> Replayed:
+def replay_case(run: FuzzRun, schema: BaseSchema, path: Path, data: corpus.Case) -> Replayed:
     """Send one case's steps to ``run``'s target and judge its check on the last answer."""
     started = time.perf_counter()
     result = Replayed(
@@ -169,7 +183,7 @@ def replay_case(run: FuzzRun, schema: BaseSchema, path: Path, data: dict[str, An
         return result
     mode = AuthMode(data["mode"])
     response = None
-    case: Case[Any] | None = None
+    case: OpenApiCase | None = None
     sent_at = time.monotonic()
     for index, step in enumerate(data["steps"], start=1):
         case = _case(schema, step, bound, run)
@@ -197,7 +211,7 @@ def replay_case(run: FuzzRun, schema: BaseSchema, path: Path, data: dict[str, An
     return result
 
 
-def _exchange(run: FuzzRun, response: Any) -> dict[str, Any]:
+def _exchange(run: FuzzRun, response: Response) -> ReplayedExchange:
     body = response.content[:2000].decode("utf-8", "replace") if response.content else ""
     return {
         "request": run.curl_of(response),

@@ -13,19 +13,21 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from schemathesis.core.failures import Failure, Severity
 
 from conformance.checks import strip_quotes
+from conformance.json_types import JsonValue
 from conformance.oracles.header_grammar import Problem, entity_tag, media_type, retry_after
 
 if TYPE_CHECKING:
-    from schemathesis import Case, CheckContext, Response
+    from schemathesis import CheckContext, Response
+    from schemathesis.specs.openapi.schemas import OpenApiCase
 
     from conformance.target.profile import ErrorShape
 
-CheckFunction = Callable[["CheckContext", "Response", "Case[Any]"], bool | None]
+CheckFunction = Callable[["CheckContext", "Response", "OpenApiCase"], bool | None]
 
 # Operations whose 200 carries a snapshot ``hash`` that the ETag must repeat (spec 4.3).
 SNAPSHOT_OPERATIONS = frozenset({"getSdkStatus", "getSdkBootstrap"})
@@ -191,16 +193,17 @@ def _header(response: Response, name: str) -> str | None:
     return values[0]
 
 
-def _json_body(response: Response) -> Any:
+def _json_body(response: Response) -> JsonValue:
     if not response.content:
         return None
     try:
-        return json.loads(response.content)
+        body: JsonValue = json.loads(response.content)
     except ValueError:
         return None
+    return body
 
 
-def _operation_id(case: Case[Any]) -> str:
+def _operation_id(case: OpenApiCase) -> str:
     return str(case.operation.schema.get_operation_id(case.operation) or case.operation.label)
 
 
@@ -212,7 +215,7 @@ class CustomCheck:
     build: Callable[[ErrorShape], CheckFunction]
 
 
-def _fail(spec: CustomCheck, case: Case[Any], title: str, message: str) -> RuleFailure:
+def _fail(spec: CustomCheck, case: OpenApiCase, title: str, message: str) -> RuleFailure:
     return RuleFailure(
         check=spec.name,
         requirement_ids=requirements_for(spec.name, _operation_id(case)),
@@ -224,7 +227,7 @@ def _fail(spec: CustomCheck, case: Case[Any], title: str, message: str) -> RuleF
 
 def _etag_equals_hash(_: ErrorShape) -> CheckFunction:
     def etag_equals_body_hash(
-        ctx: CheckContext, response: Response, case: Case[Any]
+        ctx: CheckContext, response: Response, case: OpenApiCase
     ) -> bool | None:
         if response.status_code != 200 or _operation_id(case) not in SNAPSHOT_OPERATIONS:
             return None
@@ -252,7 +255,7 @@ def _etag_equals_hash(_: ErrorShape) -> CheckFunction:
 
 def _not_modified_empty(_: ErrorShape) -> CheckFunction:
     def not_modified_has_no_body(
-        ctx: CheckContext, response: Response, case: Case[Any]
+        ctx: CheckContext, response: Response, case: OpenApiCase
     ) -> bool | None:
         if response.status_code != 304:
             return None
@@ -271,7 +274,7 @@ def _not_modified_empty(_: ErrorShape) -> CheckFunction:
 def _error_shape(errors: ErrorShape) -> CheckFunction:
     fields = (errors.code_field, errors.message_field)
 
-    def error_body_shape(ctx: CheckContext, response: Response, case: Case[Any]) -> bool | None:
+    def error_body_shape(ctx: CheckContext, response: Response, case: OpenApiCase) -> bool | None:
         if response.status_code < 400:
             return None
         body = _json_body(response)
@@ -296,7 +299,7 @@ def _error_shape(errors: ErrorShape) -> CheckFunction:
 
 def _retry_after(_: ErrorShape) -> CheckFunction:
     def rate_limited_has_retry_after(
-        ctx: CheckContext, response: Response, case: Case[Any]
+        ctx: CheckContext, response: Response, case: OpenApiCase
     ) -> bool | None:
         if response.status_code != 429:
             return None
@@ -317,7 +320,7 @@ def _retry_after(_: ErrorShape) -> CheckFunction:
 
 
 def _grammar_failure(
-    check: str, case: Case[Any], ids: tuple[str, ...], problem: Problem
+    check: str, case: OpenApiCase, ids: tuple[str, ...], problem: Problem
 ) -> RuleFailure:
     return RuleFailure(
         check=check,
@@ -329,7 +332,7 @@ def _grammar_failure(
 
 
 def _etag_grammar(_: ErrorShape) -> CheckFunction:
-    def etag_grammar(ctx: CheckContext, response: Response, case: Case[Any]) -> bool | None:
+    def etag_grammar(ctx: CheckContext, response: Response, case: OpenApiCase) -> bool | None:
         rid = ETAG_READ.get((_operation_id(case), response.status_code))
         value = _header(response, "etag")
         if rid is None or value is None:
@@ -343,7 +346,9 @@ def _etag_grammar(_: ErrorShape) -> CheckFunction:
 
 
 def _content_type_grammar(_: ErrorShape) -> CheckFunction:
-    def content_type_grammar(ctx: CheckContext, response: Response, case: Case[Any]) -> bool | None:
+    def content_type_grammar(
+        ctx: CheckContext, response: Response, case: OpenApiCase
+    ) -> bool | None:
         value = _header(response, "content-type")
         if value is None:
             return None
@@ -357,7 +362,9 @@ def _content_type_grammar(_: ErrorShape) -> CheckFunction:
 
 
 def _retry_after_grammar(_: ErrorShape) -> CheckFunction:
-    def retry_after_grammar(ctx: CheckContext, response: Response, case: Case[Any]) -> bool | None:
+    def retry_after_grammar(
+        ctx: CheckContext, response: Response, case: OpenApiCase
+    ) -> bool | None:
         rid = RETRY_AFTER_READ.get((_operation_id(case), response.status_code))
         value = _header(response, "retry-after")
         if rid is None or value is None:

@@ -10,10 +10,11 @@ phases, generation modes and the seed.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from conformance.contract.document import load_contract
 from conformance.contract.specialisation import default_profile, specialise
+from conformance.json_types import JsonObject
 from conformance.stages.fuzz.budget import Tier
 
 if TYPE_CHECKING:
@@ -48,16 +49,18 @@ INFERRED_LINKS: tuple[tuple[str, str, str, str, dict[str, str]], ...] = (
 HTTP_METHODS = ("get", "put", "post", "delete", "patch")
 
 
-def _operations(document: dict[str, Any]) -> dict[str, dict[str, Any]]:
-    found: dict[str, dict[str, Any]] = {}
-    for item in document.get("paths", {}).values():
+def _operations(document: JsonObject) -> dict[str, JsonObject]:
+    found: dict[str, JsonObject] = {}
+    paths = document.get("paths", {})
+    for item in paths.values() if isinstance(paths, dict) else ():
         for method in HTTP_METHODS:
-            if method in item:
-                found[str(item[method]["operationId"])] = item[method]
+            operation = item.get(method) if isinstance(item, dict) else None
+            if isinstance(operation, dict):
+                found[str(operation["operationId"])] = operation
     return found
 
 
-def add_inferred_links(document: dict[str, Any]) -> int:
+def add_inferred_links(document: JsonObject) -> int:
     """Add ``INFERRED_LINKS`` whose operations and responses exist; returns how many."""
     operations = _operations(document)
     added = 0
@@ -66,22 +69,24 @@ def add_inferred_links(document: dict[str, Any]) -> int:
         if operation is None or target not in operations:
             continue
         responses = operation.get("responses", {})
+        if not isinstance(responses, dict):
+            continue
         # A status the profile moved (a create answering 200): the operation's first success.
         status = status if status in responses else next((s for s in responses if s[0] == "2"), "")
         response = responses.get(status)
         if not isinstance(response, dict) or "$ref" in response:
             continue
-        link: dict[str, Any] = {"operationId": target, "x-spec": "inferred"}
+        link: JsonObject = {"operationId": target, "x-spec": "inferred"}
         if parameters:
             link["parameters"] = dict(parameters)
-        response.setdefault("links", {}).setdefault(name, link)
+        links = response.setdefault("links", {})
+        if isinstance(links, dict):
+            links.setdefault(name, link)
         added += 1
     return added
 
 
-def contract_document(
-    profile: Profile | None = None, *, inferred_links: bool = True
-) -> dict[str, Any]:
+def contract_document(profile: Profile | None = None, *, inferred_links: bool = True) -> JsonObject:
     """A private copy of the contract in the terms ``profile`` declares (None: the defaults)."""
     document = specialise(load_contract(), profile or default_profile())
     if inferred_links:

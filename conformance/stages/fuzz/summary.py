@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from typing import Any
+
+from conformance.json_types import JsonObject, JsonValue
 
 # Keys summed across workers; the others are taken from the first worker (same for all).
 SUMMED = ("cases", "rate_limited", "unsent")
@@ -12,42 +13,67 @@ COUNTED = ("failures_by_check", "spec_doubts_by_check")
 SHARED = ("tier", "seed", "budget", "contract")
 
 
-def merge_details(per_worker: Sequence[dict[str, Any]]) -> dict[str, Any]:
+def merge_details(per_worker: Sequence[JsonObject]) -> JsonObject:
     """One summary from each worker's latest summary."""
     if not per_worker:
         return {}
     first = per_worker[0]
-    merged: dict[str, Any] = {key: first.get(key) for key in SHARED}
+    merged: JsonObject = {key: first.get(key) for key in SHARED}
     for key in SUMMED:
-        merged[key] = sum(int(d.get(key, 0)) for d in per_worker)
+        merged[key] = sum(int(_number(d.get(key, 0))) for d in per_worker)
+    failures = 0
     for key in COUNTED:
         total: Counter[str] = Counter()
         for details in per_worker:
-            total.update(details.get(key, {}))
-        merged[key] = dict(sorted(total.items()))
-    merged["duration_s"] = max(float(d.get("duration_s", 0.0)) for d in per_worker)
+            total.update(_counts(details.get(key)))
+        merged[key] = {check: count for check, count in sorted(total.items())}
+        if key == "failures_by_check":
+            failures = sum(total.values())
+    merged["duration_s"] = max(float(_number(d.get("duration_s", 0.0))) for d in per_worker)
     merged["budget_exhausted"] = any(d.get("budget_exhausted") for d in per_worker)
     merged["workers"] = len(per_worker)
-    merged["failures"] = sum(merged["failures_by_check"].values())
-    corpora = [d["corpus"] for d in per_worker if d.get("corpus")]
+    merged["failures"] = failures
+    corpora = [c for d in per_worker if isinstance(c := d.get("corpus"), dict) and c]
     if corpora:
         # Every worker read the same replay (done once per run); each wrote its own new cases.
         corpus = dict(corpora[0])
-        corpus["replay_seconds"] = max(float(c.get("replay_seconds", 0.0)) for c in corpora)
-        corpus["written"] = sorted({name for c in corpora for name in c.get("written", ())})
-        corpus["problems"] = sorted({text for c in corpora for text in c.get("problems", ())})
+        corpus["replay_seconds"] = max(
+            float(_number(c.get("replay_seconds", 0.0))) for c in corpora
+        )
+        written = sorted({name for c in corpora for name in _texts(c.get("written"))})
+        problems = sorted({text for c in corpora for text in _texts(c.get("problems"))})
+        corpus["written"], corpus["problems"] = list[JsonValue](written), list[JsonValue](problems)
         merged["corpus"] = corpus
     return merged
 
 
-def summary_lines(details: Mapping[str, Any]) -> list[str]:
+def _number(value: object) -> int | float:
+    """A count or a duration a worker recorded (``int``/``float`` of what JSON carried)."""
+    if isinstance(value, int | float):
+        return value
+    return float(str(value))
+
+
+def _counts(value: object) -> dict[str, int]:
+    """A worker's ``{check: operations}`` table (nothing recorded: empty)."""
+    if not isinstance(value, Mapping):
+        return {}
+    return {str(check): int(_number(count)) for check, count in value.items()}
+
+
+def _texts(value: object) -> list[str]:
+    """A list of names or problems a worker recorded (nothing recorded: empty)."""
+    return [str(item) for item in value] if isinstance(value, list | tuple) else []
+
+
+def summary_lines(details: Mapping[str, object]) -> list[str]:
     """The stage's details as lines a person reads: terminal summary and reports alike."""
-    failures = dict(details.get("failures_by_check") or {})
-    doubts = dict(details.get("spec_doubts_by_check") or {})
+    failures = _counts(details.get("failures_by_check"))
+    doubts = _counts(details.get("spec_doubts_by_check"))
     lines = [
         f"fuzz: tier {details.get('tier')}, seed {details.get('seed')}: "
         f"{details.get('cases', 0)} cases"
-        + (f" in {float(details['duration_s']):.1f}s" if "duration_s" in details else "")
+        + (f" in {float(_number(details['duration_s'])):.1f}s" if "duration_s" in details else "")
         + ", "
         f"{sum(failures.values())} failing checks, {sum(doubts.values())} spec-doubts, "
         f"{details.get('rate_limited', 0)} rate-limited, {details.get('unsent', 0)} unsent"
@@ -56,14 +82,14 @@ def summary_lines(details: Mapping[str, Any]) -> list[str]:
         lines += [f"  {title}: {check} on {count} operation(s)" for check, count in table.items()]
     return (
         lines
-        + contract_lines(details.get("contract") or {})
-        + corpus_lines(details.get("corpus") or {})
+        + contract_lines(_mapping(details.get("contract")))
+        + corpus_lines(_mapping(details.get("corpus")))
     )
 
 
-def contract_lines(contract: Mapping[str, Any]) -> list[str]:
+def contract_lines(contract: Mapping[str, object]) -> list[str]:
     """Which document was fuzzed, when the profile made it differ from the contract."""
-    declared = dict(contract.get("declared") or {})
+    declared = _mapping(contract.get("declared"))
     if not declared:
         return []
     return [
@@ -73,20 +99,28 @@ def contract_lines(contract: Mapping[str, Any]) -> list[str]:
     ]
 
 
-def corpus_lines(corpus: Mapping[str, Any]) -> list[str]:
+def corpus_lines(corpus: Mapping[str, object]) -> list[str]:
     """The corpus replay and what was kept, one line each case that changed state."""
     if not corpus:
         return []
-    regressions, fixed = corpus.get("regressions") or [], corpus.get("fixed") or []
-    inconclusive, written = corpus.get("inconclusive") or [], corpus.get("written") or []
+    regressions, fixed = _texts(corpus.get("regressions")), _texts(corpus.get("fixed"))
+    inconclusive, written = _texts(corpus.get("inconclusive")), _texts(corpus.get("written"))
+    seconds = float(_number(corpus.get("replay_seconds", 0.0)))
     lines = [
         f"  corpus {corpus.get('directory')}: {corpus.get('replayed', 0)} case(s) replayed in "
-        f"{float(corpus.get('replay_seconds', 0.0)):.1f}s: {len(regressions)} regression(s), "
+        f"{seconds:.1f}s: {len(regressions)} regression(s), "
         f"{len(fixed)} fixed, {len(inconclusive)} inconclusive; {len(written)} new case(s) kept"
     ]
     lines += [f"    regression: {name}" for name in regressions]
     lines += [f"    fixed: {name} (conformance fuzz prune removes it)" for name in fixed]
     lines += [f"    inconclusive: {name}" for name in inconclusive]
     lines += [f"    new: {name}" for name in written]
-    lines += [f"    not kept: {text}" for text in corpus.get("problems") or ()]
+    lines += [f"    not kept: {text}" for text in _texts(corpus.get("problems"))]
     return lines
+
+
+def _mapping(value: object) -> Mapping[str, object]:
+    """A nested table of the details (nothing recorded: empty)."""
+    if not isinstance(value, Mapping):
+        return {}
+    return {str(key): item for key, item in value.items()}

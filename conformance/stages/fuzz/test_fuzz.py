@@ -15,7 +15,7 @@ Run it through ``conformance run --stage fuzz --tier smoke`` (or the pytest argu
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 import allure
 import hypothesis
@@ -26,6 +26,11 @@ from schemathesis.generation.stateful.state_machine import StepInput, StepOutput
 from conformance.stages.fuzz.auth import AuthMode
 from conformance.stages.fuzz.plugin import active_settings
 from conformance.stages.fuzz.schema import build_schema
+
+if TYPE_CHECKING:
+    from schemathesis.specs.openapi.schemas import OpenApiCase
+
+    from conformance.stages.fuzz.execution import FuzzRun
 
 SETTINGS = active_settings()
 TIER = SETTINGS.tier
@@ -52,12 +57,12 @@ def _allure_operation(request: pytest.FixtureRequest) -> None:
 
 
 @schema.parametrize()
-def test_fuzz(case: Any, fuzz_run: Any) -> None:
+def test_fuzz(case: OpenApiCase, fuzz_run: FuzzRun) -> None:
     fuzz_run.execute(case)
 
 
 @credentials_schema.parametrize()
-def test_fuzz_credentials(case: Any, fuzz_run: Any) -> None:
+def test_fuzz_credentials(case: OpenApiCase, fuzz_run: FuzzRun) -> None:
     fuzz_run.execute(case, AuthMode.MISSING)
     fuzz_run.execute(case, AuthMode.WRONG)
 
@@ -66,7 +71,7 @@ def test_fuzz_credentials(case: Any, fuzz_run: Any) -> None:
 class FuzzStateMachine(schema.as_state_machine()):  # type: ignore[misc]
     """Each step goes through the same ``FuzzRun`` as the stateless tests (ids from links kept)."""
 
-    run: ClassVar[Any] = None
+    run: ClassVar[FuzzRun | None] = None
 
     def __init__(self) -> None:
         super().__init__()
@@ -76,9 +81,11 @@ class FuzzStateMachine(schema.as_state_machine()):  # type: ignore[misc]
     def step(self, input: StepInput) -> StepOutput:
         # Failures are noted, not raised: replaying a scenario against a server whose state has
         # moved on cannot reproduce it (Hypothesis reports "inconsistent data generation").
+        assert self.run is not None, "TestFuzzStateful binds the session's run"
         response = self.run.execute(
             input.case, AuthMode.VALID, aim_ids=False, tally="stateful", raise_failures=False
         )
+        assert response is not None  # a stateful step is sent even past the time budget
         return StepOutput(response, input.case)
 
 
@@ -94,17 +101,19 @@ class TestFuzzStateful(FuzzStateMachine.TestCase):  # type: ignore[name-defined,
     )
 
     def runTest(self) -> None:
+        run = FuzzStateMachine.run
+        assert run is not None, "_bind_run binds the session's run"
         try:
             super().runTest()
         except FlakyStrategyDefinition:
             # The target's state moved on, so a replayed prefix enables other links; Hypothesis
             # stops generating there. The scenarios that ran still count; this is no failure.
-            FuzzStateMachine.run.stateful_stopped_early = True
-        failures = FuzzStateMachine.run.real_failures("stateful")
+            run.stateful_stopped_early = True
+        failures = run.real_failures("stateful")
         assert not failures, "stateful scenarios found: " + "; ".join(failures)
 
     @pytest.fixture(autouse=True)
-    def _bind_run(self, fuzz_run: Any) -> Iterator[None]:
+    def _bind_run(self, fuzz_run: FuzzRun) -> Iterator[None]:
         if TIER.stateful_examples == 0:
             pytest.skip(f"the {TIER.name} tier runs no stateful scenarios")
         FuzzStateMachine.run = fuzz_run
