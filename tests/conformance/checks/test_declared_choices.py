@@ -9,7 +9,7 @@ from conformance.checks.declared import expect_declared_field, expect_declared_s
 from conformance.drivers.document_paths import segments, sidecar, spelled
 from conformance.errors import ContractViolation
 from conformance.report.model import Exchange
-from conformance.traffic.client import Reply
+from conformance.traffic.transcript import Reply
 
 
 def reply(status: int, body: str = "") -> Reply:
