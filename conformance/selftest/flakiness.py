@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from conformance.report.model import Verdict
+from conformance.stages import REGISTRY
 
 RUN_TIMEOUT_SECONDS = 1800
 PASSING_VERDICTS = frozenset({Verdict.CONFORMANT.value, Verdict.CONFORMANT_WITH_EXCEPTIONS.value})
@@ -34,7 +35,9 @@ def add_parser(commands: Any) -> None:
     )
     parser.add_argument("--runs", type=int, default=20, help="how many runs (default: 20)")
     parser.add_argument(
-        "--stage", default="scenarios", help="the stage each run uses (default: scenarios)"
+        "--stage",
+        default=REGISTRY[0].name,
+        help=f"the stage each run uses (default: {REGISTRY[0].name})",
     )
     parser.add_argument(
         "-n", "--workers", default="auto", metavar="N", help="workers of each run (default: auto)"
