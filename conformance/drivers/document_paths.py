@@ -9,7 +9,8 @@ The specification shows neither (spec 2.1 gives privateKeys only as an array of 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+
+from conformance.json_types import JsonValue
 
 JSON_POINTER = "json-pointer"
 DOTTED = "dotted"
@@ -38,9 +39,11 @@ def spelled(pointer: str, syntax: str) -> str:
     raise ValueError(f"unknown path syntax {syntax!r}")
 
 
-def sidecar(order: Mapping[str, Sequence[str]], syntax: str, shape: str) -> Any:
+def sidecar(order: Mapping[str, Sequence[str]], syntax: str, shape: str) -> JsonValue:
     """A ``{pointer: [keys]}`` sidecar in the target's path syntax and sidecar shape."""
-    paths = {spelled(pointer, syntax): list(keys) for pointer, keys in order.items()}
+    paths: dict[str, JsonValue] = {
+        spelled(pointer, syntax): list(keys) for pointer, keys in order.items()
+    }
     if shape == POINTER_MAP:
         return paths
     if shape == ENTRIES:

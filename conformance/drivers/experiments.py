@@ -1,17 +1,17 @@
-"""Experiments as scenarios drive them: bodies, calls, paging, per-unit bootstrap, clean-up.
+"""Experiments as scenarios drive them: bodies, calls, paging, per-unit bootstrap.
 
-The spec names the fields of an experiment summary (2.5) but shows no payload of the 4.2
-endpoints nor of a bootstrap with identity. Every name it does not show (list and count fields,
-paging parameters, status values, assignment and rollout fields, the bootstrap's document and
-assignments fields) is read from the target profile (``experiment_payload`` and
-``bootstrap_payload``; defaults: the reference server's choices), as are unit types, modes, weight
-total, maximum groups, identity header names and statuses.
+``Experiments`` (the scenarios' ``experiments`` fixture, built by ``experiments_for``) creates
+and drives experiments on the target for one test. Every name the specification does not show
+(list and count fields, paging parameters, status values, assignment and rollout fields, the
+bootstrap's document and assignments fields) is read from the target profile
+(``experiment_payload`` and ``bootstrap_payload``; defaults: the reference server's choices), as
+are unit types, modes, weight total, maximum groups, identity header names and statuses.
 
 Isolation: every experiment a test creates carries the run prefix in its name and requires a
 context property of its own (``Experiments.gate``); the test's units send that property, units of
 other tests do not, so concurrent tests (pytest-xdist) never enrol in each other's experiments.
-Clean-up: what a test created is terminated when the test ends, and the session's ``cleanup``
-registry terminates anything still running at the end of the run.
+Clean-up: what a test created is terminated when it ends, and by the session
+(``conformance.drivers.experiment_cleanup``).
 """
 
 from __future__ import annotations
@@ -19,20 +19,27 @@ from __future__ import annotations
 import contextlib
 import json
 import secrets
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import Any
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, TypedDict, Unpack
 
-from conformance.catalogue.requirements import catalogue_index
+import pytest
+
 from conformance.checks import expect, json_object, violation
 from conformance.checks.declared import status_expectation, status_received
+from conformance.drivers.call_options import Environment, ManagementOptions
+from conformance.drivers.capabilities import require_capabilities
+from conformance.drivers.experiment_cleanup import Registry, session_terminator
 from conformance.drivers.sdk import Snapshots
-from conformance.errors import ConformanceError, ContractViolation, Unsupported
+from conformance.drivers.steps import body_of, ok, setup_failed
+from conformance.drivers.unit_view import UnitView
+from conformance.json_types import JsonObject, JsonValue
 from conformance.oracles.experiment_changeset import as_json_patch
-from conformance.target.profile import BootstrapPayload, ExperimentPayload, Profile
+from conformance.target.profile import BootstrapPayload, ExperimentPayload
 from conformance.traffic.client import UNSET, Client
-from conformance.traffic.pacing import Pacer
 from conformance.traffic.transcript import Reply
+
+if TYPE_CHECKING:
+    from conformance.run.fixtures import Cleanup
 
 MAX_PAGES = 1000  # of page_size_max items each: 100 000 experiments with the defaults
 UNKNOWN_EXPERIMENT_ID = 987_654_321
@@ -54,88 +61,21 @@ SUMMARY_FIELDS = (
 )
 
 
-def setup_failed(
-    what: str, reply: Reply | None = None, seen: str | None = None
-) -> ContractViolation:
-    """A step the scenario needs (not the one it checks) did not work: the target refused or
-    garbled a valid request the interface serves, so the test fails (every id of it), with the
-    exchange as evidence. The step's own requirement judges it too, in its own test.
-    ``seen``: what showed the step had no effect, when its answer looked fine."""
-    received = [reply.describe()] if reply is not None else []
-    if seen is not None:
-        received.append(seen)
-    return violation(
-        (),
-        f"the target did not let the suite {what}",
-        "the step to succeed: a valid request the interface serves (its own requirement "
-        "judges it too)",
-        "; then ".join(received) or "an answer without what the step needs",
-        reply,
-    )
-
-
-def ok(reply: Reply) -> bool:
-    return 200 <= reply.status < 300
-
-
-def body_of(reply: Reply) -> Any:
-    """The parsed body, or None when it is not JSON (for checks that judge it themselves)."""
-    try:
-        return json.loads(reply.content)
-    except ValueError:
-        return None
-
-
-# ------------------------------------------------------------------ clean-up
-
-
-@dataclass
-class Registry:
-    """The experiments one test created that may still be running."""
-
-    live: dict[int, str] = field(default_factory=dict)  # id -> environment alias
-
-    def terminate_all(self, client: Client) -> None:
-        for experiment_id, environment in list(self.live.items()):
-            terminate_quietly(client, experiment_id, environment)
-            self.live.pop(experiment_id, None)
-
-
-def terminate_quietly(client: Client, experiment_id: int, environment: str) -> None:
-    """Clean-up decides no outcome: a refused or unanswered terminate is left to the session's
-    backstop (what the tests judged stands; the transcript keeps the exchange)."""
-    with contextlib.suppress(ConformanceError):
-        client.management(
-            "POST",
-            f"/experiments/{experiment_id}/terminate",
-            environment=environment,
-            json_body={},
-        )
-
-
-def session_terminator(
-    base_url: str, profile: Profile, registry: Registry, experiment_id: int, pacer: Pacer
-) -> Callable[[], None]:
-    """A clean-up action for the session registry: terminate the experiment if still live
-    (paced with the session's pacer, under the management limit like every other call)."""
-
-    def action() -> None:
-        environment = registry.live.pop(experiment_id, None)
-        if environment is None:
-            return
-        with Client(base_url, profile, run_prefix="cf-cleanup", pacer=pacer) as http:
-            terminate_quietly(http, experiment_id, environment)
-
-    return action
-
-
 # ------------------------------------------------------------------ the driver
+
+
+class IdentityOptions(TypedDict, total=False):
+    """How a unit identifies itself in a bootstrap besides its id (``Experiments.identity``)."""
+
+    unit_type: str | None
+    context: Mapping[str, object] | None
+    gated: bool
 
 
 class Experiments:
     """Create and drive experiments on the target for one test."""
 
-    def __init__(self, client: Client, cleanup: Any, environment: str = "development") -> None:
+    def __init__(self, client: Client, cleanup: Cleanup, environment: str = "development") -> None:
         self.client = client
         self.profile = client.profile
         self.cleanup = cleanup
@@ -147,7 +87,7 @@ class Experiments:
         self.b: BootstrapPayload = self.profile.bootstrap_payload
         # The content of each base configuration this driver made: a changeset declared as
         # RFC 6902 is translated against it (``experiment_changeset.as_json_patch``).
-        self._base_content: dict[Any, Any] = {}
+        self._base_content: dict[object, dict[str, object]] = {}
 
     # -------------------------------------------------------------- names and bodies
 
@@ -165,16 +105,16 @@ class Experiments:
 
     def groups(
         self,
-        changesets: Sequence[Sequence[Mapping[str, Any]]],
+        changesets: Sequence[Sequence[Mapping[str, object]]],
         shares: Sequence[int] | None = None,
         mode: str = WEIGHTED,
-    ) -> list[dict[str, Any]]:
+    ) -> list[dict[str, object]]:
         """Group inputs labelled g0, g1, ...; weights only in the weighted mode."""
         shares = shares if shares is not None else [1] * len(changesets)
         weights = self.weights(shares)
         groups = []
         for index, changeset in enumerate(changesets):
-            group: dict[str, Any] = {"label": f"g{index}", self.p.changeset: list(changeset)}
+            group: dict[str, object] = {"label": f"g{index}", self.p.changeset: list(changeset)}
             if mode == WEIGHTED:
                 group["weight"] = weights[index]
             groups.append(group)
@@ -183,14 +123,14 @@ class Experiments:
     def body(
         self,
         label: str,
-        base_configuration_id: Any,
-        groups: Sequence[Mapping[str, Any]],
+        base_configuration_id: object,
+        groups: Sequence[Mapping[str, object]],
         *,
         unit_type: str | None = None,
         mode: str = WEIGHTED,
         required: Sequence[str] | None = None,
-        **extra: Any,
-    ) -> dict[str, Any]:
+        **extra: object,
+    ) -> dict[str, object]:
         """A create body; ``required`` defaults to this test's own gate property."""
         types = self.profile.experiments.unit_types
         return {
@@ -203,7 +143,7 @@ class Experiments:
             **extra,
         }
 
-    def _declared_group(self, group: Mapping[str, Any], base_id: Any) -> dict[str, Any]:
+    def _declared_group(self, group: Mapping[str, object], base_id: object) -> dict[str, object]:
         """The group with its changeset in the format the target declares."""
         declared = dict(group)
         changeset = declared.get(self.p.changeset)
@@ -216,19 +156,27 @@ class Experiments:
 
     # -------------------------------------------------------------- calls
 
-    def call(self, method: str, suffix: str = "", **kw: Any) -> Reply:
+    def call(
+        self,
+        method: str,
+        suffix: str = "",
+        *,
+        json_body: object = UNSET,
+        **kw: Unpack[ManagementOptions],
+    ) -> Reply:
         kw.setdefault("environment", self.environment)
-        return self.client.management(method, f"/experiments{suffix}", **kw)
+        return self.client.management(method, f"/experiments{suffix}", json_body=json_body, **kw)
 
-    def create(self, body: Any, **kw: Any) -> Reply:
+    def create(self, body: object, **kw: Unpack[ManagementOptions]) -> Reply:
         """POST a create body; whatever it creates is registered for termination."""
         reply = self.call("POST", json_body=body, **kw)
         created = body_of(reply) if ok(reply) else None
-        if isinstance(created, dict) and isinstance(created.get("id"), int):
-            self.track(created["id"], kw.get("environment", self.environment))
+        new_id = created.get("id") if isinstance(created, dict) else None
+        if isinstance(new_id, int):
+            self.track(new_id, kw.get("environment", self.environment))
         return reply
 
-    def track(self, experiment_id: int, environment: str) -> None:
+    def track(self, experiment_id: int, environment: Environment) -> None:
         if experiment_id in self.registry.live:
             return
         self.registry.live[experiment_id] = environment
@@ -242,14 +190,26 @@ class Experiments:
     def create_ok(
         self,
         label: str,
-        base_configuration_id: Any,
-        groups: Sequence[Mapping[str, Any]],
+        base_configuration_id: object,
+        groups: Sequence[Mapping[str, object]],
         *,
         ids: Sequence[str] | None = None,
-        **fields: Any,
+        unit_type: str | None = None,
+        mode: str = WEIGHTED,
+        required: Sequence[str] | None = None,
+        **fields: object,
     ) -> dict[str, Any]:
         """Create and return the record. Failure: a violation of ``ids`` (none: of the test)."""
-        reply = self.create(self.body(label, base_configuration_id, groups, **fields))
+        body = self.body(
+            label,
+            base_configuration_id,
+            groups,
+            unit_type=unit_type,
+            mode=mode,
+            required=required,
+            **fields,
+        )
+        reply = self.create(body)
         wanted = self.profile.statuses.create_experiment
         good = reply.status == wanted and isinstance(body_of(reply), dict)
         if not good and ids is None:
@@ -262,7 +222,7 @@ class Experiments:
             status_received(reply, "statuses.create_experiment", wanted),
             reply,
         )
-        record: dict[str, Any] = json_object(reply, ids or ())
+        record = json_object(reply, ids or ())
         expect(
             isinstance(record.get("id"), int),
             ids or (),
@@ -278,60 +238,66 @@ class Experiments:
                 record = {**record, "groups": stored["groups"]}
         return record
 
-    def get(self, experiment_id: Any, **kw: Any) -> Reply:
+    def get(self, experiment_id: object, **kw: Unpack[ManagementOptions]) -> Reply:
         return self.call("GET", f"/{experiment_id}", **kw)
 
-    def terminate(self, experiment_id: Any, **kw: Any) -> Reply:
+    def terminate(self, experiment_id: object, **kw: Unpack[ManagementOptions]) -> Reply:
         reply = self.call("POST", f"/{experiment_id}/terminate", json_body={}, **kw)
-        if ok(reply):
+        if ok(reply) and isinstance(experiment_id, int):
             self.registry.live.pop(experiment_id, None)
         return reply
 
-    def rollout(self, experiment_id: Any, **kw: Any) -> Reply:
+    def rollout(self, experiment_id: object, **kw: Unpack[ManagementOptions]) -> Reply:
         return self.call("GET", f"/{experiment_id}/rollout", **kw)
 
     def change_rollout(
         self,
-        experiment_id: Any,
+        experiment_id: object,
         *,
-        percentage: Any = UNSET,
-        weights: Mapping[Any, Any] | None = None,
-        **kw: Any,
+        percentage: object = UNSET,
+        weights: Mapping[object, object] | None = None,
+        **kw: Unpack[ManagementOptions],
     ) -> Reply:
-        body: dict[str, Any] = {}
+        body: dict[str, object] = {}
         if percentage is not UNSET:
             body[self.p.percentage] = percentage
         if weights is not None:
             body[self.p.weights] = {str(k): v for k, v in weights.items()}
         return self.call("PATCH", f"/{experiment_id}/rollout", json_body=body, **kw)
 
-    def assign(self, experiment_id: Any, unit_id: str, group_id: Any, **kw: Any) -> Reply:
+    def assign(
+        self, experiment_id: object, unit_id: str, group_id: object, **kw: Unpack[ManagementOptions]
+    ) -> Reply:
         body = {self.p.unit_id: unit_id, self.p.group_id: group_id}
         return self.call("POST", f"/{experiment_id}/assignments", json_body=body, **kw)
 
-    def assign_ok(self, experiment_id: Any, unit_id: str, group_id: Any) -> None:
+    def assign_ok(self, experiment_id: object, unit_id: str, group_id: object) -> None:
         reply = self.assign(experiment_id, unit_id, group_id)
         if not ok(reply):
             raise setup_failed("set the manual assignment this scenario needs", reply)
 
-    def unenroll(self, experiment_id: Any, unit_id: str, **kw: Any) -> Reply:
+    def unenroll(
+        self, experiment_id: object, unit_id: str, **kw: Unpack[ManagementOptions]
+    ) -> Reply:
         body = {self.p.unit_id: unit_id}
         return self.call("POST", f"/{experiment_id}/assignments/unenroll", json_body=body, **kw)
 
-    def reactivate(self, experiment_id: Any, unit_id: str, **kw: Any) -> Reply:
+    def reactivate(
+        self, experiment_id: object, unit_id: str, **kw: Unpack[ManagementOptions]
+    ) -> Reply:
         body = {self.p.unit_id: unit_id}
         return self.call("POST", f"/{experiment_id}/assignments/reactivate", json_body=body, **kw)
 
-    def counts(self, **kw: Any) -> Reply:
+    def counts(self, **kw: Unpack[ManagementOptions]) -> Reply:
         return self.call("GET", "/assignment-counts", **kw)
 
-    def group_counts(self, experiment_id: Any, **kw: Any) -> Reply:
+    def group_counts(self, experiment_id: object, **kw: Unpack[ManagementOptions]) -> Reply:
         return self.call("GET", f"/{experiment_id}/assignment-counts", **kw)
 
-    def catalog(self, **kw: Any) -> Reply:
+    def catalog(self, **kw: Unpack[ManagementOptions]) -> Reply:
         return self.call("GET", "/analytics-catalog", **kw)
 
-    def context_properties(self, **kw: Any) -> Reply:
+    def context_properties(self, **kw: Unpack[ManagementOptions]) -> Reply:
         return self.call("GET", "/context-properties", **kw)
 
     def pages(
@@ -341,7 +307,7 @@ class Experiments:
         params: Mapping[str, str] | None = None,
         limit: int | None = None,
         max_pages: int = MAX_PAGES,
-    ) -> list[dict[str, Any]]:
+    ) -> list[JsonObject]:
         """Every item of a paged list, in pages of ``limit`` (default
         ``experiments.page_size_max``) as ``experiment_payload.pagination`` declares; with
         ``max_pages``, the items of the first pages only.
@@ -349,7 +315,7 @@ class Experiments:
         A bad page violates ``ids`` (no ids: the whole test, as for any step it needs); so does
         a cursor or a page that comes back (a list that never ends) or more than ``MAX_PAGES``
         pages."""
-        items: list[dict[str, Any]] = []
+        items: list[JsonObject] = []
         query = dict(params or {})
         limit = limit or self.profile.experiments.page_size_max
         query[self.p.limit_param] = str(limit)
@@ -375,6 +341,7 @@ class Experiments:
                 reply,
             )
             assert isinstance(page, dict) and isinstance(found, list)
+            objects = [i for i in found if isinstance(i, dict)]  # all of them, as checked
             if self.p.pagination != "cursor":
                 expect(
                     not found or found != items[-len(found) :],
@@ -384,11 +351,11 @@ class Experiments:
                     f"the same {len(found)} items again after {len(items)} items",
                     reply,
                 )
-                items.extend(found)
+                items.extend(objects)
                 if len(found) < limit:
                     return items
                 continue
-            items.extend(found)
+            items.extend(objects)
             cursor = page.get(self.p.next_cursor)
             if not cursor:
                 return items
@@ -412,27 +379,27 @@ class Experiments:
             f"{len(items)} items in {MAX_PAGES} pages, and a {self.p.next_cursor!r} still given",
         )
 
-    def listed(self, ids: Sequence[str]) -> list[dict[str, Any]]:
+    def listed(self, ids: Sequence[str]) -> list[JsonObject]:
         return self.pages("", ids)
 
     def members(
-        self, experiment_id: Any, ids: Sequence[str], status: str | None = None
-    ) -> list[dict[str, Any]]:
+        self, experiment_id: object, ids: Sequence[str], status: str | None = None
+    ) -> list[JsonObject]:
         """The experiment's members; with ``status``, only those the target lists under that
         status value (its ``status_param`` filter)."""
         params = None if status is None else {self.p.status_param: status}
         return self.pages(f"/{experiment_id}/members", ids, params)
 
-    def assignments(self, experiment_id: Any, ids: Sequence[str]) -> list[dict[str, Any]]:
+    def assignments(self, experiment_id: object, ids: Sequence[str]) -> list[JsonObject]:
         return self.pages(f"/{experiment_id}/assignments", ids)
 
-    def by_unit(self, entries: Iterable[Mapping[str, Any]]) -> dict[str, Mapping[str, Any]]:
+    def by_unit(self, entries: Iterable[Mapping[str, object]]) -> dict[str, Mapping[str, object]]:
         return {str(e.get(self.p.unit_id)): e for e in entries}
 
-    def is_active(self, member: Mapping[str, Any]) -> bool:
+    def is_active(self, member: Mapping[str, object]) -> bool:
         return member.get(self.p.status) == self.p.member_active
 
-    def status_of(self, experiment_id: Any) -> Any:
+    def status_of(self, experiment_id: object) -> JsonValue:
         """The experiment's current status (for 'changes nothing' checks)."""
         reply = self.get(experiment_id)
         if not ok(reply):
@@ -441,7 +408,7 @@ class Experiments:
 
     # -------------------------------------------------------------- base configurations
 
-    def base(self, content: Mapping[str, Any], label: str = "exp-base") -> dict[str, Any]:
+    def base(self, content: Mapping[str, object], label: str = "exp-base") -> JsonObject:
         """Create a configuration to experiment on (a failure is not this scenario's rule)."""
         fields = self.profile.bodies.create
         body = {"name": self.client.name(label), fields.content: dict(content)}
@@ -465,7 +432,7 @@ class Experiments:
         unit_id: str | None,
         *,
         unit_type: str | None = None,
-        context: Mapping[str, Any] | None = None,
+        context: Mapping[str, object] | None = None,
         gated: bool = True,
     ) -> dict[str, str]:
         """Identity headers: the unit, its type, and a context carrying this test's gate."""
@@ -475,17 +442,19 @@ class Experiments:
             sent[names.unit_id] = unit_id
         if unit_type is not None:
             sent[names.unit_type] = unit_type
-        values = {self.gate: True} if gated else {}
+        values: dict[str, object] = {self.gate: True} if gated else {}
         values.update(context or {})
         if values:
             sent[names.unit_context] = json.dumps(values, separators=(",", ":"))
         return sent
 
-    def bootstrap(self, unit_id: str | None, **kw: Any) -> Reply:
+    def bootstrap(self, unit_id: str | None, **kw: Unpack[IdentityOptions]) -> Reply:
         headers = self.identity(unit_id, **kw) if unit_id is not None else {}
         return self.snapshots.bootstrap(self.environment, headers=headers)
 
-    def unit_view(self, unit_id: str, ids: Sequence[str] = (), **kw: Any) -> UnitView:
+    def unit_view(
+        self, unit_id: str, ids: Sequence[str] = (), **kw: Unpack[IdentityOptions]
+    ) -> UnitView:
         """A 200 bootstrap for the unit; anything else violates ``ids`` (none: the test's)."""
         reply = self.bootstrap(unit_id, **kw)
         body = body_of(reply)
@@ -512,8 +481,8 @@ class Experiments:
     # -------------------------------------------------------------- snapshot
 
     def summary(
-        self, experiment_id: Any, ids: Sequence[str] = ()
-    ) -> tuple[str | None, dict[str, Any] | None, dict[str, Any]]:
+        self, experiment_id: object, ids: Sequence[str] = ()
+    ) -> tuple[str | None, JsonObject | None, JsonObject]:
         """(unit type array it is in, its summary, the snapshot) from a status read."""
         snapshot = self.snapshot()
         arrays = snapshot.get("experiments")
@@ -525,7 +494,7 @@ class Experiments:
                     return str(unit_type), entry, snapshot
         return None, None, snapshot
 
-    def snapshot(self) -> dict[str, Any]:
+    def snapshot(self) -> JsonObject:
         """A 200 status snapshot (a failure is the status requirements' business)."""
         reply = self.snapshots.status(self.environment)
         body = body_of(reply)
@@ -542,49 +511,7 @@ class Experiments:
         self.registry.terminate_all(self.client)
 
 
-@dataclass(frozen=True)
-class UnitView:
-    """One bootstrap answer: documents by configuration id, and per-experiment metadata."""
-
-    body: dict[str, Any]
-    reply: Reply
-    p: ExperimentPayload
-    b: BootstrapPayload
-
-    def document(self, configuration_id: Any) -> Any:
-        for entry in self.body.get("configurations", []) or []:
-            if isinstance(entry, dict) and entry.get("id") == configuration_id:
-                return entry.get(self.b.document, MISSING)
-        return MISSING
-
-    def metadata(self) -> list[dict[str, Any]]:
-        found = self.body.get(self.b.assignments)
-        return [m for m in found if isinstance(m, dict)] if isinstance(found, list) else []
-
-    def assignment(self, experiment_id: Any) -> dict[str, Any] | None:
-        for entry in self.metadata():
-            if entry.get(self.p.experiment_id) == experiment_id:
-                return entry
-        return None
-
-    def group_of(self, experiment_id: Any) -> Any:
-        entry = self.assignment(experiment_id)
-        return None if entry is None else entry.get(self.p.group_id)
-
-    @property
-    def hash(self) -> Any:
-        return self.body.get("hash")
-
-
-class _Missing:
-    def __repr__(self) -> str:
-        return "(absent)"
-
-
-MISSING: Any = _Missing()
-
-
-def group_ids(record: Mapping[str, Any]) -> list[Any]:
+def group_ids(record: Mapping[str, object]) -> list[JsonValue]:
     """The experiment's group ids in ordinal order (as the record lists them)."""
     groups = record.get("groups")
     if not isinstance(groups, list) or not all(isinstance(g, dict) and "id" in g for g in groups):
@@ -595,36 +522,9 @@ def group_ids(record: Mapping[str, Any]) -> list[Any]:
     return [g["id"] for g in ordered]
 
 
-def require_mode(profile: Profile, mode: str) -> None:
-    if mode not in profile.experiments.assignment_modes:
-        raise Unsupported(f"experiments.assignment_modes: {mode}")
-
-
-def other_unit_type(profile: Profile, unit_type: str) -> str:
-    others = [t for t in profile.experiments.unit_types if t != unit_type]
-    if not others:
-        raise Unsupported(f"experiments.unit_types: a unit type besides {unit_type}")
-    return others[0]
-
-
-def require_capabilities(profile: Profile, requirement_ids: Iterable[str]) -> None:
-    """Unsupported unless the profile declares every capability the requirements need.
-
-    Uses ``Requirement.capabilities`` (every capability, implied ones included), so a test
-    naming a bootstrap-with-identity rule is unsupported on a target without bootstrap."""
-    index = catalogue_index()
-    absent: dict[str, list[str]] = {}
-    for requirement_id in requirement_ids:
-        entry = index.get(requirement_id)
-        for capability in getattr(entry, "capabilities", ()):
-            if not profile.capability(capability):
-                absent.setdefault(requirement_id, []).append(capability)
-    if absent:
-        names = sorted({c for caps in absent.values() for c in caps})
-        raise Unsupported(", ".join(names), tuple(absent))
-
-
-def experiments_for(request: Any, client: Client, cleanup: Any) -> Iterator[Experiments]:
+def experiments_for(
+    request: pytest.FixtureRequest, client: Client, cleanup: Cleanup
+) -> Iterator[Experiments]:
     """The body of the scenarios' ``experiments`` fixture: guard, drive, terminate."""
     wanted = [str(a) for mark in request.node.iter_markers("requirement") for a in mark.args]
     require_capabilities(client.profile, wanted)

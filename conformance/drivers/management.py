@@ -3,13 +3,34 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, TypedDict, Unpack
 
 from conformance.checks import expect, json_object
 from conformance.checks.declared import expect_declared_status
 from conformance.drivers import document_paths
+from conformance.drivers.call_options import Environment
+from conformance.json_types import JsonObject
 from conformance.traffic.client import UNSET, Client
 from conformance.traffic.transcript import Reply
+
+
+class CreateFields(TypedDict, total=False):
+    """The optional fields of a create body (``Configurations.create_body``)."""
+
+    private_keys: Sequence[str] | None
+    comments: Mapping[str, str] | None
+    extra: Mapping[str, object] | None
+
+
+class PatchOptions(TypedDict, total=False):
+    """What a patch sends besides the operations (``Configurations.patch``)."""
+
+    base_hash: object
+    key_order: object
+    environment: Environment
+    body: object
+    token: str | None
+    application_id: int | None
 
 
 class Configurations:
@@ -20,18 +41,18 @@ class Configurations:
         self.profile = client.profile
         # Where the suite created each configuration: what it sent, not what the record says
         # (a record naming the wrong environment breaks its own rule, not every later read).
-        self._sent_environment: dict[Any, int] = {}
+        self._sent_environment: dict[object, int] = {}
 
     def create_body(
         self,
         name: str | None,
-        content: Any = UNSET,
+        content: object = UNSET,
         private_keys: Sequence[str] | None = None,
         comments: Mapping[str, str] | None = None,
-        extra: Mapping[str, Any] | None = None,
-    ) -> dict[str, Any]:
+        extra: Mapping[str, object] | None = None,
+    ) -> dict[str, object]:
         fields = self.profile.bodies.create
-        body: dict[str, Any] = {} if name is None else {"name": name}
+        body: dict[str, object] = {} if name is None else {"name": name}
         if content is not UNSET:
             body[fields.content] = content
         if private_keys is not None:
@@ -44,11 +65,11 @@ class Configurations:
     def create(
         self,
         label: str = "config",
-        content: Any = UNSET,
+        content: object = UNSET,
         *,
         environment: str | int = "development",
-        body: Any = UNSET,
-        **fields: Any,
+        body: object = UNSET,
+        **fields: Unpack[CreateFields],
     ) -> Reply:
         if body is UNSET:
             body = self.create_body(self.client.name(label), content, **fields)
@@ -59,14 +80,15 @@ class Configurations:
     def create_ok(
         self,
         label: str = "config",
-        content: Any = UNSET,
+        content: object = UNSET,
         *,
         ids: Sequence[str] = (),
         environment: str | int = "development",
-        **fields: Any,
+        body: object = UNSET,
+        **fields: Unpack[CreateFields],
     ) -> dict[str, Any]:
         """Create and return the record; any other answer violates ``ids`` (the test's own)."""
-        reply = self.create(label, content, environment=environment, **fields)
+        reply = self.create(label, content, environment=environment, body=body, **fields)
         expected = self.profile.statuses.create_configuration
         key = "statuses.create_configuration"
         expect_declared_status(reply, key, expected, ids, "create configuration was not accepted")
@@ -79,10 +101,14 @@ class Configurations:
             )
         return record
 
-    def environment_of(self, record: Mapping[str, Any]) -> Any:
+    def environment_of(self, record: Mapping[str, object]) -> Environment:
         """The environment id a configuration lives in: the one the suite created it in, else
-        the record's own ``environmentId``."""
-        return self._sent_environment.get(record.get("id"), record.get("environmentId"))
+        the record's own ``environmentId`` (an alias when it is a string)."""
+        sent = self._sent_environment.get(record.get("id"))
+        if sent is not None:
+            return sent
+        given = record.get("environmentId")
+        return given if given is None or isinstance(given, str | int) else str(given)
 
     def spelled_paths(self, pointers: Sequence[str]) -> list[str]:
         """JSON Pointers as the target spells paths (``bodies.path_syntax``)."""
@@ -90,15 +116,15 @@ class Configurations:
 
     def patch_body(
         self,
-        operations: Any = UNSET,
-        base_hash: Any = UNSET,
-        key_order: Any = UNSET,
-    ) -> dict[str, Any]:
+        operations: object = UNSET,
+        base_hash: object = UNSET,
+        key_order: object = UNSET,
+    ) -> dict[str, object]:
         """The patch body. ``key_order`` is ``{pointer: [keys]}`` (sent in the declared shape
         and path syntax) or, when it is not a mapping, sent as it is (a malformed sidecar). A
         ``base_hash`` goes in the body only when the target declares it there."""
         fields = self.profile.bodies.patch
-        body: dict[str, Any] = {}
+        body: dict[str, object] = {}
         if operations is not UNSET:
             body[fields.operations] = operations
         if base_hash is not UNSET and fields.base_hash_transport == "body":
@@ -112,7 +138,7 @@ class Configurations:
             body[fields.key_order] = key_order
         return body
 
-    def base_hash_headers(self, base_hash: Any) -> dict[str, str]:
+    def base_hash_headers(self, base_hash: object) -> dict[str, str]:
         """The If-Match header a target that declares ``base_hash_transport: if-match`` reads."""
         if base_hash is UNSET or self.profile.bodies.patch.base_hash_transport != "if-match":
             return {}
@@ -120,14 +146,14 @@ class Configurations:
 
     def patch(
         self,
-        configuration_id: Any,
-        operations: Any = UNSET,
+        configuration_id: object,
+        operations: object = UNSET,
         *,
-        base_hash: Any = UNSET,
-        key_order: Any = UNSET,
-        environment: str | int | None = "development",
-        body: Any = UNSET,
-        token: Any = UNSET,
+        base_hash: object = UNSET,
+        key_order: object = UNSET,
+        environment: Environment = "development",
+        body: object = UNSET,
+        token: str | None = UNSET,
         application_id: int | None = None,
     ) -> Reply:
         if body is UNSET:
@@ -143,8 +169,13 @@ class Configurations:
         )
 
     def patch_ok(
-        self, configuration_id: Any, operations: Any = UNSET, *, ids: Sequence[str] = (), **kw: Any
-    ) -> dict[str, Any]:
+        self,
+        configuration_id: object,
+        operations: object = UNSET,
+        *,
+        ids: Sequence[str] = (),
+        **kw: Unpack[PatchOptions],
+    ) -> JsonObject:
         reply = self.patch(configuration_id, operations, **kw)
         expect(
             200 <= reply.status < 300,
@@ -156,7 +187,7 @@ class Configurations:
         )
         return json_object(reply, ids, "a configuration record")
 
-    def current(self, record: Mapping[str, Any], ids: Sequence[str] = ()) -> dict[str, Any]:
+    def current(self, record: Mapping[str, object], ids: Sequence[str] = ()) -> JsonObject:
         """The stored record, read back through an empty patch (the interface has no GET)."""
         return self.patch_ok(
             record["id"], body={}, ids=ids, environment=self.environment_of(record)

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import secrets
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Unpack
 
 from conformance.checks import expect
+from conformance.drivers.call_options import ManagementOptions
 from conformance.drivers.management import Configurations
-from conformance.drivers.sdk import Snapshots
+from conformance.drivers.sdk import Snapshots, configuration_entries
+from conformance.json_types import JsonObject, JsonValue
 from conformance.traffic.transcript import Reply
 
 CONTENT = {"v": 1}
@@ -19,19 +22,25 @@ PATCH = [{"op": "replace", "path": "/v", "value": 2}]
 class Attempt:
     """A configuration that was patched, the name a create used, and both replies."""
 
-    record: dict[str, Any]
+    record: JsonObject
     name: str
     replies: tuple[Reply, Reply]
 
 
-def listed_names(snapshots: Snapshots, environment: str = "development") -> set[Any]:
+def listed_names(
+    snapshots: Snapshots, environment: str = "development", ids: Sequence[str] = ()
+) -> set[JsonValue]:
     """The configuration names an environment's status snapshot lists."""
     body = snapshots.snapshot(environment)
-    return {e.get("name") for e in body.get("configurations", []) if isinstance(e, dict)}
+    entries = configuration_entries(body, ids, f"the {environment} snapshot")
+    return {e.get("name") for e in entries}
 
 
 def attempt_writes(
-    configurations: Configurations, ids: tuple[str, ...], label: str, **request: Any
+    configurations: Configurations,
+    ids: tuple[str, ...],
+    label: str,
+    **request: Unpack[ManagementOptions],
 ) -> Attempt:
     """Make a victim configuration, then create and patch with ``request`` (bad credentials or
     headers). The create's name is unique per call, so a create leaked by one case is never
@@ -60,7 +69,7 @@ def expect_no_trace(
     """Neither the refused create nor the refused patch changed what the SDK serves."""
     for environment in environments:
         expect(
-            attempt.name not in listed_names(snapshots, environment),
+            attempt.name not in listed_names(snapshots, environment, ids),
             ids,
             "a refused create still made a configuration",
             f"no configuration named {attempt.name!r} in {environment}",

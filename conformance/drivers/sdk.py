@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, TypeVar
+from typing import TypeVar, Unpack
 
 from conformance.checks import expect, json_object, violation
+from conformance.drivers.call_options import SdkOptions
 from conformance.errors import NotConfigured
+from conformance.json_types import JsonObject, JsonValue
 from conformance.oracles.header_grammar import ENTITY_TAG, EntityTag, Problem, entity_tag
 from conformance.run.phases import require_serial_phase
 from conformance.target.profile import SdkKey
@@ -75,24 +77,24 @@ class Snapshots:
             )
         return min(fitting, key=lambda k: len(k.environments))
 
-    def status(self, environment: str = "development", **kw: Any) -> Reply:
+    def status(self, environment: str = "development", **kw: Unpack[SdkOptions]) -> Reply:
         return self.client.status(key=self.key(environment).key, environment=environment, **kw)
 
-    def bootstrap(self, environment: str = "development", **kw: Any) -> Reply:
+    def bootstrap(self, environment: str = "development", **kw: Unpack[SdkOptions]) -> Reply:
         return self.client.bootstrap(key=self.key(environment).key, environment=environment, **kw)
 
     def body(
         self, reply: Reply, ids: Sequence[str] = (), what: str = "a 200 snapshot"
-    ) -> dict[str, Any]:
+    ) -> JsonObject:
         expect(reply.status == 200, ids, f"expected {what}", "HTTP 200", reply.describe(), reply)
         return json_object(reply, ids, what)
 
-    def snapshot(self, environment: str = "development", ids: Sequence[str] = ()) -> dict[str, Any]:
+    def snapshot(self, environment: str = "development", ids: Sequence[str] = ()) -> JsonObject:
         return self.body(self.status(environment), ids)
 
     def documents(
         self, environment: str = "development", ids: Sequence[str] = ()
-    ) -> dict[Any, Any]:
+    ) -> dict[object, JsonValue]:
         """Configuration id -> document, from a bootstrap without identity."""
         if not self.profile.capability("bootstrap"):
             raise NotConfigured(
@@ -103,14 +105,13 @@ class Snapshots:
         body = self.body(self.bootstrap(environment), ids, "a 200 bootstrap")
         return {
             entry.get("id"): entry.get(self.document_field)
-            for entry in body.get("configurations", [])
-            if isinstance(entry, dict)
+            for entry in configuration_entries(body, ids, "the bootstrap")
         }
 
     def stable_hash(self, environment: str = "development", ids: Sequence[str] = ()) -> str:
         """The current snapshot hash, read twice in a row in the serial phase: two reads that
         disagree with nothing of the suite in flight break ``ids``."""
-        seen: list[Any] = []
+        seen: list[tuple[JsonValue, JsonValue]] = []
 
         def twice() -> str | None:
             first = self.snapshot(environment, ids).get("hash")
@@ -197,8 +198,26 @@ def etag_problem(headers: Mapping[str, str], hash_value: object) -> str | None:
     return None
 
 
-def entry_of(snapshot: dict[str, Any], configuration_id: Any) -> dict[str, Any] | None:
-    for entry in snapshot.get("configurations", []):
+def configuration_entries(
+    body: Mapping[str, object], ids: Sequence[str], what: str
+) -> list[JsonObject]:
+    """The object entries of a snapshot's or bootstrap's ``configurations`` (absent: none); a
+    value that is not an array violates ``ids``."""
+    entries = body.get("configurations", [])
+    if not isinstance(entries, list):
+        raise violation(
+            ids,
+            f"{what} has no array of configurations",
+            "configurations: an array of configuration entries",
+            _clip(repr(entries)),
+        )
+    return [entry for entry in entries if isinstance(entry, dict)]
+
+
+def entry_of(snapshot: Mapping[str, object], configuration_id: object) -> JsonObject | None:
+    """The entry of ``configuration_id`` in a snapshot's configurations, or None."""
+    entries = snapshot.get("configurations", [])
+    for entry in entries if isinstance(entries, list) else ():
         if isinstance(entry, dict) and entry.get("id") == configuration_id:
             return entry
     return None

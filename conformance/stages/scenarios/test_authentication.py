@@ -11,7 +11,7 @@ from conformance.checks import expect, expect_status, json_object
 from conformance.checks.declared import expect_declared_status, status_expectation, status_received
 from conformance.drivers.management import Configurations
 from conformance.drivers.refusals import attempt_writes, expect_no_trace
-from conformance.drivers.sdk import Snapshots, bracketed, no_snapshot
+from conformance.drivers.sdk import Snapshots, bracketed, configuration_entries, no_snapshot
 from conformance.errors import NotConfigured, Unsupported
 
 requirement = pytest.mark.requirement
@@ -117,7 +117,8 @@ def test_token_cannot_write_another_owners_project(
     foreign_key = configurations.profile.credentials.foreign_sdk_key
     if foreign_key is not None:
         body = snapshots.body(configurations.client.status(key=foreign_key), ids)
-        names = {e.get("name") for e in body.get("configurations", []) if isinstance(e, dict)}
+        entries = configuration_entries(body, ids, "the foreign project's snapshot")
+        names = {e.get("name") for e in entries}
         expect(
             name not in names,
             ids,
@@ -229,7 +230,7 @@ def test_keys_see_only_their_project(configurations: Configurations, snapshots: 
         "present",
     )
     own = snapshots.snapshot("development", ids)
-    own_ids = {e.get("id") for e in own.get("configurations", []) if isinstance(e, dict)}
+    own_ids = {e.get("id") for e in configuration_entries(own, ids, "the development snapshot")}
     expect(
         mine["id"] in own_ids and not (foreign_ids & own_ids),
         ids,

@@ -12,15 +12,10 @@ from typing import Any
 import pytest
 
 from conformance.checks import IndependentChecks, expect
-from conformance.drivers.experiments import (
-    Experiments,
-    body_of,
-    group_ids,
-    ok,
-    other_unit_type,
-    setup_failed,
-)
+from conformance.drivers.capabilities import other_unit_type
+from conformance.drivers.experiments import Experiments, group_ids
 from conformance.drivers.sdk import etag_expected, etag_problem
+from conformance.drivers.steps import body_of, ok, setup_failed
 from conformance.oracles.experiment_changeset import merged
 
 requirement = pytest.mark.requirement

@@ -22,8 +22,10 @@ from typing import Any
 import pytest
 
 from conformance.checks import expect, violation
-from conformance.drivers.experiments import Experiments, group_ids, require_mode
+from conformance.drivers.capabilities import require_mode
+from conformance.drivers.experiments import Experiments, group_ids
 from conformance.errors import NotMeasurable, Unsupported
+from conformance.json_types import JsonValue
 from conformance.oracles.bucketing import HASH_FUNCTIONS, goodness_of_fit, group_index
 from conformance.stages.declaration import STAGE_PROPERTY
 from conformance.traffic.open_loop import Offer, Planned, Record, reply_of, send, uniform
@@ -80,7 +82,8 @@ def _quietest_environment(experiments: Experiments) -> str:
         if experiments.profile.key_for(alias) is None:
             continue
         experiments.environment = alias
-        sizes[alias] = len(experiments.snapshot().get("configurations") or [])
+        listed = experiments.snapshot().get("configurations")
+        sizes[alias] = len(listed) if isinstance(listed, list) else 0
     if not sizes:
         raise NotMeasurable("the profile has no SDK key for any of its environments")
     return min(sizes, key=lambda alias: sizes[alias])
@@ -278,11 +281,11 @@ def test_round_robin_spreads_units_evenly(experiments: Experiments) -> None:
         base = experiments.base(BASE, f"rr{size}-base")
         groups = experiments.groups([_marker(i) for i in range(size)], mode="roundRobin")
         records.append(experiments.create_ok(f"rr{size}", base["id"], groups, mode="roundRobin"))
-    seen: dict[int, list[Any]] = {record["id"]: [] for record in records}
+    seen: dict[int, list[JsonValue]] = {record["id"]: [] for record in records}
     for n in range(ROUND_ROBIN_UNITS):
         view = experiments.unit_view(experiments.unit(f"rr{n}"))
-        for experiment_id, groups in seen.items():
-            groups.append(view.group_of(experiment_id))
+        for experiment_id, assigned in seen.items():
+            assigned.append(view.group_of(experiment_id))
     uneven = []
     for record in records:
         known = group_ids(record)

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from conformance.checks import IndependentChecks, expect, json_object, violation
 from conformance.drivers.management import Configurations
-from conformance.drivers.sdk import Snapshots, entry_of
+from conformance.drivers.sdk import Snapshots, configuration_entries, entry_of
 from conformance.errors import NotConfigured
 from conformance.oracles.shapes import expect_shape
 from conformance.traffic.transcript import Reply
@@ -157,7 +157,7 @@ def stored(
     return documents[record["id"]]
 
 
-def _alias(snapshots: Snapshots, environment_id: int, ids: tuple[str, ...]) -> str:
+def _alias(snapshots: Snapshots, environment_id: object, ids: tuple[str, ...]) -> str:
     environments = snapshots.profile.project.environments
     for alias, number in environments.items():
         if number == environment_id:
@@ -678,9 +678,13 @@ def test_patch_cannot_reach_another_project(
     foreign = snapshots.body(
         configurations.client.status(key=foreign_key), ids, "the foreign project's snapshot"
     )
-    own = {e.get("id") for e in snapshots.snapshot("development", ids).get("configurations", [])}
-    own |= {e.get("id") for e in snapshots.snapshot("production", ids).get("configurations", [])}
-    entries = [e for e in foreign.get("configurations", []) if e.get("id") not in own]
+    own = {
+        e.get("id")
+        for env in ("development", "production")
+        for e in configuration_entries(snapshots.snapshot(env, ids), ids, f"the {env} snapshot")
+    }
+    foreign_entries = configuration_entries(foreign, ids, "the foreign project's snapshot")
+    entries = [e for e in foreign_entries if e.get("id") not in own]
     if not entries:
         raise NotConfigured(
             "credentials.foreign_sdk_key",

@@ -17,7 +17,7 @@ import pytest
 from conformance.checks import IndependentChecks, expect, media_expected, media_problem
 from conformance.checks.declared import expect_declared_status, field_received
 from conformance.drivers.management import Configurations
-from conformance.drivers.sdk import Snapshots
+from conformance.drivers.sdk import Snapshots, configuration_entries
 from conformance.errors import NotConfigured, NotMeasurable, Unsupported
 from conformance.traffic.transcript import Reply
 
@@ -277,7 +277,8 @@ def test_body_that_is_not_json_is_refused(
         path = f"/application/{app}/v2/configuration"
         reply = client.request("POST", path, headers=headers, content=raw)
         expect_declared_status(reply, key, malformed, ids, "a create body that is not JSON")
-        listed = {e.get("name") for e in snapshots.snapshot().get("configurations", [])}
+        snapshot = snapshots.snapshot()
+        listed = {e.get("name") for e in configuration_entries(snapshot, ids, "the snapshot")}
         expect(name not in listed, ids, "a broken create made a configuration", "nothing", "listed")
         return
     record = configurations.create_ok("broken-patch", {"v": 1}, ids=ids)

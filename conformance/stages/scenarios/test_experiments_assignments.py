@@ -7,13 +7,9 @@ from typing import Any, TypeGuard
 import pytest
 
 from conformance.checks import IndependentChecks, expect, json_object
-from conformance.drivers.experiments import (
-    Experiments,
-    body_of,
-    group_ids,
-    ok,
-    setup_failed,
-)
+from conformance.drivers.experiments import Experiments, group_ids
+from conformance.drivers.steps import body_of, ok, setup_failed
+from conformance.json_types import objects_in
 
 requirement = pytest.mark.requirement
 
@@ -225,9 +221,7 @@ def test_counts_add_up(experiments: Experiments) -> None:
     with IndependentChecks() as independent:
         per_body = body_of(per) if ok(per) else None
         rows = per_body.get(p.count_groups) if isinstance(per_body, dict) else None
-        counted = {
-            r.get(p.group_id): r.get(p.count_active) for r in rows or [] if isinstance(r, dict)
-        }
+        counted = {r.get(p.group_id): r.get(p.count_active) for r in objects_in(rows)}
         independent.check(
             counted == active,
             ("EXP-GROUP-COUNTS",),
@@ -252,11 +246,7 @@ def test_counts_add_up(experiments: Experiments) -> None:
         all_body = body_of(overall) if ok(overall) else None
         items = all_body.get(p.items) if isinstance(all_body, dict) else None
         entry = next(
-            (
-                i
-                for i in items or []
-                if isinstance(i, dict) and i.get(p.experiment_id) == experiment_id
-            ),
+            (i for i in objects_in(items) if i.get(p.experiment_id) == experiment_id),
             None,
         )
         enrolled = sum(active.values())
@@ -352,8 +342,7 @@ def test_rollout_change_is_kept(experiments: Experiments) -> None:
         _, summary, _ = experiments.summary(experiment_id)
         shown = {
             g.get("id"): g.get("weight")
-            for g in (summary or {}).get("groups") or []
-            if isinstance(g, dict)
+            for g in objects_in(None if summary is None else summary.get("groups"))
         }
         independent.check(
             shown == wanted,

@@ -16,13 +16,8 @@ import pytest
 
 from conformance.checks import IndependentChecks, expect, json_object, media_expected, media_problem
 from conformance.checks.declared import status_expectation, status_received
-from conformance.drivers.experiments import (
-    UNKNOWN_EXPERIMENT_ID,
-    Experiments,
-    body_of,
-    group_ids,
-    ok,
-)
+from conformance.drivers.experiments import UNKNOWN_EXPERIMENT_ID, Experiments, group_ids
+from conformance.drivers.steps import body_of, ok
 from conformance.errors import NotConfigured
 from conformance.traffic.client import UNSET
 from conformance.traffic.transcript import Reply
@@ -107,8 +102,9 @@ def _send(
     )
     reply = experiments.call(method, path, json_body=body(experiments, subject), **kw)
     created = body_of(reply) if entry[0] == "createExperiment" and ok(reply) else None
-    if isinstance(created, dict) and isinstance(created.get("id"), int):
-        experiments.track(created["id"], experiments.environment)  # terminated at the end
+    new_id = created.get("id") if isinstance(created, dict) else None
+    if isinstance(new_id, int):
+        experiments.track(new_id, experiments.environment)  # terminated at the end
     return reply
 
 

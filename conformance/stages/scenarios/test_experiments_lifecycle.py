@@ -8,15 +8,9 @@ from typing import Any
 import pytest
 
 from conformance.checks import IndependentChecks, expect, json_object
-from conformance.drivers.experiments import (
-    SUMMARY_FIELDS,
-    WEIGHTED,
-    Experiments,
-    body_of,
-    group_ids,
-    ok,
-    setup_failed,
-)
+from conformance.drivers.experiments import SUMMARY_FIELDS, WEIGHTED, Experiments, group_ids
+from conformance.drivers.steps import body_of, ok, setup_failed
+from conformance.json_types import objects_in
 from conformance.oracles.experiment_shapes import group_problems, summary_problems
 from conformance.traffic.transcript import Reply
 
@@ -181,10 +175,10 @@ def test_running_experiment_is_listed_under_its_unit_type(experiments: Experimen
         for unit_type in experiments.profile.experiments.unit_types:
             record = _created(experiments, f"snap-{unit_type}", unit_type=unit_type)
             _, _, snapshot = experiments.summary(record["id"])
-            arrays = snapshot.get("experiments") or {}
+            arrays = snapshot.get("experiments")
             holding = sorted(
                 str(name)
-                for name, entries in arrays.items()
+                for name, entries in (arrays.items() if isinstance(arrays, dict) else ())
                 if isinstance(entries, list)
                 and any(isinstance(e, dict) and e.get("id") == record["id"] for e in entries)
             )
@@ -254,9 +248,7 @@ def test_snapshot_summary_describes_the_experiment(experiments: Experiments) -> 
         )
         sent = sorted((g["label"], g["weight"]) for g in groups)
         seen = sorted(
-            (str(g.get("label")), g.get("weight"))
-            for g in summary.get("groups") or []
-            if isinstance(g, dict)
+            (str(g.get("label")), g.get("weight")) for g in objects_in(summary.get("groups"))
         )
         independent.check(
             seen == sent, match, "summary groups differ (label, weight)", repr(sent), repr(seen)

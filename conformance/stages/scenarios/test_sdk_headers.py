@@ -9,7 +9,13 @@ import pytest
 
 from conformance.checks import expect, expect_status, json_object
 from conformance.drivers.management import Configurations
-from conformance.drivers.sdk import OUT_OF_SCOPE_STATUS, Snapshots, bracketed, no_snapshot
+from conformance.drivers.sdk import (
+    OUT_OF_SCOPE_STATUS,
+    Snapshots,
+    bracketed,
+    configuration_entries,
+    no_snapshot,
+)
 from conformance.errors import NotConfigured
 from conformance.oracles.shapes import expect_shape
 from conformance.traffic.transcript import Reply
@@ -104,7 +110,7 @@ def test_production_alias_selects_production(
     key = snapshots.key_covering("development", "production").key
     reply = snapshots.client.status(key=key, environment="production")
     body = snapshots.body(reply, ids)
-    listed = {e.get("id") for e in body.get("configurations", []) if isinstance(e, dict)}
+    listed = {e.get("id") for e in configuration_entries(body, ids, "the production snapshot")}
     development = _hash(snapshots, key, "development")
     expect(
         record["id"] in listed and body.get("hash") != development,

@@ -23,6 +23,7 @@ from conformance.checks import (
 from conformance.drivers.management import Configurations
 from conformance.drivers.sdk import (
     Snapshots,
+    configuration_entries,
     entry_of,
     etag_expected,
     etag_problem,
@@ -90,9 +91,14 @@ def test_status_entries_carry_hashes_not_documents(
     configurations.create_ok("entry", {"secret": "document"}, ids=ids)
     reply = snapshots.status()
     body = snapshots.body(reply, ids)
+    entries = body.get("configurations", [])
+    if not isinstance(entries, list):
+        raise violation(
+            ids, "the snapshot has no array of configurations", "an array", repr(entries), reply
+        )
     found = [
         f"entry {i}: {p}"
-        for i, entry in enumerate(body.get("configurations", []))
+        for i, entry in enumerate(entries)
         for p in status_entry_problems(entry, snapshots.document_field)
     ]
     expect(
@@ -107,9 +113,9 @@ def test_status_lists_each_configuration_once(
     ids = ("SDK-STATUS-LISTS-CONFIGURATIONS",)
     records = [configurations.create_ok(f"listed-{n}", {"n": n}, ids=ids) for n in range(2)]
     body = snapshots.snapshot("development", ids)
-    entries = body.get("configurations", [])
+    entries = configuration_entries(body, ids, "the development snapshot")
     for record in records:
-        matching = [e for e in entries if isinstance(e, dict) and e.get("id") == record["id"]]
+        matching = [e for e in entries if e.get("id") == record["id"]]
         expect(
             len(matching) == 1
             and matching[0].get("name") == record.get("name")
@@ -129,7 +135,7 @@ def test_primary_configuration_is_listed(
     ids = ("SDK-STATUS-PRIMARY-CONFIG",)
     configurations.create_ok("primary", {"p": 1}, ids=ids)
     body = snapshots.snapshot("development", ids)
-    listed = [e.get("id") for e in body.get("configurations", []) if isinstance(e, dict)]
+    listed = [e.get("id") for e in configuration_entries(body, ids, "the development snapshot")]
     expect(
         body.get("primaryConfigurationId") in listed,
         ids,
@@ -436,7 +442,10 @@ def test_configuration_appears_only_in_its_environment(
         for env in ("development", "production")
     }
     listed = {
-        env: {e.get("id") for e in snapshots.snapshot(env, ids).get("configurations", [])}
+        env: {
+            e.get("id")
+            for e in configuration_entries(snapshots.snapshot(env, ids), ids, f"the {env} snapshot")
+        }
         for env in ("development", "production")
     }
     for env, other in (("development", "production"), ("production", "development")):

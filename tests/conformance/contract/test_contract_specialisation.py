@@ -19,7 +19,7 @@ from referencing.jsonschema import DRAFT202012
 from test_openapi import CONTRACT_URI, _all_examples, _operations, _pointer, _walk
 
 from conformance.contract import document as contract
-from conformance.contract.specialisation import (
+from conformance.contract.profile_keys import (
     DECLARED,
     ENUM,
     ENUM_VALUE,
@@ -29,14 +29,13 @@ from conformance.contract.specialisation import (
     PROPERTY,
     STATUS,
     VALUE_MARK,
-    Renamer,
     Values,
-    default_profile,
     marks,
-    property_nodes,
     rule_of,
-    specialise,
 )
+from conformance.contract.renamer import Renamer
+from conformance.contract.schema_walk import property_nodes
+from conformance.contract.specialisation import default_profile, specialise
 from conformance.target.profile import DEFAULTS, Profile, parse
 
 # A target that fills every gap a key names differently from the reference server.

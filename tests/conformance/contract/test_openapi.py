@@ -20,7 +20,7 @@ from openapi_spec_validator import OpenAPIV31SpecValidator
 from referencing.jsonschema import DRAFT202012
 
 from conformance.contract import document as contract
-from conformance.contract.specialisation import marks, rule_of
+from conformance.contract.profile_keys import marks, rule_of
 
 REPO = Path(__file__).resolve().parents[3]
 CONTRACT_URI = "urn:rces:contract"

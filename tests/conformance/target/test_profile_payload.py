@@ -15,8 +15,9 @@ from typing import Any
 import httpx
 import pytest
 
-from conformance.drivers.experiments import Experiments, UnitView
+from conformance.drivers.experiments import Experiments
 from conformance.drivers.sdk import Snapshots
+from conformance.drivers.unit_view import UnitView
 from conformance.errors import ContractViolation, UsageError
 from conformance.oracles.shapes import status_entry_problems
 from conformance.target import profile as profiles
