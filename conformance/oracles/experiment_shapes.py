@@ -9,34 +9,33 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping
-from typing import Any
 
 from conformance.oracles.shapes import DATE_TIME
 
-Check = Callable[[Any], bool]
+Check = Callable[[object], bool]
 
 
-def _number(value: Any) -> bool:
+def _number(value: object) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool)
 
 
-def _string(value: Any) -> bool:
+def _string(value: object) -> bool:
     return isinstance(value, str)
 
 
-def _boolean(value: Any) -> bool:
+def _boolean(value: object) -> bool:
     return isinstance(value, bool)
 
 
-def _strings(value: Any) -> bool:
+def _strings(value: object) -> bool:
     return isinstance(value, list) and all(isinstance(v, str) for v in value)
 
 
-def _date_time(value: Any) -> bool:
+def _date_time(value: object) -> bool:
     return isinstance(value, str) and re.match(DATE_TIME, value) is not None
 
 
-def _array(value: Any) -> bool:
+def _array(value: object) -> bool:
     return isinstance(value, list)
 
 
@@ -63,7 +62,7 @@ GROUP: Mapping[str, tuple[str, Check]] = {
 }
 
 
-def _walk(table: Mapping[str, tuple[str, Check]], value: Any, where: str) -> list[str]:
+def _walk(table: Mapping[str, tuple[str, Check]], value: object, where: str) -> list[str]:
     if not isinstance(value, dict):
         return [f"{where}: not an object"]
     found = []
@@ -75,12 +74,12 @@ def _walk(table: Mapping[str, tuple[str, Check]], value: Any, where: str) -> lis
     return found
 
 
-def summary_problems(summary: Any) -> list[str]:
+def summary_problems(summary: object) -> list[str]:
     """Every top-level field of the summary that is missing or of the wrong type."""
     return _walk(SUMMARY, summary, "summary")
 
 
-def group_problems(summary: Mapping[str, Any], weighted: bool) -> list[str]:
+def group_problems(summary: Mapping[str, object], weighted: bool) -> list[str]:
     """Every group field missing or of the wrong type, and repeated ordinals."""
     groups = summary.get("groups")
     if not isinstance(groups, list) or not groups:

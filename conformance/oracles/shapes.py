@@ -4,19 +4,19 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from functools import cache
-from typing import Any
 
 from jsonschema import Draft202012Validator  # type: ignore[import-untyped]
 
 from conformance.checks import violation
+from conformance.json_types import JsonObject
 from conformance.traffic.transcript import Reply
 
 DATE_TIME = r"^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:?\d{2})$"
-NUMBER = {"type": "number"}
-STRING = {"type": "string"}
+NUMBER: JsonObject = {"type": "number"}
+STRING: JsonObject = {"type": "string"}
 
 # Spec 2.1: every field of a configuration record and its documented type.
-RECORD: dict[str, Any] = {
+RECORD: JsonObject = {
     "type": "object",
     "required": [
         "id",
@@ -52,7 +52,7 @@ RECORD: dict[str, Any] = {
 }
 
 # Spec 2.4, top level only (entries, experiments and polling have their own requirements).
-SNAPSHOT: dict[str, Any] = {
+SNAPSHOT: JsonObject = {
     "type": "object",
     "required": [
         "hash",
@@ -76,13 +76,13 @@ SNAPSHOT: dict[str, Any] = {
 
 # Spec 2.4: one entry of ``configurations`` in a status snapshot. That it carries no document
 # is judged by ``status_entry_problems``: the document's field name is a profile key.
-STATUS_ENTRY: dict[str, Any] = {
+STATUS_ENTRY: JsonObject = {
     "type": "object",
     "required": ["id", "name", "alias", "hash"],
     "properties": {"id": NUMBER, "name": STRING, "alias": STRING, "hash": STRING},
 }
 
-POLLING: dict[str, Any] = {
+POLLING: JsonObject = {
     "type": "object",
     "required": ["intervalSeconds", "jitterRatio"],
     "properties": {"intervalSeconds": NUMBER, "jitterRatio": NUMBER},
@@ -90,11 +90,11 @@ POLLING: dict[str, Any] = {
 
 
 @cache
-def _validator(name: str) -> Any:
+def _validator(name: str) -> Draft202012Validator:
     return Draft202012Validator(SCHEMAS[name])
 
 
-SCHEMAS: dict[str, dict[str, Any]] = {
+SCHEMAS: dict[str, JsonObject] = {
     "record": RECORD,
     "snapshot": SNAPSHOT,
     "status-entry": STATUS_ENTRY,
@@ -102,7 +102,7 @@ SCHEMAS: dict[str, dict[str, Any]] = {
 }
 
 
-def problems(name: str, instance: Any) -> list[str]:
+def problems(name: str, instance: object) -> list[str]:
     """Every way ``instance`` departs from the named shape, as readable lines."""
     found = []
     for error in sorted(_validator(name).iter_errors(instance), key=lambda e: list(e.path)):
@@ -111,7 +111,7 @@ def problems(name: str, instance: Any) -> list[str]:
     return found
 
 
-def status_entry_problems(entry: Any, document_field: str) -> list[str]:
+def status_entry_problems(entry: object, document_field: str) -> list[str]:
     """A status entry's departures from spec 2.4, and a document under ``document_field``
     (the profile's ``bootstrap_payload.document``): status carries hashes, not documents."""
     found = problems("status-entry", entry)
@@ -121,7 +121,7 @@ def status_entry_problems(entry: Any, document_field: str) -> list[str]:
 
 
 def expect_shape(
-    name: str, instance: Any, ids: Sequence[str], title: str, reply: Reply | None = None
+    name: str, instance: object, ids: Sequence[str], title: str, reply: Reply | None = None
 ) -> None:
     found = problems(name, instance)
     if found:
