@@ -8,6 +8,7 @@ executed test is not measurable.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
@@ -16,6 +17,7 @@ from conformance import __version__
 from conformance.catalogue.requirements import catalogue_index, current_baseline, load_catalogue
 from conformance.contract.document import contract_sha256
 from conformance.errors import ContractViolation, NotConfigured, NotMeasurable, Unsupported
+from conformance.json_types import JsonObject
 from conformance.report.json_report import evidence_from_json, evidence_to_json
 from conformance.report.model import (
     Evidence,
@@ -59,8 +61,8 @@ class TestRecord:
         """The evidence of one requirement: its own if the test has it, else the test's."""
         return self.evidence_by_requirement.get(requirement_id, self.evidence)
 
-    def to_json(self) -> dict[str, Any]:
-        data = asdict(self)
+    def to_json(self) -> dict[str, object]:
+        data: dict[str, object] = asdict(self)
         data["evidence"] = None if self.evidence is None else evidence_to_json(self.evidence)
         data["evidence_by_requirement"] = {
             rid: evidence_to_json(e) for rid, e in self.evidence_by_requirement.items()
@@ -293,7 +295,7 @@ def per_test_results(
 
 
 def stage_summaries(
-    records: Sequence[TestRecord], details: Mapping[str, Mapping[str, Any]] | None = None
+    records: Sequence[TestRecord], details: Mapping[str, JsonObject] | None = None
 ) -> tuple[StageSummary, ...]:
     """One summary per stage that ran; ``details`` are what the stage's tests reported."""
     stages: dict[str, list[TestRecord]] = {}
@@ -311,11 +313,9 @@ def stage_summaries(
     )
 
 
-def _count(outcomes: Iterable[Outcome]) -> dict[str, int]:
-    counts: dict[str, int] = {}
-    for outcome in outcomes:
-        counts[outcome.value] = counts.get(outcome.value, 0) + 1
-    return counts
+def _count(outcomes: Iterable[Outcome]) -> JsonObject:
+    counts: Counter[str] = Counter(outcome.value for outcome in outcomes)
+    return {value: count for value, count in counts.items()}  # in the order first seen
 
 
 def build_report(
@@ -328,10 +328,10 @@ def build_report(
     catalogue_sha256: str,
     target_url: str,
     target_fingerprint: str,
-    profile: dict[str, Any],
+    profile: dict[str, object],
     started_at: str,
     duration_s: float,
-    stage_details: Mapping[str, Mapping[str, Any]] | None = None,
+    stage_details: Mapping[str, JsonObject] | None = None,
 ) -> Report:
     return Report(
         suite_version=suite_version,
@@ -388,7 +388,7 @@ def report_for_run(
     *,
     started_at: str,
     duration_s: float,
-    stage_details: Mapping[str, Mapping[str, Any]] | None = None,
+    stage_details: Mapping[str, JsonObject] | None = None,
 ) -> Report:
     """The Report of one run from its test records and what is known of the target."""
     seen = [rid for record in records for rid in record.requirement_ids]

@@ -5,7 +5,7 @@ allure-pytest is active (``--alluredir`` given)."""
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING
 
 import allure
 from allure_commons import plugin_manager
@@ -14,11 +14,14 @@ from conformance.redaction.report_files import redact
 from conformance.report.evidence_text import BODY_LIMIT, request_text, response_text
 from conformance.report.model import Exchange
 
+if TYPE_CHECKING:
+    import pytest
+
 EPIC = "RCES conformance"
 LISTENER = "allure_listener"  # the name allure-pytest registers its listener under
 
 
-def allure_active(config: Any) -> bool:
+def allure_active(config: pytest.Config) -> bool:
     """True when allure-pytest is recording this session (``--alluredir`` was given)."""
     return bool(config.pluginmanager.has_plugin(LISTENER))
 
@@ -28,20 +31,20 @@ def _recording() -> bool:
     return any(type(p).__name__ == "AllureListener" for p in plugin_manager.get_plugins())
 
 
-def _entry_field(entry: Any, name: str) -> str:
+def _entry_field(entry: object, name: str) -> str:
     """A field of one catalogue entry, whether it is a mapping or an object."""
     value = entry.get(name) if isinstance(entry, Mapping) else getattr(entry, name, None)
     return "" if value is None else str(value)
 
 
-def operation_of(item: Any) -> str | None:
+def operation_of(item: object) -> str | None:
     """The fuzzed operation ("GET /sdk/v2/status") of a schemathesis-generated item, else None."""
     label = getattr(item, "operation_label", None)
     return str(label) if label else None
 
 
 def labels_for(
-    requirement_ids: Iterable[str], catalogue: Mapping[str, Any]
+    requirement_ids: Iterable[str], catalogue: Mapping[str, object]
 ) -> list[tuple[str, str]]:
     """The (label type, value) pairs for a test checking ``requirement_ids``: pure, testable."""
     ids = list(dict.fromkeys(requirement_ids))
@@ -58,9 +61,9 @@ def labels_for(
 
 
 def apply_allure_labels(
-    item: Any,
+    item: pytest.Item,
     requirement_ids: Iterable[str],
-    catalogue: Mapping[str, Any],
+    catalogue: Mapping[str, object],
     operation: str | None = None,
 ) -> None:
     """Label the running test: one ``requirement`` label per id, its spec section(s) as the

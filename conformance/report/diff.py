@@ -9,10 +9,10 @@ regression.
 
 from __future__ import annotations
 
+import argparse
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from conformance.report.model import Outcome, Report
 from conformance.report.rerender import load_report
@@ -112,7 +112,7 @@ def format_diff(diff: ReportDiff) -> str:
     return "\n".join(lines) + "\n"
 
 
-def add_parser(commands: Any) -> None:
+def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """The ``conformance diff OLD.json NEW.json`` subcommand."""
     parser = commands.add_parser(
         "diff",
@@ -125,7 +125,7 @@ def add_parser(commands: Any) -> None:
     parser.add_argument("new", metavar="NEW.json")
 
 
-def main(options: Any) -> int:
+def main(options: argparse.Namespace) -> int:
     diff = diff_reports(load_report(Path(options.old)), load_report(Path(options.new)))
     sys.stdout.write(format_diff(diff))
     return diff.exit_code

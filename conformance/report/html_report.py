@@ -7,9 +7,9 @@ summary chart and the requirement matrix.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from html import escape
 
+from conformance.json_types import JsonObject
 from conformance.report.evidence_text import request_text, response_text, truncate
 from conformance.report.headline import decided_by, measured_share
 from conformance.report.model import (
@@ -395,7 +395,7 @@ def _stages(report: Report) -> str:
     )
 
 
-def _stage_html(name: str, details: Mapping[str, object]) -> str:
+def _stage_html(name: str, details: JsonObject) -> str:
     """What a stage draws itself (its ``html`` in the registry), in a section of its own."""
 
     stage = named(name)

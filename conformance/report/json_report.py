@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
-from dataclasses import fields
-from typing import Any
+from typing import NotRequired, TypedDict
 
+from conformance.json_types import JsonObject
 from conformance.report.model import (
     SCHEMA_VERSION,
     Evidence,
@@ -22,11 +21,109 @@ FILE_NAME = "conformance.json"
 SCHEMA_ID = "https://rces-conformance.invalid/schemas/conformance-report.schema.json"
 
 
-def _exchange_to_json(exchange: Exchange) -> dict[str, Any]:
-    return {f.name: getattr(exchange, f.name) for f in fields(Exchange)}
+# The JSON form of each part of a report, as report.schema.json describes it (keys a reader of
+# an older schema version may miss are NotRequired).
 
 
-def _exchange_from_json(data: Mapping[str, Any]) -> Exchange:
+class ExchangeJson(TypedDict):
+    method: str
+    url: str
+    request_headers: dict[str, str]
+    request_body: str | None
+    status: int | None
+    response_headers: dict[str, str]
+    response_body: str | None
+    elapsed_ms: float
+
+
+class EvidenceJson(TypedDict):
+    test_id: str
+    requirement_ids: list[str]
+    title: str
+    expected: str
+    received: str
+    curl: NotRequired[str | None]
+    exchanges: NotRequired[list[ExchangeJson]]
+    check: NotRequired[str | None]
+    seed: NotRequired[int | None]
+
+
+class TestJson(TypedDict):
+    test_id: str
+    stage: str
+    requirement_ids: list[str]
+    outcome: str
+    duration_s: float
+    message: NotRequired[str]
+    evidence: NotRequired[EvidenceJson | None]
+
+
+class RequirementJson(TypedDict):
+    id: str
+    section: str
+    text: str
+    basis: str
+    outcome: str
+    tests: list[str]
+    evidence: NotRequired[list[EvidenceJson]]
+    note: NotRequired[str]
+    subject: NotRequired[str]
+
+
+class StageJson(TypedDict):
+    name: str
+    tests: int
+    duration_s: float
+    details: NotRequired[JsonObject]
+
+
+class MeasuredJson(TypedDict):
+    count: int
+    of: int
+
+
+class TargetJson(TypedDict):
+    url: str
+    fingerprint: str
+
+
+ReportJson = TypedDict(
+    "ReportJson",
+    {
+        "$schema": NotRequired[str],
+        "schema_version": str,
+        "verdict": NotRequired[str],
+        "measured": NotRequired[MeasuredJson],
+        "counts": NotRequired[dict[str, int]],
+        "not_measured": NotRequired[list[str]],
+        "suite_version": str,
+        "contract_sha256": str,
+        "catalogue_sha256": str,
+        "target": TargetJson,
+        "profile": dict[str, object],
+        "started_at": str,
+        "duration_s": float,
+        "requirements": list[RequirementJson],
+        "tests": NotRequired[list[TestJson]],
+        "stages": NotRequired[list[StageJson]],
+    },
+)
+
+
+def _exchange_to_json(exchange: Exchange) -> ExchangeJson:
+    return {
+        "method": exchange.method,
+        "url": exchange.url,
+        "request_headers": exchange.request_headers,
+        "request_body": exchange.request_body,
+        "status": exchange.status,
+        "response_headers": exchange.response_headers,
+        "response_body": exchange.response_body,
+        "elapsed_ms": exchange.elapsed_ms,
+    }
+
+
+def _exchange_from_json(data: ExchangeJson) -> Exchange:
     return Exchange(
         method=data["method"],
         url=data["url"],
@@ -39,7 +136,7 @@ def _exchange_from_json(data: Mapping[str, Any]) -> Exchange:
     )
 
 
-def evidence_to_json(evidence: Evidence) -> dict[str, Any]:
+def evidence_to_json(evidence: Evidence) -> EvidenceJson:
     """One piece of evidence as plain JSON (the report's form, also a test record's)."""
     return {
         "test_id": evidence.test_id,
@@ -54,7 +151,7 @@ def evidence_to_json(evidence: Evidence) -> dict[str, Any]:
     }
 
 
-def evidence_from_json(data: Mapping[str, Any]) -> Evidence:
+def evidence_from_json(data: EvidenceJson) -> Evidence:
     """The ``Evidence`` an ``evidence_to_json`` dict came from."""
     return Evidence(
         test_id=data["test_id"],
@@ -69,7 +166,7 @@ def evidence_from_json(data: Mapping[str, Any]) -> Evidence:
     )
 
 
-def _test_to_json(test: TestResult) -> dict[str, Any]:
+def _test_to_json(test: TestResult) -> TestJson:
     return {
         "test_id": test.test_id,
         "stage": test.stage,
@@ -81,7 +178,7 @@ def _test_to_json(test: TestResult) -> dict[str, Any]:
     }
 
 
-def _test_from_json(data: dict[str, Any]) -> TestResult:
+def _test_from_json(data: TestJson) -> TestResult:
     evidence = data.get("evidence")
     return TestResult(
         test_id=data["test_id"],
@@ -94,7 +191,7 @@ def _test_from_json(data: dict[str, Any]) -> TestResult:
     )
 
 
-def _requirement_to_json(requirement: RequirementResult) -> dict[str, Any]:
+def _requirement_to_json(requirement: RequirementResult) -> RequirementJson:
     return {
         "id": requirement.id,
         "section": requirement.section,
@@ -108,7 +205,7 @@ def _requirement_to_json(requirement: RequirementResult) -> dict[str, Any]:
     }
 
 
-def _requirement_from_json(data: dict[str, Any]) -> RequirementResult:
+def _requirement_from_json(data: RequirementJson) -> RequirementResult:
     return RequirementResult(
         id=data["id"],
         section=data["section"],
@@ -122,7 +219,7 @@ def _requirement_from_json(data: dict[str, Any]) -> RequirementResult:
     )
 
 
-def _stage_to_json(stage: StageSummary) -> dict[str, Any]:
+def _stage_to_json(stage: StageSummary) -> StageJson:
     return {
         "name": stage.name,
         "tests": stage.tests,
@@ -131,7 +228,7 @@ def _stage_to_json(stage: StageSummary) -> dict[str, Any]:
     }
 
 
-def _stage_from_json(data: dict[str, Any]) -> StageSummary:
+def _stage_from_json(data: StageJson) -> StageSummary:
     return StageSummary(
         name=data["name"],
         tests=int(data["tests"]),
@@ -140,7 +237,7 @@ def _stage_from_json(data: dict[str, Any]) -> StageSummary:
     )
 
 
-def to_json(report: Report) -> dict[str, Any]:
+def to_json(report: Report) -> ReportJson:
     """The report as a JSON-ready dict; derived fields (verdict, measured, counts, not_measured)
     included for readers."""
     return {
@@ -163,7 +260,7 @@ def to_json(report: Report) -> dict[str, Any]:
     }
 
 
-def from_json(data: dict[str, Any]) -> Report:
+def from_json(data: ReportJson) -> Report:
     """The ``Report`` a ``to_json`` dict came from (derived fields are recomputed, not read)."""
     major = str(data.get("schema_version", "")).split(".")[0]
     if major != SCHEMA_VERSION.split(".")[0]:

@@ -9,7 +9,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any
+
+from conformance.json_types import JsonObject
 
 SCHEMA_VERSION = "1.3"  # 1.1: not-configured, incomplete, measured; 1.2: subject;
 # 1.3: basis "declared"
@@ -114,7 +115,7 @@ class StageSummary:
     name: str
     tests: int
     duration_s: float
-    details: dict[str, Any] = field(default_factory=dict)  # fuzz cases and seed, p-values, ...
+    details: JsonObject = field(default_factory=dict)  # fuzz cases and seed, p-values, ...
 
 
 @dataclass(frozen=True)
@@ -124,7 +125,7 @@ class Report:
     catalogue_sha256: str
     target_url: str
     target_fingerprint: str
-    profile: dict[str, Any]  # secrets redacted
+    profile: dict[str, object]  # as the profile file holds it, secrets redacted
     started_at: str  # ISO 8601 UTC
     duration_s: float
     requirements: tuple[RequirementResult, ...]

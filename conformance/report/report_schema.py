@@ -6,21 +6,22 @@ import importlib
 import json
 from functools import cache
 from pathlib import Path
-from typing import Any
+
+from conformance.json_types import JsonObject
 
 SCHEMA_PATH = Path(__file__).with_name("report.schema.json")
 
 
 @cache
-def report_schema() -> dict[str, Any]:
-    schema: dict[str, Any] = json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
+def report_schema() -> JsonObject:
+    schema: JsonObject = json.loads(SCHEMA_PATH.read_text(encoding="utf-8"))
     return schema
 
 
-def schema_errors(data: Any) -> list[str]:
+def schema_errors(data: object) -> list[str]:
     """Every violation as "at <json pointer>: <message>", sorted; empty when valid."""
     # Imported by name: jsonschema ships no type stubs, and the kit does not require them.
-    jsonschema: Any = importlib.import_module("jsonschema")
+    jsonschema = importlib.import_module("jsonschema")
     validator = jsonschema.Draft202012Validator(
         report_schema(), format_checker=jsonschema.FormatChecker()
     )

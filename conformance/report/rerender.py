@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 from pathlib import Path
-from typing import Any
 
 from conformance.errors import UsageError
-from conformance.report.json_report import FILE_NAME, from_json
+from conformance.report.json_report import FILE_NAME, ReportJson, from_json
 from conformance.report.model import Report
 from conformance.report.report_schema import schema_errors
 from conformance.report.writer import write_reports
@@ -19,7 +19,7 @@ def load_report(path: Path) -> Report:
     """Read and validate one conformance.json; a missing or invalid file is a usage error."""
     path = Path(path)
     try:
-        data: Any = json.loads(path.read_text(encoding="utf-8"))
+        data: ReportJson = json.loads(path.read_text(encoding="utf-8"))  # checked just below
     except FileNotFoundError:
         raise UsageError(
             f"no report at {path}", "run `conformance run` first, or pass the report's path"
@@ -42,7 +42,7 @@ def rerender(report_dir: Path, formats: tuple[str, ...] = RERENDERED) -> list[Pa
     return write_reports(load_report(report_dir / FILE_NAME), report_dir, formats)
 
 
-def add_parser(commands: Any) -> None:
+def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """The ``conformance report DIR`` subcommand."""
     parser = commands.add_parser(
         "report",
@@ -55,7 +55,7 @@ def add_parser(commands: Any) -> None:
     )
 
 
-def main(options: Any) -> int:
+def main(options: argparse.Namespace) -> int:
     for path in rerender(Path(options.report_dir)):
         print(path)
     return 0

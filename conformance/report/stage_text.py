@@ -8,8 +8,8 @@ known meaning (the bucketing test) read as a sentence and anything else as ``key
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any
 
+from conformance.json_types import JsonObject
 from conformance.stages import named
 
 
@@ -28,14 +28,15 @@ def value_text(value: object) -> str:
     return str(value)
 
 
-def _bucketing(record: Mapping[str, Any]) -> str:
+def _bucketing(record: Mapping[str, object]) -> str:
     """The chi-square record of the weighted split (see scenarios/test_bucketing.py)."""
     head = f"bucketing ({record.get('requirement', '?')})"
     parts: list[str] = []
     if "units" in record:
         parts.append(f"{record['units']} units")
     if "observed" in record and "expected" in record:
-        expected = [round(float(e)) for e in record["expected"]]
+        listed = record["expected"]
+        expected = [round(_float(e)) for e in listed] if isinstance(listed, list) else listed
         parts.append(
             f"observed {value_text(record['observed'])} against expected {value_text(expected)}"
         )
@@ -56,8 +57,12 @@ def _bucketing(record: Mapping[str, Any]) -> str:
     return f"{head}: {', '.join(parts)}" if parts else head
 
 
+def _float(value: object) -> float:
+    return float(value) if isinstance(value, int | float) else float(str(value))
+
+
 # Detail keys whose record reads better as a sentence than as key/value pairs.
-SENTENCES: dict[str, Callable[[Mapping[str, Any]], str]] = {
+SENTENCES: dict[str, Callable[[Mapping[str, object]], str]] = {
     "bucketing": _bucketing,
 }
 
@@ -74,7 +79,7 @@ def stage_lines(details: Mapping[str, object]) -> list[str]:
     return lines
 
 
-def summary_lines(name: str, details: Mapping[str, Any]) -> list[str]:
+def summary_lines(name: str, details: JsonObject) -> list[str]:
     """A stage's details as the stage declares they read, then the outcome counts."""
 
     stage = named(name)
