@@ -12,7 +12,7 @@ from faulty.harness import checkable_ids
 from dialect.harness import Certified, certify, watch_set
 from dialect.variants import VARIANTS, Variant
 
-pytestmark = [pytest.mark.slow, pytest.mark.long]
+pytestmark = pytest.mark.long
 
 # The service's own objectives, declared as an operator of the dialect would (load stage):
 # generous figures for a translating layer on a shared 2-core machine, each still judged.

@@ -19,7 +19,7 @@ from faulty.mismatches import KNOWN_MISMATCHES
 from faulty.selection import only_from_environment
 from faulty.selection import selected as select
 
-pytestmark = [pytest.mark.slow, pytest.mark.long]
+pytestmark = pytest.mark.long
 
 
 def section_of(fault: Fault) -> str:

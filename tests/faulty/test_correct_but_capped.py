@@ -25,7 +25,7 @@ from refserver.runner import start_server
 from tests.support.latency_proxy import LatencyProxy
 from tests.support.suite_run import certify
 
-pytestmark = [pytest.mark.slow, pytest.mark.long]
+pytestmark = pytest.mark.long
 
 CAPS = {
     "4-outstanding": {"max_concurrent": 4},

@@ -18,7 +18,7 @@ from refserver.runner import start_server
 from tests.support.latency_proxy import LatencyProxy
 from tests.support.suite_run import certify
 
-pytestmark = [pytest.mark.slow, pytest.mark.long]
+pytestmark = pytest.mark.long
 
 
 @pytest.mark.parametrize("delay_ms", [0, 40, 100], ids=lambda ms: f"{ms}ms")

@@ -103,7 +103,6 @@ def test_labels_for_is_pure_and_ordered() -> None:
     ]
 
 
-@pytest.mark.slow
 def test_allure_results_carry_labels_attachments_and_operations(
     pytester: pytest.Pytester,
 ) -> None:
@@ -130,7 +129,6 @@ def test_allure_results_carry_labels_attachments_and_operations(
     assert [p["value"] for p in looped["parameters"]] == ["'getSdkStatus: GET /sdk/v2/status'"]
 
 
-@pytest.mark.slow
 def test_no_alluredir_means_no_allure_work(pytester: pytest.Pytester) -> None:
     outcome = run(pytester)
     outcome.assert_outcomes(passed=4)

@@ -80,7 +80,6 @@ def outcomes(report_dir: Path) -> tuple[str, dict[str, str]]:
     return report["verdict"], {r["id"]: r["outcome"] for r in report["requirements"]}
 
 
-@pytest.mark.slow
 @pytest.mark.long
 def test_embedded_and_served_reference_give_the_same_result(
     tmp_path: Path, served: tuple[str, Path]

@@ -168,7 +168,6 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("signum", SIGNALS)
 def test_the_scenarios_stage_stops_with_its_reports(
     tmp_path: Path, runs: list[Run], signum: int
@@ -217,7 +216,6 @@ def _scenario_clients(parent: int, scenario: str) -> set[int]:
     return found
 
 
-@pytest.mark.slow
 @pytest.mark.skipif(sys.platform != "linux", reason="watches the client processes in /proc")
 @pytest.mark.parametrize("signum", SIGNALS)
 def test_the_client_stage_stops_with_its_reports(
@@ -245,7 +243,6 @@ def test_the_client_stage_stops_with_its_reports(
     assert f"stopped by {signal.Signals(signum).name}" in scenarios["hint"]["stopped"]
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("signum", SIGNALS)
 def test_the_load_stage_stops_and_keeps_its_partial_figures(
     tmp_path: Path, runs: list[Run], signum: int

@@ -255,7 +255,6 @@ def test_every_exempt_key_exists_in_the_profile_schema() -> None:
 # ------------------------------------------------------------------ recording runs
 
 
-@pytest.mark.slow
 def test_a_recording_run_finds_every_key_read_declared(tmp_path: Path) -> None:
     lines = record_run(tmp_path, *SUBSET)
     catalogue = load_catalogue()

@@ -9,14 +9,11 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
 from conformance.cli import main
 
 EXITS_AT_ONCE = shlex.join([sys.executable, "-c", "print('booting')"])
 
 
-@pytest.mark.slow
 def test_pytest_on_the_package_takes_the_client_command(tmp_path: Path) -> None:
     reports = tmp_path / "reports"
     done = subprocess.run(
@@ -49,7 +46,6 @@ def test_pytest_on_the_package_takes_the_client_command(tmp_path: Path) -> None:
     ]
 
 
-@pytest.mark.slow
 def test_conformance_run_stage_client_certifies_the_reference_client(tmp_path: Path) -> None:
     reports = tmp_path / "reports"
     code = main(

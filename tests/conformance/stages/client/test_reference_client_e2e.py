@@ -9,13 +9,10 @@ import shlex
 import sys
 from pathlib import Path
 
-import pytest
-
 from conformance.cli import main
 from conformance.stages.client.scenarios import requirement_ids
 
 
-@pytest.mark.slow
 def test_conformance_client_certifies_the_reference_client(tmp_path: Path) -> None:
     reports = tmp_path / "reports"
     assert main(["client", "--report-dir", str(reports), "--quiet"]) == 0
@@ -33,7 +30,6 @@ def test_conformance_client_certifies_the_reference_client(tmp_path: Path) -> No
             assert "svc_pk_" not in path.read_text(encoding="utf-8", errors="replace"), path
 
 
-@pytest.mark.slow
 def test_a_client_that_exits_at_once_fails_with_its_output(tmp_path: Path) -> None:
     command = shlex.join([sys.executable, "-c", "print('booting'); raise SystemExit(0)"])
     reports = tmp_path / "reports"

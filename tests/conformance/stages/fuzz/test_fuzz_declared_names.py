@@ -21,7 +21,7 @@ from conformance.stages.fuzz.plugin import stage_requirements
 from refserver.runner import start_server
 from tests.support.suite_run import certify
 
-pytestmark = [pytest.mark.slow, pytest.mark.long]
+pytestmark = pytest.mark.long
 # The rate limit out of reach: the smoke tier's own pace is not what this test is about.
 HIGH_RATE: dict[str, Any] = {"rate_burst": 100000, "rate_refill": 100000.0}
 

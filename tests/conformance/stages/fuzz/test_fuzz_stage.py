@@ -61,7 +61,6 @@ def test_smoke_tier_is_clean_against_the_reference_server(tmp_path: Path) -> Non
     assert fuzzed and all(i["status"] == "terminated" for i in fuzzed)
 
 
-@pytest.mark.slow
 @pytest.mark.long  # minutes each: the long tier (pytest -m long)
 @pytest.mark.parametrize("tier", ["pr", "nightly"])
 def test_longer_tiers_are_clean(tmp_path: Path, tier: str) -> None:

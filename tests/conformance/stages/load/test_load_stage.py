@@ -11,12 +11,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import pytest
 import yaml
 
 from conformance.stages.load import REQUIREMENTS, objectives
 
-pytestmark = pytest.mark.slow
 TIMEOUT_S = 240
 
 
