@@ -33,13 +33,6 @@ from faulty.context import Context
 from refserver.runner import start_server
 
 RUN_TIMEOUT_SECONDS = 600
-# A declared id the suite could not measure (only the suite's own doing can leave one: e.g. its
-# sends fell short of a planned burst on a busy machine, with the figure in the note) is not a
-# verdict: the fault is served and run again, up to this many times in all. (escape-shed-slowly's
-# burst once fell short three times in a row: not the machine but the sender, which waited for
-# the fault to free a connection before opening the next; it now opens spares ahead of need, and
-# a wait for a connection the target held counts against the target.)
-ATTEMPTS = 3
 CAUGHT = frozenset({"fail"})
 FULL_ENV = "RCES_SELFTEST_FULL"
 
@@ -155,21 +148,10 @@ def with_overrides(profile: Path, overrides: dict[str, Any]) -> None:
     profile.write_text(yaml.safe_dump(merged(data, overrides), sort_keys=False), encoding="utf-8")
 
 
-def run_fault(fault: Fault, workdir: Path) -> FaultRun:
-    """Serve the fault and run the suite on it, again while a declared id was not measured."""
-    run = run_fault_once(fault, workdir / "attempt-1")
-    for attempt in range(2, ATTEMPTS + 1):
-        if not any(run.outcomes.get(i) == "not-measurable" for i in fault.breaks):
-            break
-        run = run_fault_once(fault, workdir / f"attempt-{attempt}")
-    return run
-
-
-def run_fault_once(
-    fault: Fault, workdir: Path, requirements: frozenset[str] | None = None
-) -> FaultRun:
+def run_fault(fault: Fault, workdir: Path, requirements: frozenset[str] | None = None) -> FaultRun:
     """Serve the fault, run the suite narrowed to its watch set (or to ``requirements``), and
-    collect the outcomes."""
+    collect the outcomes. Once: a declared id the suite could not measure is a verdict too (the
+    suite's own shortfall, for the catalogue to show, not to run again until it hides)."""
     workdir.mkdir(parents=True, exist_ok=True)
     started = time.monotonic()
     db = workdir / "refserver.db"

@@ -27,12 +27,12 @@ from faulty.selection import only_from_environment, selected
 
 pytestmark = pytest.mark.long
 TIMEOUT_S = 300
-ATTEMPTS = 2  # again when a declared id was not measured (the generator's own shortfall)
 # conformance selftest --side load --only NAME,...: exact fault names (RCES_SELFTEST_ONLY)
 CHOSEN = selected(LOAD_SECTIONS["load"], only_from_environment(), what="load fault")
 
 
-def run_once(fault: Fault, workdir: Path, port: int) -> tuple[dict[str, str], str]:
+def run_load_fault(fault: Fault, workdir: Path, port: int) -> tuple[dict[str, str], str]:
+    """Serve the fault and run the load stage on it, once: the outcomes and the run's output."""
     from refserver.runner import start_server
 
     workdir.mkdir(parents=True, exist_ok=True)
@@ -63,17 +63,6 @@ def run_once(fault: Fault, workdir: Path, port: int) -> tuple[dict[str, str], st
     return {r["id"]: r["outcome"] for r in data["requirements"]}, done.stdout + done.stderr
 
 
-def run_measured(
-    fault: Fault, workdir: Path, port: int, watched: frozenset[str]
-) -> tuple[dict[str, str], str]:
-    """``run_once`` again (up to ``ATTEMPTS``) while an id of ``watched`` was not measured."""
-    for attempt in range(ATTEMPTS):
-        outcomes, output = run_once(fault, workdir / f"attempt-{attempt}", port + attempt)
-        if not any(outcomes.get(i) == "not-measurable" for i in watched):
-            break
-    return outcomes, output
-
-
 @pytest.mark.parametrize("fault", CHOSEN, ids=lambda f: f.name)
 def test_load_fault_is_caught_exactly(
     fault: Fault, tmp_path: Path, record_property: Callable[[str, object], None]
@@ -81,7 +70,7 @@ def test_load_fault_is_caught_exactly(
     assert fault.breaks <= requirement_ids(), "a load fault must break what the stage judges"
     record_property("fault_breaks", sorted(fault.breaks))  # what conformance selftest tallies
     started = time.monotonic()
-    outcomes, output = run_measured(fault, tmp_path, 5700, fault.breaks)
+    outcomes, output = run_load_fault(fault, tmp_path, 5700)
     failed = {i for i, outcome in outcomes.items() if outcome == "fail"}
     record_property("fault_seconds", round(time.monotonic() - started, 1))
     if outcomes:  # no report (the suite did not start): no verdict, not "failed nothing"
@@ -98,5 +87,5 @@ def test_the_reference_server_meets_every_objective_the_faults_declare(tmp_path:
     for part in (DECLARED_LATENCY, DECLARED_NOT_MODIFIED, DECLARED_THROUGHPUT):
         declared["load"].update(part["load"])
     correct = fault("reference", "", "the reference server", passthrough, profile=declared)
-    outcomes, output = run_measured(correct, tmp_path, 5710, requirement_ids())
+    outcomes, output = run_load_fault(correct, tmp_path, 5710)
     assert outcomes == dict.fromkeys(requirement_ids(), "pass"), output[-3000:]

@@ -21,7 +21,7 @@ import pytest
 from conformance.catalogue.requirements import load_catalogue
 from faulty.asgi import Forward, Handler, Request, Response
 from faulty.catalogue import FAULTS, Fault, fault
-from faulty.harness import run_fault_once
+from faulty.harness import run_fault
 from faulty.recipes import SDK, STATUS, chain, passthrough
 
 pytestmark = pytest.mark.long
@@ -93,12 +93,12 @@ def timing_ids() -> frozenset[str]:
 def test_a_slow_fault_is_still_caught(
     name: str, how: str, requirement_id: str, tmp_path: Path
 ) -> None:
-    run = run_fault_once(slowed(name, how), tmp_path, frozenset({requirement_id}))
+    run = run_fault(slowed(name, how), tmp_path, frozenset({requirement_id}))
     assert run.outcomes.get(requirement_id) == "fail", run.explain()
 
 
 @pytest.mark.parametrize("how", sorted(SLOWDOWNS))
 def test_a_slow_reference_server_passes(how: str, tmp_path: Path) -> None:
     watched = timing_ids()
-    run = run_fault_once(slowed(None, how), tmp_path, watched)
+    run = run_fault(slowed(None, how), tmp_path, watched)
     assert run.outcomes == dict.fromkeys(watched, "pass"), run.explain()
