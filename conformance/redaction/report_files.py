@@ -14,6 +14,7 @@ MASK = "***"
 # Values that are already masks or unresolved ``${ENV}`` references, not secrets themselves.
 PLACEHOLDER = re.compile(r"\*+|<redacted>|\$\{?[A-Za-z_][A-Za-z0-9_]*\}?|\s*")
 T = TypeVar("T")
+K = TypeVar("K")
 
 # Profile keys whose every string leaf is a secret, wherever they sit ...
 SECRET_KEYS = frozenset({"credentials", "pat", "key", "token", "password", "secret"})
@@ -36,7 +37,7 @@ def redact(text: str, secrets: Iterable[str]) -> str:
     return masker(secrets).text(text)
 
 
-def _redact_forms(value: Any, mask: Redactor) -> Any:
+def _redact_forms(value: Any, mask: Redactor) -> Any:  # the same kind of value, as redact_value
     if isinstance(value, Enum):
         return value
     if isinstance(value, str):
@@ -64,7 +65,7 @@ def redact_value(value: T, secrets: Iterable[str]) -> T:
     return result
 
 
-def _secret_leaves(node: Any, secret: bool = False) -> Iterable[tuple[bool, str]]:
+def _secret_leaves(node: object, secret: bool = False) -> Iterable[tuple[bool, str]]:
     """Every string leaf with whether it is a secret (it sits under a secret-named key and
     not under a public one)."""
     if isinstance(node, Mapping):
@@ -79,7 +80,7 @@ def _secret_leaves(node: Any, secret: bool = False) -> Iterable[tuple[bool, str]
         yield secret, node
 
 
-def profile_secrets(profile: Mapping[str, Any]) -> list[str]:
+def profile_secrets(profile: Mapping[str, object]) -> list[str]:
     """The secret strings of a profile (masks and ``${ENV}`` references excluded)."""
     return sorted(
         {
@@ -90,22 +91,24 @@ def profile_secrets(profile: Mapping[str, Any]) -> list[str]:
     )
 
 
-def redact_profile(profile: Mapping[str, Any]) -> dict[str, Any]:
+def redact_profile(profile: Mapping[str, object]) -> dict[str, object]:
     """The profile with every secret string leaf replaced by the mask."""
 
-    def walk(node: Any, secret: bool) -> Any:
+    def entries(node: Mapping[K, object], secret: bool) -> dict[K, object]:
+        result: dict[K, object] = {}
+        for key, item in node.items():
+            name = str(key).lower()
+            inner = False if name in PUBLIC_KEYS else secret or name in SECRET_KEYS
+            result[key] = walk(item, inner)
+        return result
+
+    def walk(node: object, secret: bool) -> object:
         if isinstance(node, Mapping):
-            result = {}
-            for key, item in node.items():
-                name = str(key).lower()
-                inner = False if name in PUBLIC_KEYS else secret or name in SECRET_KEYS
-                result[key] = walk(item, inner)
-            return result
+            return entries(node, secret)
         if isinstance(node, list | tuple):
             return type(node)(walk(item, secret) for item in node)
         if isinstance(node, str) and secret and not PLACEHOLDER.fullmatch(node):
             return MASK
         return node
 
-    masked: dict[str, Any] = walk(profile, False)
-    return masked
+    return entries(profile, False)

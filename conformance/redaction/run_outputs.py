@@ -24,9 +24,9 @@ import logging
 import os
 import tempfile
 import warnings
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Generator, Iterable, Iterator, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import pytest
 from allure_commons import hookimpl, plugin_manager
@@ -34,19 +34,21 @@ from allure_commons import hookimpl, plugin_manager
 from conformance.redaction.placeholders import Redactor
 
 Text = Callable[[str], str]
+T = TypeVar("T")
 LOG_HANDLERS = ("log_file_handler", "log_cli_handler", "report_handler")
 
 
 # ------------------------------------------------------------------ objects
 
 
-def scrub(value: Any, text: Text) -> Any:
+def scrub(value: T, text: Text) -> T:
     """``value`` with every string in it passed through ``text``: lists, dicts and dataclass or
     Allure model objects are changed in place (others may hold them), tuples rebuilt."""
-    return _scrub(value, text, set())
+    scrubbed: T = _scrub(value, text, set())
+    return scrubbed
 
 
-def _scrub(value: Any, text: Text, seen: set[int]) -> Any:
+def _scrub(value: Any, text: Text, seen: set[int]) -> Any:  # the same kind of value, as scrub
     if isinstance(value, str):
         return text(value)
     if isinstance(value, bytes | int | float | bool) or value is None or id(value) in seen:
@@ -141,7 +143,7 @@ class OutputRedaction:
         self.redactor = Redactor()
         self.final_pass = final_pass
         self.extra_paths: list[Path] = []  # further files or directories the run wrote
-        self._allure: Any = None
+        self._allure: object | None = None
 
     def add(self, secrets: Mapping[str, str]) -> None:
         """Secret value -> the placeholder shown in its place."""
@@ -155,14 +157,18 @@ class OutputRedaction:
     # record and every other makereport wrapper read the redacted text ...
 
     @pytest.hookimpl(wrapper=True, trylast=True)
-    def pytest_runtest_makereport(self) -> Any:
+    def pytest_runtest_makereport(
+        self,
+    ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
         report = yield
         if self.redactor.known:
             redact_report(report, self.text)
         return report
 
     @pytest.hookimpl(wrapper=True, trylast=True)
-    def pytest_make_collect_report(self) -> Any:
+    def pytest_make_collect_report(
+        self,
+    ) -> Generator[None, pytest.CollectReport, pytest.CollectReport]:
         report = yield
         if self.redactor.known:
             redact_report(report, self.text)
@@ -172,13 +178,13 @@ class OutputRedaction:
     # that added to them (user properties of the fuzz stage).
 
     @pytest.hookimpl(wrapper=True, tryfirst=True)
-    def pytest_runtest_logreport(self, report: pytest.TestReport) -> Any:
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> Generator[None, None, None]:
         if self.redactor.known:
             redact_report(report, self.text)
         return (yield)
 
     @pytest.hookimpl(wrapper=True, tryfirst=True)
-    def pytest_collectreport(self, report: pytest.CollectReport) -> Any:
+    def pytest_collectreport(self, report: pytest.CollectReport) -> Generator[None, None, None]:
         if self.redactor.known:
             redact_report(report, self.text)
         return (yield)
@@ -192,7 +198,7 @@ class OutputRedaction:
             warning_message.message = Warning(self.text(text))
 
     @pytest.hookimpl(tryfirst=True)  # before the terminal prints it (or the stderr fallback)
-    def pytest_internalerror(self, excrepr: Any) -> None:
+    def pytest_internalerror(self, excrepr: object) -> None:
         if self.redactor.known:
             scrub(excrepr, self.text)
 
@@ -229,17 +235,17 @@ class OutputRedaction:
         return [path for path in dict.fromkeys(paths) if path.exists()]
 
 
-def _register_allure_scrubber(text: Text) -> Any:
+def _register_allure_scrubber(text: Text) -> object:
     """Redact Allure's test results and containers before its file logger writes them (they hold
     the ``message`` Allure reads from the exception itself)."""
 
     class AllureScrubber:
         @hookimpl(tryfirst=True)
-        def report_result(self, result: Any) -> None:
+        def report_result(self, result: object) -> None:
             scrub(result, text)
 
         @hookimpl(tryfirst=True)
-        def report_container(self, container: Any) -> None:
+        def report_container(self, container: object) -> None:
             scrub(container, text)
 
     scrubber = AllureScrubber()
@@ -247,5 +253,5 @@ def _register_allure_scrubber(text: Text) -> Any:
     return scrubber
 
 
-def _unregister_allure_scrubber(scrubber: Any) -> None:
+def _unregister_allure_scrubber(scrubber: object) -> None:
     plugin_manager.unregister(scrubber)
