@@ -38,109 +38,30 @@ from __future__ import annotations
 
 import argparse
 import os
-import statistics
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from conformance.errors import UsageError
-from conformance.stages import by_name
+from conformance.selftest.score import details, duration, exit_status, headline, score_table
+from conformance.selftest.sides import (
+    APPLIES,
+    ORDER,
+    SECTIONS,
+    SERVER,
+    SIDES,
+    Side,
+    check_checkout,
+    checkout_root,
+)
+from conformance.selftest.verdicts import SideRun, Tally, side_run
 
-SERVER, CLIENT, LOAD = "server", "client", "load"
 FULL_ENV = "RCES_SELFTEST_FULL"  # read by tests/faulty/harness.py
 ONLY_ENV = "RCES_SELFTEST_ONLY"  # read by each catalogue's test (tests/faulty/selection.py)
-SECTIONS = ("escapes", "defects")  # defects: every fault outside the escapes section
 DEFAULT_WORKERS = "2"  # entries run in parallel (server and client sides)
-# What a fault's test records (record_property): its declared set, the set its stage failed, and
-# how long its own run took.
-DECLARED, FAILED, SECONDS = "fault_breaks", "fault_failed", "fault_seconds"
-
-# pytest's exit statuses a side's run may end with (failures are counted from the reports).
-EXPECTED_CODES = (
-    pytest.ExitCode.OK,
-    pytest.ExitCode.TESTS_FAILED,
-    pytest.ExitCode.NO_TESTS_COLLECTED,  # -k matched no entry of this side
-)
-EXACT, OTHER, MISSED = "caught exactly", "caught with another set", "missed"
-
-
-@dataclass(frozen=True)
-class Side:
-    """One catalogue: what pytest collects for it, and which of its tests judge a fault."""
-
-    name: str
-    what: str
-    paths: tuple[str, ...]  # a whole run, relative to the checkout
-    chosen_paths: tuple[str, ...]  # a run of the entries --only/--section choose
-    fault_test: str  # the test function that judges one entry
-    ignore: tuple[str, ...] = ()
-    parallel: bool = False  # --workers applies
-    # The stage whose requirements its reach counts; None: the run records the figures itself.
-    stage: str | None = None
-
-
-SIDES: dict[str, Side] = {
-    SERVER: Side(
-        SERVER,
-        "faulty servers, tests/faulty",
-        ("tests/faulty",),
-        # A chosen subset runs only the catalogue's test (and the reach figures), not the other
-        # self-tests of tests/faulty (slow targets and the like).
-        ("tests/faulty/test_catalogue.py", "tests/faulty/test_coverage.py"),
-        "test_fault_is_caught_exactly",
-        ignore=("tests/faulty/clients", "tests/faulty/test_load_faults.py"),
-        parallel=True,
-    ),
-    CLIENT: Side(
-        CLIENT,
-        "faulty clients, tests/faulty/clients",
-        ("tests/faulty/clients",),
-        ("tests/faulty/clients",),
-        "test_client_variant_fails_exactly_its_declared_set",
-        # Two at a time kept every verdict (22/22 in 290 s against about 490 s one at a time; a
-        # stage run waits more than it computes: 0.6 of a core).
-        parallel=True,
-        stage="client",
-    ),
-    LOAD: Side(
-        LOAD,
-        "load faults, tests/faulty/test_load_faults.py",
-        ("tests/faulty/test_load_faults.py",),
-        ("tests/faulty/test_load_faults.py::test_load_fault_is_caught_exactly",),
-        "test_load_fault_is_caught_exactly",
-        stage="load",
-    ),
-}
-ORDER = (SERVER, CLIENT, LOAD)
-# Options that belong to some sides only: option -> the sides it applies to.
-APPLIES: dict[str, tuple[str, ...]] = {
-    "--section": (SERVER,),
-    "--full": (SERVER,),
-    "--workers": tuple(name for name in ORDER if SIDES[name].parallel),
-}
-
-
-def checkout_root() -> Path:
-    return Path(__file__).resolve().parents[2]
-
-
-def check_checkout(sides: Sequence[Side], root: Path | None = None) -> None:
-    """Every path the sides collect is there; else the usage error of an installed package."""
-    root = root or checkout_root()
-    missing = [p for side in sides for p in side.paths if not (root / p).exists()]
-    if missing:
-        raise UsageError(
-            "conformance selftest needs the catalogues of one-defect variants (tests/faulty, "
-            "tests/faulty/clients, tests/load), which are part of the source checkout and not "
-            f"of the installed package (missing: {', '.join(missing)})",
-            "run it from a clone of the repository, with the kit installed from it "
-            '(python -m pip install -e ".[test]")',
-        )
 
 
 # --- options -----------------------------------------------------------------------------------
@@ -168,7 +89,7 @@ examples:
   conformance selftest --section escapes        server side: one section"""
 
 
-def add_parser(commands: Any) -> None:
+def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = commands.add_parser(
         "selftest",
         help="run the catalogues of one-defect servers, clients and load faults and print the "
@@ -264,281 +185,6 @@ def sides_of(options: argparse.Namespace) -> list[Side]:
                 ),
             )
     return [SIDES[side]]
-
-
-# --- what the reports say ----------------------------------------------------------------------
-
-
-def _names(value: object) -> frozenset[str] | None:
-    if isinstance(value, (list, tuple, set, frozenset)):
-        return frozenset(str(v) for v in value)
-    return None
-
-
-@dataclass(frozen=True)
-class FaultReport:
-    """One entry's verdict: what it declares and what its stage failed."""
-
-    name: str
-    declared: frozenset[str] | None  # None: not recorded (the test broke before it started)
-    failed: frozenset[str] | None  # None: no verdict (no report, or the run raised)
-    passed: bool  # its test passed
-    known: bool = False  # a strict xfail: a documented mismatch
-    seconds: float | None = None
-
-    @property
-    def correct(self) -> bool:
-        """A correct-but-different variant: it declares nothing and must fail nothing."""
-        return self.declared == frozenset()
-
-    @property
-    def verdict(self) -> str:
-        if self.failed is None or self.declared is None:
-            return MISSED
-        if self.failed == self.declared:
-            return EXACT
-        return OTHER if self.failed else MISSED
-
-    def explain(self) -> str:
-        declared = sorted(self.declared) if self.declared is not None else "?"
-        if self.failed is None:
-            got = "no verdict (the stage gave no report, or the run raised: see its failure above)"
-        else:
-            got = f"failed {sorted(self.failed) if self.failed else 'nothing'}"
-        known = " (known mismatch, strict xfail)" if self.known else ""
-        return f"{self.name}: declared {declared}, {got}{known}"
-
-
-@dataclass(eq=False)  # a plugin object: pytest keeps it in sets
-class Tally:
-    """What one side's test reports say, gathered on the pytest controller."""
-
-    fault_test: str
-    faults: dict[str, FaultReport] = field(default_factory=dict)
-    errors: list[str] = field(default_factory=list)  # other tests that failed
-    collection_errors: list[str] = field(default_factory=list)
-    properties: dict[str, Any] = field(default_factory=dict)
-
-    def pytest_collectreport(self, report: Any) -> None:
-        if report.failed:
-            self.collection_errors.append(str(report.nodeid) or "(collection)")
-
-    def pytest_runtest_logreport(self, report: Any) -> None:
-        recorded = dict(report.user_properties)
-        self.properties.update(recorded)
-        if self.fault_test not in report.nodeid:
-            if report.failed:
-                self.errors.append(report.nodeid)
-            return
-        name = report.nodeid.rsplit("[", 1)[-1].rstrip("]") if "[" in report.nodeid else ""
-        if report.when == "teardown":
-            if report.failed:
-                self.errors.append(report.nodeid)
-            return
-        if report.when == "setup" and report.passed:
-            return
-        known = hasattr(report, "wasxfail")
-        seconds = recorded.get(SECONDS)
-        self.faults[name] = FaultReport(
-            name=name,
-            declared=_names(recorded.get(DECLARED)),
-            failed=_names(recorded.get(FAILED)),
-            passed=bool(report.passed) and not known,
-            known=known and bool(report.skipped),
-            seconds=float(seconds) if isinstance(seconds, (int, float)) else None,
-        )
-        if report.failed and self.faults[name].verdict == EXACT:
-            self.errors.append(report.nodeid)  # exact, yet failed: a stale xfail, or unjudged
-
-
-@dataclass(frozen=True)
-class SideRun:
-    """One side's run as the score table shows it."""
-
-    side: str
-    faults: tuple[FaultReport, ...]
-    correct: tuple[FaultReport, ...] = ()  # correct-but-different variants
-    errors: tuple[str, ...] = ()  # other self-tests that failed
-    covered: int | None = None  # requirements broken by a fault
-    requirements: int | None = None  # the side's requirements (server: the breakable ones)
-    note: str = ""  # how ``requirements`` reads (server: how many are not breakable)
-    seconds: float = 0.0
-    code: int = 0  # pytest's exit status
-
-    def count(self, verdict: str) -> int:
-        return sum(1 for f in self.faults if f.verdict == verdict)
-
-    @property
-    def exact(self) -> bool:
-        return all(f.verdict == EXACT for f in self.faults)
-
-    @property
-    def ok(self) -> bool:
-        """Every fault caught exactly, every correct variant passed, no other failure."""
-        return (
-            self.exact
-            and all(c.passed for c in self.correct)
-            and not self.errors
-            and self.code in (pytest.ExitCode.OK, pytest.ExitCode.NO_TESTS_COLLECTED)
-        )
-
-    @property
-    def ran_nothing(self) -> bool:
-        """No entry was selected (-k matched none of this side's)."""
-        return self.code == pytest.ExitCode.NO_TESTS_COLLECTED
-
-    def state(self) -> str:
-        """One line for the end of the side's run."""
-        if self.ran_nothing:
-            return "ran nothing (no entry selected)"
-        text = f"{self.count(EXACT)}/{len(self.faults)} faults caught exactly"
-        if self.correct:
-            passed = sum(1 for c in self.correct if c.passed)
-            text += f", {passed}/{len(self.correct)} correct variants passed"
-        return text + ("" if self.ok else "; NOT all as expected (details below)")
-
-    def reach(self) -> str:
-        if self.covered is None or not self.requirements:
-            return "-"
-        return f"{self.covered}/{self.requirements}{self.note}"
-
-
-def side_run(side: Side, tally: Tally, seconds: float, code: int) -> SideRun:
-    """Fold a side's tally into its row of the table."""
-    reports = list(tally.faults.values())
-    faults = tuple(f for f in reports if not f.correct)
-    correct = tuple(f for f in reports if f.correct)
-    covered: int | None = None
-    requirements: int | None = None
-    note = ""
-    requirements_of = by_name()[side.stage].requirements if side.stage else None
-    if requirements_of is None:
-        props = tally.properties
-        if "requirements_checkable" in props:
-            covered = int(props.get("requirements_with_fault", 0))
-            requirements = int(props.get("requirements_breakable", 0))
-            unbreakable = int(props["requirements_checkable"]) - requirements
-            note = f" breakable ({unbreakable} not)"
-    else:
-        scope = requirements_of()
-        broken = set().union(*(f.declared or frozenset() for f in faults))
-        covered, requirements = len(scope & broken), len(scope)
-    return SideRun(
-        side.name,
-        faults,
-        correct,
-        errors=(
-            *(f"{e} (collection)" for e in sorted(set(tally.collection_errors))),
-            *tally.errors,
-        ),
-        covered=covered,
-        requirements=requirements,
-        note=note,
-        seconds=seconds,
-        code=int(code),
-    )
-
-
-# --- the score table ---------------------------------------------------------------------------
-
-
-def duration(seconds: float) -> str:
-    minutes, rest = divmod(round(seconds), 60)
-    return f"{minutes}m{rest:02d}s" if minutes else f"{rest}s"
-
-
-def _share(part: int, whole: int) -> str:
-    return f"{part} ({100 * part / whole:.0f}%)" if whole else str(part)
-
-
-def score_table(runs: Sequence[SideRun]) -> list[str]:
-    """The score by side, then a total row when several sides ran."""
-    head = ("side", "faults", EXACT, OTHER, MISSED, "requirements with a fault", "wall time")
-    rows = [
-        (
-            run.side,
-            str(len(run.faults)),
-            _share(run.count(EXACT), len(run.faults)),
-            str(run.count(OTHER)),
-            str(run.count(MISSED)),
-            run.reach(),
-            duration(run.seconds),
-        )
-        for run in runs
-    ]
-    if len(runs) > 1:
-        shipped = sum(len(run.faults) for run in runs)
-        rows.append(
-            (
-                "all",
-                str(shipped),
-                _share(sum(run.count(EXACT) for run in runs), shipped),
-                str(sum(run.count(OTHER) for run in runs)),
-                str(sum(run.count(MISSED) for run in runs)),
-                "",
-                duration(sum(run.seconds for run in runs)),
-            )
-        )
-    widths = [max(len(row[i]) for row in (head, *rows)) for i in range(len(head))]
-
-    def line(row: Sequence[str]) -> str:
-        cells = [row[0].ljust(widths[0])]
-        cells += [cell.rjust(width) for cell, width in zip(row[1:5], widths[1:5], strict=True)]
-        cells += [row[5].ljust(widths[5]), row[6].rjust(widths[6])]
-        return "  " + "  ".join(cells).rstrip()
-
-    return [line(head), *(line(row) for row in rows)]
-
-
-def details(runs: Sequence[SideRun]) -> list[str]:
-    """What the table cannot say: correct variants, faults not caught exactly, run times, other
-    failures."""
-    lines: list[str] = []
-    for run in runs:
-        if run.correct:
-            passed = sum(1 for c in run.correct if c.passed)
-            failing = ", ".join(c.explain() for c in run.correct if not c.passed)
-            lines.append(
-                f"  {run.side}: correct-but-different variants passed {passed}/{len(run.correct)}"
-                + (f"; FAILING: {failing}" if failing else "")
-            )
-        for fault in run.faults:
-            if fault.verdict != EXACT:
-                lines.append(f"  {run.side}: {fault.verdict.upper()}: {fault.explain()}")
-        unjudged = sum(1 for f in run.faults if f.failed is None)
-        if unjudged:
-            lines.append(
-                f"  {run.side}: {unjudged} of the {run.count(MISSED)} missed have no verdict "
-                "(the stage gave no report, or the run raised): see the failures above"
-            )
-        times = {f.name: f.seconds for f in (*run.faults, *run.correct) if f.seconds is not None}
-        if times:
-            slowest = max(times, key=lambda name: times[name])
-            lines.append(
-                f"  {run.side}: {len(times)} run{'s' if len(times) > 1 else ''}, "
-                f"{sum(times.values()):.0f}s in all, median "
-                f"{statistics.median(times.values()):.0f}s, longest {times[slowest]:.0f}s "
-                f"({slowest})"
-            )
-        if run.errors:
-            lines.append(f"  {run.side}: failed self-tests: {', '.join(run.errors)}")
-        if run.code not in EXPECTED_CODES:
-            lines.append(f"  {run.side}: pytest ended with exit status {run.code}")
-    return lines
-
-
-def headline(runs: Sequence[SideRun], seconds: float) -> str:
-    shipped = sum(len(run.faults) for run in runs)
-    exact = sum(run.count(EXACT) for run in runs)
-    per_side = ", ".join(f"{run.side} {run.count(EXACT)}/{len(run.faults)}" for run in runs)
-    return (
-        f"conformance selftest: {exact}/{shipped} faults caught exactly ({per_side}) "
-        f"in {duration(seconds)}"
-    )
-
-
-def exit_status(runs: Sequence[SideRun]) -> int:
-    return 0 if all(run.ok for run in runs) else 1
 
 
 # --- running -----------------------------------------------------------------------------------

@@ -17,7 +17,6 @@ import tempfile
 import time
 from collections import Counter
 from pathlib import Path
-from typing import Any
 
 from conformance.report.model import Verdict
 from conformance.stages import REGISTRY
@@ -26,7 +25,7 @@ RUN_TIMEOUT_SECONDS = 1800
 PASSING_VERDICTS = frozenset({Verdict.CONFORMANT.value, Verdict.CONFORMANT_WITH_EXCEPTIONS.value})
 
 
-def add_parser(commands: Any) -> None:
+def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = commands.add_parser(
         "flaky",
         help="run the suite N times against the reference server and report any difference",

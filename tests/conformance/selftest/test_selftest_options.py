@@ -14,7 +14,8 @@ import pytest
 
 from conformance.errors import UsageError
 from conformance.selftest import command as selftest
-from conformance.selftest.command import EXACT, MISSED, OTHER, FaultReport, SideRun
+from conformance.selftest import score, sides, verdicts
+from conformance.selftest.verdicts import EXACT, MISSED, OTHER, FaultReport, SideRun
 
 ROOT = Path("/checkout")
 
@@ -118,7 +119,7 @@ def test_the_help_says_which_side_each_option_applies_to(
 
 
 def _args(side: str, chosen: str = "", **given: object) -> list[str]:
-    return selftest.pytest_args(selftest.SIDES[side], _options(**given), ROOT, chosen)
+    return selftest.pytest_args(sides.SIDES[side], _options(**given), ROOT, chosen)
 
 
 def test_each_side_collects_its_own_catalogue() -> None:
@@ -165,8 +166,8 @@ def _report(
     return report
 
 
-def _tally(*reports: SimpleNamespace) -> selftest.Tally:
-    tally = selftest.Tally("test_fault_is_caught_exactly")
+def _tally(*reports: SimpleNamespace) -> verdicts.Tally:
+    tally = verdicts.Tally("test_fault_is_caught_exactly")
     for report in reports:
         tally.pytest_runtest_logreport(report)
     return tally
@@ -216,7 +217,7 @@ def test_the_tally_keeps_other_failures_apart_and_reads_the_reach() -> None:
         "tests/x.py::test_fault_is_caught_exactly[a]",
         "tests/x.py::test_slow_target",
     ]
-    run = selftest.side_run(selftest.SIDES["server"], tally, 10.0, pytest.ExitCode.TESTS_FAILED)
+    run = verdicts.side_run(sides.SIDES["server"], tally, 10.0, pytest.ExitCode.TESTS_FAILED)
     assert run.reach() == "160/162 breakable (3 not)"
     assert not run.ok
 
@@ -226,10 +227,10 @@ def test_a_module_that_does_not_import_fails_the_side_but_not_the_others() -> No
     for nodeid in ("tests/faulty/test_new.py", "tests/faulty/test_new.py"):  # once per worker
         tally.pytest_collectreport(SimpleNamespace(nodeid=nodeid, failed=True))
     tally.pytest_collectreport(SimpleNamespace(nodeid="tests/faulty/test_ok.py", failed=False))
-    run = selftest.side_run(selftest.SIDES["server"], tally, 1.0, pytest.ExitCode.TESTS_FAILED)
+    run = verdicts.side_run(sides.SIDES["server"], tally, 1.0, pytest.ExitCode.TESTS_FAILED)
     assert run.errors == ("tests/faulty/test_new.py (collection)",)
     assert run.count(EXACT) == 1 and not run.ok
-    lines = selftest.details([run])
+    lines = score.details([run])
     assert "  server: failed self-tests: tests/faulty/test_new.py (collection)" in lines
     assert "--continue-on-collection-errors" in _args("server")
 
@@ -253,7 +254,7 @@ def test_client_and_load_reach_is_the_faults_run_over_the_stages_requirements() 
                 fault_failed=["POLL-CLIENT-BACKOFF", "SDK-CLIENT-INSTANCE-ID"]),
         _report("correct", fault_breaks=[], fault_failed=[]),
     )  # fmt: skip
-    run = selftest.side_run(selftest.SIDES["client"], tally, 1.0, pytest.ExitCode.OK)
+    run = verdicts.side_run(sides.SIDES["client"], tally, 1.0, pytest.ExitCode.OK)
     assert run.reach() == "2/9"
     assert [f.name for f in run.faults] == ["a", "b"] and [c.name for c in run.correct] == [
         "correct"
@@ -307,7 +308,7 @@ def _cells(line: str) -> list[str]:
 
 
 def test_the_score_table_counts_each_side_and_the_whole() -> None:
-    table = selftest.score_table(_runs())
+    table = score.score_table(_runs())
     assert [_cells(line) for line in table] == [
         ["side", "faults", "caught exactly", "caught with another set", "missed",
          "requirements with a fault", "wall time"],
@@ -317,11 +318,11 @@ def test_the_score_table_counts_each_side_and_the_whole() -> None:
         ["all", "6", "3 (50%)", "1", "2", "20m55s"],
     ]  # fmt: skip
     assert len({len(line) for line in table}) == 1  # columns aligned, wall time flush right
-    assert len(selftest.score_table(_runs()[2:])) == 2  # one side: no total row
+    assert len(score.score_table(_runs()[2:])) == 2  # one side: no total row
 
 
 def test_the_details_name_every_fault_not_caught_exactly_and_the_failing_correct_variants() -> None:
-    lines = "\n".join(selftest.details(_runs()))
+    lines = "\n".join(score.details(_runs()))
     assert "server: CAUGHT WITH ANOTHER SET: s2: declared ['A'], failed ['A', 'B']" in lines
     assert "server: MISSED: s3: declared ['A'], no verdict" in lines
     assert "server: 1 of the 1 missed have no verdict" in lines
@@ -334,17 +335,17 @@ def test_the_details_name_every_fault_not_caught_exactly_and_the_failing_correct
 
 def test_exit_status_is_0_only_when_every_fault_is_caught_exactly() -> None:
     runs = _runs()
-    assert selftest.exit_status(runs) == 1
-    assert selftest.exit_status(runs[2:]) == 0
+    assert score.exit_status(runs) == 1
+    assert score.exit_status(runs[2:]) == 0
     clean_client = SideRun("client", (_fault("c1", {"X"}, {"X"}),), (_fault("ok", set(), set()),))
-    assert selftest.exit_status([clean_client]) == 0
+    assert score.exit_status([clean_client]) == 0
     failing_correct = SideRun("client", (), (_fault("ok2", set(), {"X"}),))
-    assert selftest.exit_status([failing_correct]) == 1
+    assert score.exit_status([failing_correct]) == 1
     other_test_failed = SideRun("load", runs[2].faults, errors=("tests/x.py::test_reference",))
-    assert selftest.exit_status([other_test_failed]) == 1
+    assert score.exit_status([other_test_failed]) == 1
     internal_error = SideRun("load", runs[2].faults, code=pytest.ExitCode.INTERNAL_ERROR)
-    assert selftest.exit_status([internal_error]) == 1
-    headline = selftest.headline(runs, 1255.0)
+    assert score.exit_status([internal_error]) == 1
+    headline = score.headline(runs, 1255.0)
     assert headline == (
         "conformance selftest: 3/6 faults caught exactly (server 1/3, client 1/2, load 1/1) "
         "in 20m55s"

@@ -1,0 +1,118 @@
+"""The score table ``conformance selftest`` prints: one row per side, a total, and the details
+the table cannot say (correct variants, faults not caught exactly, run times, other failures).
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Sequence
+
+import pytest
+
+from conformance.selftest.verdicts import EXACT, MISSED, OTHER, SideRun
+
+# pytest's exit statuses a side's run may end with (failures are counted from the reports).
+EXPECTED_CODES = (
+    pytest.ExitCode.OK,
+    pytest.ExitCode.TESTS_FAILED,
+    pytest.ExitCode.NO_TESTS_COLLECTED,  # -k matched no entry of this side
+)
+
+
+def duration(seconds: float) -> str:
+    minutes, rest = divmod(round(seconds), 60)
+    return f"{minutes}m{rest:02d}s" if minutes else f"{rest}s"
+
+
+def _share(part: int, whole: int) -> str:
+    return f"{part} ({100 * part / whole:.0f}%)" if whole else str(part)
+
+
+def score_table(runs: Sequence[SideRun]) -> list[str]:
+    """The score by side, then a total row when several sides ran."""
+    head = ("side", "faults", EXACT, OTHER, MISSED, "requirements with a fault", "wall time")
+    rows = [
+        (
+            run.side,
+            str(len(run.faults)),
+            _share(run.count(EXACT), len(run.faults)),
+            str(run.count(OTHER)),
+            str(run.count(MISSED)),
+            run.reach(),
+            duration(run.seconds),
+        )
+        for run in runs
+    ]
+    if len(runs) > 1:
+        shipped = sum(len(run.faults) for run in runs)
+        rows.append(
+            (
+                "all",
+                str(shipped),
+                _share(sum(run.count(EXACT) for run in runs), shipped),
+                str(sum(run.count(OTHER) for run in runs)),
+                str(sum(run.count(MISSED) for run in runs)),
+                "",
+                duration(sum(run.seconds for run in runs)),
+            )
+        )
+    widths = [max(len(row[i]) for row in (head, *rows)) for i in range(len(head))]
+
+    def line(row: Sequence[str]) -> str:
+        cells = [row[0].ljust(widths[0])]
+        cells += [cell.rjust(width) for cell, width in zip(row[1:5], widths[1:5], strict=True)]
+        cells += [row[5].ljust(widths[5]), row[6].rjust(widths[6])]
+        return "  " + "  ".join(cells).rstrip()
+
+    return [line(head), *(line(row) for row in rows)]
+
+
+def details(runs: Sequence[SideRun]) -> list[str]:
+    """What the table cannot say: correct variants, faults not caught exactly, run times, other
+    failures."""
+    lines: list[str] = []
+    for run in runs:
+        if run.correct:
+            passed = sum(1 for c in run.correct if c.passed)
+            failing = ", ".join(c.explain() for c in run.correct if not c.passed)
+            lines.append(
+                f"  {run.side}: correct-but-different variants passed {passed}/{len(run.correct)}"
+                + (f"; FAILING: {failing}" if failing else "")
+            )
+        for fault in run.faults:
+            if fault.verdict != EXACT:
+                lines.append(f"  {run.side}: {fault.verdict.upper()}: {fault.explain()}")
+        unjudged = sum(1 for f in run.faults if f.failed is None)
+        if unjudged:
+            lines.append(
+                f"  {run.side}: {unjudged} of the {run.count(MISSED)} missed have no verdict "
+                "(the stage gave no report, or the run raised): see the failures above"
+            )
+        times = {f.name: f.seconds for f in (*run.faults, *run.correct) if f.seconds is not None}
+        if times:
+            slowest = max(times, key=lambda name: times[name])
+            lines.append(
+                f"  {run.side}: {len(times)} run{'s' if len(times) > 1 else ''}, "
+                f"{sum(times.values()):.0f}s in all, median "
+                f"{statistics.median(times.values()):.0f}s, longest {times[slowest]:.0f}s "
+                f"({slowest})"
+            )
+        if run.errors:
+            lines.append(f"  {run.side}: failed self-tests: {', '.join(run.errors)}")
+        if run.code not in EXPECTED_CODES:
+            lines.append(f"  {run.side}: pytest ended with exit status {run.code}")
+    return lines
+
+
+def headline(runs: Sequence[SideRun], seconds: float) -> str:
+    shipped = sum(len(run.faults) for run in runs)
+    exact = sum(run.count(EXACT) for run in runs)
+    per_side = ", ".join(f"{run.side} {run.count(EXACT)}/{len(run.faults)}" for run in runs)
+    return (
+        f"conformance selftest: {exact}/{shipped} faults caught exactly ({per_side}) "
+        f"in {duration(seconds)}"
+    )
+
+
+def exit_status(runs: Sequence[SideRun]) -> int:
+    return 0 if all(run.ok for run in runs) else 1
