@@ -7,17 +7,20 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from html import escape
-from typing import Any
+
+from conformance.stages.client.evidence import Interval, read_intervals
 
 WIDTH, HEIGHT, PAD = 560, 180, 34
 COLOURS = ("#1f6feb", "#d97706", "#16a34a", "#9333ea", "#dc2626")
 
 
-def stage_html(details: Mapping[str, Any]) -> str:
-    scenarios = details.get("scenarios") or {}
+def stage_html(details: Mapping[str, object]) -> str:
+    scenarios = details.get("scenarios")
     parts = ["<h3>Client stage: waits kept against waits asked</h3>"]
-    for name, scenario in sorted(scenarios.items()):
-        intervals = scenario.get("intervals")
+    for name, scenario in sorted(scenarios.items() if isinstance(scenarios, Mapping) else ()):
+        if not isinstance(scenario, Mapping):
+            continue
+        intervals = read_intervals(scenario.get("intervals"))
         if not intervals:
             continue
         parts.append(
@@ -28,11 +31,11 @@ def stage_html(details: Mapping[str, Any]) -> str:
     return "".join(parts) if len(parts) > 1 else ""
 
 
-def _svg(name: str, intervals: list[Mapping[str, Any]]) -> str:
+def _svg(name: str, intervals: list[Interval]) -> str:
     """Dots: each wait kept, at its time; dashes: the shortest wait its answer asked for."""
     times = [float(i["at"]) for i in intervals]
     values = [float(i["kept"]) for i in intervals] + [
-        float(i["asked"]) for i in intervals if i.get("asked") is not None
+        float(asked) for i in intervals if (asked := i["asked"]) is not None
     ]
     t0, t1 = min(times), max(times) or 1.0
     top = max(values) * 1.1 or 1.0
@@ -59,8 +62,9 @@ def _svg(name: str, intervals: list[Mapping[str, Any]]) -> str:
             f"{item['instance']} at {item['at']}s: kept {item['kept']}s"
             + (f", asked {item['asked']}s ({item['why']})" if item.get("asked") is not None else "")
         )
-        if item.get("asked") is not None:
-            ay = y(float(item["asked"]))
+        asked = item["asked"]
+        if asked is not None:
+            ay = y(float(asked))
             marks.append(
                 f'<line x1="{cx - 5:.1f}" y1="{ay:.1f}" x2="{cx + 5:.1f}" y2="{ay:.1f}" '
                 'stroke="#111" stroke-width="2"/>'

@@ -4,7 +4,7 @@ intervals its answers asked for. Plain JSON: it travels as a stage property."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import NotRequired, TypedDict
 
 from conformance.report.model import Exchange
 from conformance.stages.client.recording import Recorded
@@ -15,12 +15,36 @@ TIMELINE_LINES = 80
 EXCHANGES = 6
 
 
-def scenario_details(run: ScenarioRun) -> dict[str, Any]:
+class Interval(TypedDict):
+    """One closed wait of an instance: when it ended, how long it was, what was asked."""
+
+    instance: str
+    at: float  # seconds into the run
+    kept: float
+    asked: float | None  # the shortest wait the answer before it allowed (None: nothing asked)
+    why: str  # cadence, hint, retry-after, backoff, ...
+    after: str  # the answer's status, "reset", or "refused" (no request read)
+
+
+class ScenarioDetails(TypedDict):
+    """One scenario's entry in the stage details (``scenarios`` by name)."""
+
+    title: str
+    requirements: list[str]
+    instances: int
+    requests: int
+    seconds: float
+    timeline: list[str]
+    intervals: NotRequired[list[Interval]]  # timing scenarios
+    stopped: NotRequired[str]  # why it was not judged
+
+
+def scenario_details(run: ScenarioRun) -> ScenarioDetails:
     """One scenario's entry in the stage details."""
     transport = run.settings.hash_transport
     records = run.records()
     lines = [r.line(transport) for r in records]
-    details: dict[str, Any] = {
+    details: ScenarioDetails = {
         "title": run.scenario.title,
         "requirements": list(run.scenario.requirement_ids),
         "instances": len(run.instances),
@@ -35,10 +59,10 @@ def scenario_details(run: ScenarioRun) -> dict[str, Any]:
     return details
 
 
-def intervals(run: ScenarioRun) -> list[dict[str, Any]]:
+def intervals(run: ScenarioRun) -> list[Interval]:
     """Each closed wait: instance, when, kept, what the answer before it asked (None: nothing)."""
     reading = run.settings.jitter_reading
-    found = []
+    found: list[Interval] = []
     for instance in run.instances:
         for gap in gaps(instance):
             if gap.open:
@@ -63,6 +87,29 @@ def intervals(run: ScenarioRun) -> list[dict[str, Any]]:
                     "after": "refused" if not record.read else str(record.status or "reset"),
                 }
             )
+    return found
+
+
+def read_intervals(value: object) -> list[Interval]:
+    """The ``intervals`` of a scenario's details as read back from JSON (a malformed entry is
+    left out)."""
+    found: list[Interval] = []
+    for item in value if isinstance(value, list) else ():
+        if not isinstance(item, dict):
+            continue
+        at, kept, asked = item.get("at"), item.get("kept"), item.get("asked")
+        if not isinstance(at, int | float) or not isinstance(kept, int | float):
+            continue
+        found.append(
+            {
+                "instance": str(item.get("instance")),
+                "at": at,
+                "kept": kept,
+                "asked": asked if isinstance(asked, int | float) else None,
+                "why": str(item.get("why", "")),
+                "after": str(item.get("after", "")),
+            }
+        )
     return found
 
 

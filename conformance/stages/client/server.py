@@ -23,6 +23,7 @@ from urllib.parse import parse_qsl
 
 import uvicorn
 
+from conformance.json_types import JsonArray, JsonObject
 from conformance.stages.client.doorman import Doorman
 from conformance.stages.client.recording import (
     KEY_PLACEHOLDER,
@@ -136,7 +137,7 @@ class ScriptedApp:
         etag = {"etag": f'"{snapshot.hash}"'}
         if (step.hint is None or step.not_modified) and sent == snapshot.hash:
             return 304, etag, b""
-        payload: dict[str, Any] = _status_body(snapshot)
+        payload = _status_body(snapshot)
         if step.hint is not None:
             interval = self.settings.scaled(step.hint.interval_s)
             payload["polling"] = {
@@ -183,8 +184,8 @@ def _template_pattern(template: str) -> re.Pattern[str] | None:
 
 def _entry(
     snapshot: Snapshot, cid: int, alias: str, version: int, *, documents: bool
-) -> dict[str, Any]:
-    entry: dict[str, Any] = {
+) -> JsonObject:
+    entry: JsonObject = {
         "id": cid,
         "name": alias.title(),
         "alias": alias,
@@ -196,21 +197,21 @@ def _entry(
     return entry
 
 
-def _status_body(snapshot: Snapshot, *, documents: bool = False) -> dict[str, Any]:
-    configurations = [
+def _status_body(snapshot: Snapshot, *, documents: bool = False) -> JsonObject:
+    configurations: JsonArray = [
         _entry(snapshot, cid, alias, version, documents=documents)
         for cid, alias, version in snapshot.configurations
     ]
     return {
         "hash": snapshot.hash,
         "configurations": configurations,
-        "primaryConfigurationId": configurations[0]["id"] if configurations else None,
+        "primaryConfigurationId": snapshot.configurations[0][0] if configurations else None,
         "experiments": {"user": [], "server": []},
         "requiredProperties": [f"experiments-v{snapshot.experiments_version}"],
     }
 
 
-def _json(value: Any) -> bytes:
+def _json(value: object) -> bytes:
     return json.dumps(value, separators=(",", ":")).encode()
 
 
@@ -219,7 +220,7 @@ def _error(status: int, code: str, message: str) -> tuple[int, dict[str, str], b
     return status, {"content-type": "application/json"}, body
 
 
-async def _send(send: Send, status: int, body: dict[str, Any]) -> None:
+async def _send(send: Send, status: int, body: JsonObject) -> None:
     await _send_raw(send, status, {"content-type": "application/json"}, _json(body))
 
 

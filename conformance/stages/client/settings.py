@@ -8,7 +8,7 @@ import shlex
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TypedDict
 
 import yaml
 
@@ -23,6 +23,17 @@ STATUS_PATH = "/sdk/v2/status"
 def reference_command() -> str:
     """The reference client, run by the interpreter this suite runs on."""
     return f"{shlex.quote(sys.executable)} -m refclient"
+
+
+class SettingsSummary(TypedDict):
+    """What the reports show of a run's settings."""
+
+    command: str  # shell-quoted
+    hash_transport: str
+    jitter_reading: str
+    refetch_request: str
+    time_scale: float
+    profile: str  # the profile file read, "(defaults)" for none
 
 
 @dataclass(frozen=True)
@@ -41,7 +52,7 @@ class ClientSettings:
     def scaled(self, nominal_s: float) -> float:
         return nominal_s * self.time_scale
 
-    def summary(self) -> dict[str, Any]:
+    def summary(self) -> SettingsSummary:
         """What the reports show of the settings (the command is the client's identity)."""
         return {
             "command": shlex.join(self.command),
@@ -62,7 +73,10 @@ def settings_from(
     argv = tuple(shlex.split(command if command is not None else reference_command()))
     if not argv:
         raise UsageError("--client-command is empty", "pass the command that starts your client")
-    scale = float(time_scale if time_scale is not None else section["time_scale"])
+    given = time_scale if time_scale is not None else section["time_scale"]
+    if not isinstance(given, int | float | str):  # the profile schema holds it to a number
+        raise UsageError(f"the client time scale must be a number, not {given!r}")
+    scale = float(given)
     if not 0 < scale <= 1:
         raise UsageError(f"the client time scale must be in (0, 1], not {scale:g}")
     return ClientSettings(
@@ -77,12 +91,13 @@ def settings_from(
     )
 
 
-def _profile_sections(profile_path: str | None) -> tuple[dict[str, Any], dict[str, Any]]:
+def _profile_sections(profile_path: str | None) -> tuple[dict[str, object], dict[str, object]]:
     """The ``client`` and ``headers`` sections over their defaults. A client-only profile (no
     credentials: the stage plays the server) is enough; both sections are checked against the
     profile schema, an error naming the key."""
 
-    client, headers = dict(profiles.DEFAULTS["client"]), dict(profiles.DEFAULTS["headers"])
+    client: dict[str, object] = dict(profiles.DEFAULTS["client"])
+    headers: dict[str, object] = dict(profiles.DEFAULTS["headers"])
     if not profile_path:
         return client, headers
     try:
@@ -91,7 +106,7 @@ def _profile_sections(profile_path: str | None) -> tuple[dict[str, Any], dict[st
         raise UsageError(f"cannot read the profile {profile_path}: {error}") from None
     if not isinstance(data, dict):
         raise UsageError(f"the profile {profile_path} is not a mapping")
-    jsonschema: Any = importlib.import_module("jsonschema")
+    jsonschema = importlib.import_module("jsonschema")  # no type stubs: a module by name
     for name, merged in (("client", client), ("headers", headers)):
         given = data.get(name) or {}
         if not isinstance(given, dict):

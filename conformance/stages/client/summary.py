@@ -4,8 +4,8 @@ a few summary lines for the text reports."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
 
+from conformance.stages.client.evidence import read_intervals
 from conformance.stages.declaration import Details
 
 
@@ -21,19 +21,21 @@ def merge_details(parts: Sequence[Details]) -> Details:
     return merged
 
 
-def summary_lines(details: Mapping[str, Any]) -> list[str]:
+def summary_lines(details: Mapping[str, object]) -> list[str]:
     """One line for the settings, one per scenario."""
     lines = []
-    settings = details.get("settings") or {}
+    settings = _mapping(details.get("settings"))
     if settings:
         lines.append(
             f"client {settings.get('command', '?')}: time scale {settings.get('time_scale')}, "
             f"hash as {settings.get('hash_transport')}, jitter {settings.get('jitter_reading')}, "
             f"refetch by {settings.get('refetch_request')}"
         )
-    scenarios = details.get("scenarios") or {}
+    scenarios = {
+        name: _mapping(scenario) for name, scenario in _mapping(details.get("scenarios")).items()
+    }
     if scenarios:
-        wall = max(float(s.get("seconds") or 0) for s in scenarios.values())
+        wall = max(_seconds(s.get("seconds")) for s in scenarios.values())
         lines.append(f"{len(scenarios)} scenarios run at once in {wall:.1f}s")
     for name, scenario in sorted(scenarios.items()):
         line = (
@@ -42,12 +44,27 @@ def summary_lines(details: Mapping[str, Any]) -> list[str]:
         )
         if scenario.get("stopped"):
             line += f"; not judged: {scenario['stopped']}"
-        asked = [i for i in scenario.get("intervals") or [] if i.get("asked") is not None]
-        if asked:
-            shortest = min(asked, key=lambda i: i["kept"] - i["asked"])
+        margins = [
+            (i["kept"] - asked, i)
+            for i in read_intervals(scenario.get("intervals"))
+            if (asked := i["asked"]) is not None
+        ]
+        if margins:
+            _, shortest = min(margins, key=lambda margin: margin[0])
             line += (
                 f"; closest wait {shortest['kept']:.3f}s against {shortest['asked']:.3f}s asked "
                 f"({shortest['why']})"
             )
         lines.append(line)
     return lines
+
+
+def _mapping(value: object) -> Mapping[str, object]:
+    """A table of the details (nothing recorded: empty)."""
+    if not isinstance(value, Mapping):
+        return {}
+    return {str(key): item for key, item in value.items()}
+
+
+def _seconds(value: object) -> float:
+    return float(value) if isinstance(value, int | float) else 0.0

@@ -8,7 +8,7 @@ signal cut short is not measurable (its partial timeline is kept).
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
 
 import pytest
 
@@ -18,6 +18,7 @@ from conformance.stages.client.evidence import Timeline, scenario_details
 from conformance.stages.client.findings import conclude
 from conformance.stages.client.judging import judge
 from conformance.stages.client.plugin import SCENARIO_PARAMETER
+from conformance.stages.client.runs import ScenarioRun
 from conformance.stages.client.scenarios import SCENARIOS
 from conformance.stages.declaration import STAGE_PROPERTY
 
@@ -40,9 +41,9 @@ STAGE_NAME = "client"
 )
 def test_client_scenario(
     scenario: str,
-    client_runs: dict[str, Any],
+    client_runs: dict[str, ScenarioRun],
     request: pytest.FixtureRequest,
-    record_property: Any,
+    record_property: Callable[[str, object], None],
 ) -> None:
     __tracebackhide__ = True
     run = client_runs[scenario]
