@@ -60,7 +60,7 @@ def contract_path() -> pathlib.Path:
     raise FileNotFoundError(f"the OpenAPI contract is missing: looked at {_PACKAGED} and {_SOURCE}")
 
 
-try:  # libyaml's parser when PyYAML has it: the same document, about 6x faster
+try:  # libyaml's parser when PyYAML has it: the same document, parsed faster
     from yaml import CSafeLoader as _SafeLoader
 except ImportError:  # pragma: no cover - PyYAML built without libyaml
     from yaml import SafeLoader as _SafeLoader  # type: ignore[assignment]

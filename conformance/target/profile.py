@@ -16,7 +16,8 @@ To add a key or a section (say ``client:``), in three places and with one defaul
    dataclass) and without defaults, and a field of that type on ``Profile``. ``build`` needs no
    change. A key that is optional without a default is typed ``X | None``: absent, it is None.
 3. ``docs/target-profile.md``: the key in the example, with its default as the value
-   (``tests/conformance/test_profile_docs.py`` holds the schema, this module and the page equal).
+   (``tests/conformance/target/test_profile_docs.py`` holds the schema, this module and the
+   page equal).
 """
 
 from __future__ import annotations

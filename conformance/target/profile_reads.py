@@ -5,9 +5,9 @@ recording view of the profile (``recording_view``): the same frozen dataclasses,
 that note the dotted path of every key read (``errors.validation_status``,
 ``bodies.patch.base_hash``) in ``RECORDER``. The plugin opens a window per conformance test
 (``ProfileKeyLog.recording``) and appends one JSON line per test to FILE: the test id, its
-requirement ids and the keys read. ``tests/contract/test_profile_reads_declared.py`` compares them
-with the catalogue's ``rests_on.keys``. Without the variable nothing here is installed: no view,
-no hook work, no cost.
+requirement ids and the keys read. ``tests/conformance/target/test_profile_reads_declared.py``
+compares them with the catalogue's ``rests_on.keys``. Without the variable nothing here is
+installed: no view, no hook work, no cost.
 """
 
 from __future__ import annotations

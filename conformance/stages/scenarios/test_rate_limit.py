@@ -10,7 +10,7 @@ allows over the time it took to answer, or at most ``HORIZON_SECONDS`` (a target
 no faster than its declared refill shows neither within it, which leaves the drain not
 measurable with that figure).
 
-Both directions are judged on the actual send and answer times (``checks.rate_budget``): no more
+Both directions are judged on the actual send and answer times (``oracles.rate_budget``): no more
 served than a correct bucket could serve, with every poll counted at the latest moment the target
 could have handled it; and no refusal while a correct bucket, full for a fresh instance id, must
 still have held tokens whenever each poll arrived between its send and its answer. A slow
