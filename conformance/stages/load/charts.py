@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from html import escape
-from typing import Any
 
 from conformance.stages.load.summary import describe
 
@@ -25,14 +24,27 @@ def _line(points: Sequence[tuple[float, float]], top: float, span: float, colour
     return f'<polyline fill="none" stroke="{colour}" stroke-width="1.5" points="{" ".join(xs)}"/>'
 
 
-def chart(title: str, series: Sequence[Mapping[str, Any]], keys: Sequence[str], unit: str) -> str:
+def _number(row: Mapping[str, object], key: str) -> float | None:
+    """One per-second value of the series (None: not recorded that second)."""
+    value = row.get(key)
+    return float(value) if isinstance(value, int | float) else None
+
+
+def chart(
+    title: str, series: Sequence[Mapping[str, object]], keys: Sequence[str], unit: str
+) -> str:
     """One chart of ``keys`` (per-second values) against time, with its scale and legend."""
-    span = max((float(row["t"]) for row in series), default=1.0) or 1.0
-    values = [float(row[k]) for row in series for k in keys if row.get(k) is not None]
+    times = [_number(row, "t") or 0.0 for row in series]
+    span = max(times, default=1.0) or 1.0
+    values = [v for row in series for k in keys if (v := _number(row, k)) is not None]
     top = max(values, default=1.0) or 1.0
     lines = "".join(
         _line(
-            [(float(r["t"]), float(r[k])) for r in series if r.get(k) is not None],
+            [
+                (t, v)
+                for t, r in zip(times, series, strict=True)
+                if (v := _number(r, k)) is not None
+            ],
             top,
             span,
             COLOURS[i % len(COLOURS)],
@@ -58,8 +70,9 @@ def chart(title: str, series: Sequence[Mapping[str, Any]], keys: Sequence[str], 
     )
 
 
-def html(details: Mapping[str, Any]) -> str:
-    series = list(details.get("series", ()))
+def html(details: Mapping[str, object]) -> str:
+    rows = details.get("series")
+    series = [row for row in rows if isinstance(row, Mapping)] if isinstance(rows, list) else []
     lines = "".join(f"<li>{escape(line)}</li>" for line in describe(details))
     charts = "".join(
         (

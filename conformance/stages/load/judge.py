@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass, field
-from typing import Any
 
 from conformance.stages.load.plan import Plan
 from conformance.stages.load.records import ANONYMOUS, NOISY, WELL_BEHAVED, Poll, Results
@@ -377,7 +376,7 @@ def write_visible(results: Results, plan: Plan, declared: Declared) -> Finding:
     return passed()
 
 
-def summary(findings: dict[str, Finding]) -> dict[str, Any]:
+def summary(findings: dict[str, Finding]) -> dict[str, dict[str, object]]:
     return {
         rid: {"outcome": f.outcome, "received": f.received or f.note} for rid, f in findings.items()
     }

@@ -10,9 +10,12 @@ from __future__ import annotations
 
 import json
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from conformance.errors import UsageError
+
+if TYPE_CHECKING:
+    from conformance.target.profile import Profile
 
 NOISY_START_SHARE = 0.35  # the noisy instances poll from this share of the run...
 ANONYMOUS_START_SHARE = 0.55  # ...the anonymous pollers from this one...
@@ -52,7 +55,7 @@ class Plan:
     anonymous_window: tuple[float, float] = (0.0, 0.0)
     min_interval_s: float = 5.0  # clients never poll faster (observed conventions)
     shard: int = 1  # instances one Locust user simulates (each its own id and state)
-    extra: dict[str, Any] = field(default_factory=dict)
+    extra: dict[str, object] = field(default_factory=dict)
 
     @property
     def users(self) -> int:
@@ -84,9 +87,9 @@ class Plan:
         data["anonymous_window"] = tuple(data["anonymous_window"])
         return cls(**data)
 
-    def public(self) -> dict[str, Any]:
+    def public(self) -> dict[str, object]:
         """The plan as the reports show it: no credentials, no target URL credentials."""
-        data = asdict(self)
+        data: dict[str, object] = asdict(self)
         for name in SECRET_FIELDS:
             data.pop(name)
         data.pop("extra")
@@ -101,7 +104,7 @@ def windows(run_s: float) -> tuple[tuple[float, float], tuple[float, float]]:
 
 
 def plan_from(
-    profile: Any, base_url: str, run_tag: str, configuration_id: int | None, **overrides: Any
+    profile: Profile, base_url: str, run_tag: str, configuration_id: int | None, **overrides: Any
 ) -> Plan:
     """The plan for a target from its loaded profile; ``overrides`` replace plan fields."""
     load = profile.load

@@ -47,12 +47,13 @@ class Results:
     polls: list[Poll] = field(default_factory=list)
     writes: list[Write] = field(default_factory=list)
     initial_hash: str = ""  # the watched configuration's contentHash before the first write
-    workers: dict[str, dict[str, Any]] = field(default_factory=dict)  # cpu, wall, sent, host
+    # per worker: host, sent, and cpu, run_delay, gc_s (each also as first_<name>)
+    workers: dict[str, dict[str, float | str]] = field(default_factory=dict)
     users: list[tuple[float, int]] = field(default_factory=list)  # (t, users running) on master
     stopped: str = ""  # the signal that stopped the fleet before its plan's end ("": ran to it)
     stopped_at: float = 0.0  # wall clock of that stop
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, object]:
         return {
             "started": self.started,
             "polls": [list(p) for p in self.polls],

@@ -14,7 +14,6 @@ from __future__ import annotations
 import json
 import random
 from dataclasses import dataclass, field
-from typing import Any
 
 MAX_BACKOFF_S = 300.0
 # One generator for every instance of a process: seeding one per instance costs more than its
@@ -45,7 +44,7 @@ def jittered(interval_s: float, ratio: float, draw: float) -> float:
     return interval_s * (1 - r + 2 * r * draw)
 
 
-def read_hint(value: Any) -> tuple[Hint | None, str]:
+def read_hint(value: object) -> tuple[Hint | None, str]:
     """A ``polling`` object as a usable hint, and the problem with its shape (empty if none)."""
     if not isinstance(value, dict):
         return None, "polling is not an object"

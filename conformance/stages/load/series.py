@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import bisect
 from collections.abc import Sequence
-from typing import Any
 
 from conformance.stages.load.records import NOISY, WELL_BEHAVED, Poll, Results
 
@@ -38,12 +37,12 @@ class Rate:
         return max((self.trailing(t, window) for t in self.times), default=0.0)
 
 
-def per_second(results: Results) -> list[dict[str, Any]]:
+def per_second(results: Results) -> list[dict[str, float | None]]:
     """One row per second of the run: requests/s, p50/p99 ms, hint share of 200s, 429s by kind."""
     rows: dict[int, list[Poll]] = {}
     for poll in results.polls:
         rows.setdefault(int(poll.sent - results.started), []).append(poll)
-    series = []
+    series: list[dict[str, float | None]] = []
     for second in range(min(rows, default=0), max(rows, default=-1) + 1):
         polls = rows.get(second, [])
         latencies = [p.latency * 1000 for p in polls if p.status]
@@ -65,7 +64,7 @@ def per_second(results: Results) -> list[dict[str, Any]]:
     return series
 
 
-def figures(results: Results) -> dict[str, Any]:
+def figures(results: Results) -> dict[str, object]:
     """The run's recorded figures: sizes, rates, latency, 304 share, the generator's own lag."""
     polls = results.polls
     answered = [p for p in polls if p.status]

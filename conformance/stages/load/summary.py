@@ -4,7 +4,6 @@ every report format (``describe``); the HTML charts are ``charts``."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 from conformance.stages.load import judge
 from conformance.stages.load.objectives import summary_line
@@ -13,7 +12,7 @@ from conformance.stages.load.records import Results
 from conformance.stages.load.series import figures, per_second
 
 
-def details_of(plan: Plan, declared: judge.Declared, results: Results) -> dict[str, Any]:
+def details_of(plan: Plan, declared: judge.Declared, results: Results) -> dict[str, object]:
     """What the reports keep of a run: no credentials, no instance ids but counts."""
     _, took = judge.convergence(results, plan, declared)
     public = plan.public()
@@ -44,13 +43,13 @@ def details_of(plan: Plan, declared: judge.Declared, results: Results) -> dict[s
     }
 
 
-def describe(details: Mapping[str, Any]) -> list[str]:
+def describe(details: Mapping[str, object]) -> list[str]:
     """Short lines for the text, Markdown, JUnit and JSON summaries."""
-    plan = details.get("plan", {})
-    f = details.get("figures", {})
+    plan = _mapping(details.get("plan"))
+    f = _mapping(details.get("figures"))
     if not f:
         return ["no fleet ran"]
-    statuses = ", ".join(f"{k}: {v}" for k, v in f.get("statuses", {}).items())
+    statuses = ", ".join(f"{k}: {v}" for k, v in _mapping(f.get("statuses")).items())
     took = details.get("convergence_s")
     stopped = [f"partial: {details['stopped']}"] if details.get("stopped") else []
     return [
@@ -70,3 +69,10 @@ def describe(details: Mapping[str, Any]) -> list[str]:
         + f" after it first appeared (bound {details.get('convergence_bound_s')}s)",
         f"declared objectives: {details.get('objectives', 'none declared (recorded only)')}",
     ]
+
+
+def _mapping(value: object) -> Mapping[str, object]:
+    """A table of the details (nothing recorded: empty)."""
+    if not isinstance(value, Mapping):
+        return {}
+    return {str(key): item for key, item in value.items()}

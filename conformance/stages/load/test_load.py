@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 
 import pytest
 
@@ -20,6 +20,7 @@ from conformance.stages.load.plan import Plan, plan_from
 from conformance.stages.load.plugin import fleet_of
 from conformance.stages.load.records import Results
 from conformance.stages.load.summary import details_of
+from conformance.target.resolution import Target
 from conformance.traffic.client import Client
 
 requirement = pytest.mark.requirement
@@ -34,7 +35,7 @@ class LoadRun:
 
 
 @pytest.fixture(scope="session")
-def load_run(target: Any, run_prefix: str, pytestconfig: pytest.Config) -> LoadRun:
+def load_run(target: Target, run_prefix: str, pytestconfig: pytest.Config) -> LoadRun:
     profile = target.profile
     load = profile.load
     with Client(target.base_url, profile, run_prefix=run_prefix) as client:
@@ -77,7 +78,7 @@ def settle(found: judge.Finding) -> None:
 
 
 @requirement("ERR-NO-SERVER-ERROR")
-def test_no_server_error(load_run: LoadRun, record_property: Any) -> None:
+def test_no_server_error(load_run: LoadRun, record_property: Callable[[str, object], None]) -> None:
     record_property(
         STAGE_PROPERTY,
         {"name": "load", "details": details_of(load_run.plan, load_run.declared, load_run.results)},
