@@ -1,33 +1,47 @@
-"""Fixtures for the suite's own tests: one real reference server on 127.0.0.1 for the session."""
+"""Fixtures for the suite's own tests: the reference server on 127.0.0.1 over a throwaway SQLite
+file, one for the session (``reference_server``) or a fresh one for a test
+(``fresh_reference_server``: fresh buckets and load meter), and a loopback URL nothing listens on.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests.support.ports import free_port
 
-@pytest.fixture(scope="session")
-def reference_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
-    """The reference server on a free loopback port with a throwaway SQLite file."""
+
+@contextmanager
+def served_reference_server(folder: Path) -> Iterator[Any]:
+    """The reference server on a free loopback port with its SQLite file in ``folder``."""
     from refserver.runner import start_server
 
-    db = Path(tmp_path_factory.mktemp("refserver")) / "ref.db"
-    server = start_server(db, port=0)
+    server = start_server(folder / "ref.db", port=0)
     try:
         yield server
     finally:
         server.stop()
 
 
+@pytest.fixture(scope="session")
+def reference_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    """One reference server for the whole session."""
+    with served_reference_server(tmp_path_factory.mktemp("refserver")) as server:
+        yield server
+
+
+@pytest.fixture
+def fresh_reference_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    """A reference server of the test's own (fresh buckets and load meter)."""
+    with served_reference_server(tmp_path_factory.mktemp("refserver")) as server:
+        yield server
+
+
 @pytest.fixture
 def closed_port_url() -> str:
     """A loopback URL nothing listens on."""
-    import socket
-
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    return f"http://127.0.0.1:{port}"
+    return f"http://127.0.0.1:{free_port()}"

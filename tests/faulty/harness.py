@@ -17,8 +17,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,6 +29,7 @@ from faulty.asgi import FaultyApp
 from faulty.catalogue import Fault
 from faulty.context import Context
 from refserver.runner import start_server
+from tests.support.conformance_cli import run_conformance
 
 RUN_TIMEOUT_SECONDS = 600
 CAUGHT = frozenset({"fail"})
@@ -94,13 +93,13 @@ class FaultRun:
         return "\n".join(lines)
 
 
-def suite_command(
+def suite_arguments(
     base_url: str, profile: Path, requirements: frozenset[str], report_dir: Path
 ) -> list[str]:
-    """The ``conformance run`` line; every checkable id watched means no narrowing at all."""
+    """The arguments of ``conformance``; every checkable id watched means no narrowing at all."""
     narrowed = requirements != checkable_ids()
     return [
-        sys.executable, "-m", "conformance.cli", "run",
+        "run",
         "--base-url", base_url,
         "--profile", str(profile),
         *(["--requirements", ",".join(sorted(requirements))] if narrowed else []),
@@ -112,17 +111,8 @@ def suite_command(
 
 def run_suite(base_url: str, profile: Path, requirements: frozenset[str], report_dir: Path) -> str:
     """``conformance run`` in a child process (one worker); returns its output."""
-    command = suite_command(base_url, profile, requirements, report_dir)
-    env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
-    done = subprocess.run(
-        command,
-        capture_output=True,
-        text=True,
-        timeout=RUN_TIMEOUT_SECONDS,
-        env=env,
-        cwd=report_dir.parent,
-        check=False,
-    )
+    arguments = suite_arguments(base_url, profile, requirements, report_dir)
+    done = run_conformance(*arguments, timeout=RUN_TIMEOUT_SECONDS, cwd=report_dir.parent)
     return done.stdout + done.stderr
 
 

@@ -14,7 +14,7 @@ from faulty.harness import (
     checkable_ids,
     family,
     merged,
-    suite_command,
+    suite_arguments,
     watch_set,
     with_overrides,
 )
@@ -58,9 +58,9 @@ def test_full_mode_watches_every_checkable_requirement_unnarrowed(
     assert watch_set(one) < every
     monkeypatch.setenv(FULL_ENV, "1")
     assert watch_set(one) == every
-    whole = suite_command("http://x", tmp_path / "p.yaml", every, tmp_path / "r")
+    whole = suite_arguments("http://x", tmp_path / "p.yaml", every, tmp_path / "r")
     assert "--requirements" not in whole
-    narrow = suite_command("http://x", tmp_path / "p.yaml", frozenset({"A"}), tmp_path / "r")
+    narrow = suite_arguments("http://x", tmp_path / "p.yaml", frozenset({"A"}), tmp_path / "r")
     assert narrow[narrow.index("--requirements") + 1] == "A"
 
 

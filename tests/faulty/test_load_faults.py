@@ -4,17 +4,12 @@
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the ``faulty`` package
 
 from conformance.stages.load import requirement_ids
 from faulty.asgi import FaultyApp
@@ -24,6 +19,7 @@ from faulty.harness import with_overrides
 from faulty.load_faults import DECLARED_LATENCY, DECLARED_NOT_MODIFIED, DECLARED_THROUGHPUT
 from faulty.recipes import Fault, fault, passthrough
 from faulty.selection import only_from_environment, selected
+from tests.support.conformance_cli import run_conformance
 
 pytestmark = pytest.mark.long
 TIMEOUT_S = 300
@@ -46,15 +42,12 @@ def run_load_fault(fault: Fault, workdir: Path, port: int) -> tuple[dict[str, st
     try:
         if fault.profile:
             with_overrides(profile, fault.profile)
-        done = subprocess.run(
-            [
-                sys.executable, "-m", "conformance.cli", "run", "--stage", "load",
-                "--base-url", str(server.base_url), "--profile", str(profile),
-                "--report-dir", str(report), "--workers", "0", "--quiet",
-                "--load-workers", "1", "--load-port", str(port),
-            ],
-            capture_output=True, text=True, timeout=TIMEOUT_S, cwd=workdir, check=False,
-            env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"},
+        done = run_conformance(
+            "run", "--stage", "load",
+            "--base-url", str(server.base_url), "--profile", str(profile),
+            "--report-dir", str(report), "--workers", "0", "--quiet",
+            "--load-workers", "1", "--load-port", str(port),
+            timeout=TIMEOUT_S, cwd=workdir,
         )  # fmt: skip
     finally:
         server.stop()

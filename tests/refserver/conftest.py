@@ -1,7 +1,8 @@
 """Fixtures for refserver tests: real uvicorn servers on 127.0.0.1:0 over real SQLite files.
 
 ``make_server(**settings)`` starts a fresh server (stopped at teardown); ``server`` is one
-shared per module; ``Api`` wraps an httpx client with the provisioned credentials.
+shared per module; ``Api`` wraps an httpx client with the provisioned credentials. ``store`` is
+a provisioned store without a server (``provisioned`` makes one of any ``Store``).
 """
 
 from __future__ import annotations
@@ -9,13 +10,34 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import httpx
 import pytest
 
-from refserver.provisioning import access_token, sdk_key
+from refserver import experiment_store, schema
+from refserver.provisioning import access_token, provision, sdk_key
 from refserver.runner import RunningServer, start_server
+from refserver.store import Store
+
+StoreT = TypeVar("StoreT", bound=Store)
+
+
+def provisioned(store: StoreT) -> StoreT:
+    """``store`` as the server leaves it: its schema, the experiment tables, and the provisioned
+    applications, environments, keys and tokens."""
+    store.apply_schema(schema.DDL)
+    store.apply_schema(experiment_store.DDL)
+    provision(store)
+    return store
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Iterator[Store]:
+    """A provisioned store over a throwaway SQLite file, no server; closed at teardown."""
+    opened = provisioned(Store(tmp_path / "store.db"))
+    yield opened
+    opened.close()
 
 
 @dataclass

@@ -17,7 +17,8 @@ DDL = "CREATE TABLE IF NOT EXISTS items (name TEXT PRIMARY KEY, n INTEGER NOT NU
 
 
 @pytest.fixture
-def store(tmp_path: Path) -> Iterator[Store]:
+def items_store(tmp_path: Path) -> Iterator[Store]:
+    """A bare store with one table of its own (nothing of the server's schema)."""
     store = Store(tmp_path / "g.db")
     store.apply_schema(DDL)
     yield store
@@ -37,8 +38,8 @@ def _names(store: Store) -> list[str]:
         return [row["name"] for row in conn.execute("SELECT name FROM items ORDER BY name")]
 
 
-def test_pieces_from_many_threads_commit_in_fewer_batches(store: Store) -> None:
-    group = GroupCommit(store)
+def test_pieces_from_many_threads_commit_in_fewer_batches(items_store: Store) -> None:
+    group = GroupCommit(items_store)
     release = threading.Event()
 
     def blocker(conn: sqlite3.Connection) -> None:
@@ -51,11 +52,11 @@ def test_pieces_from_many_threads_commit_in_fewer_batches(store: Store) -> None:
     first.result(5)
     assert group.batches < 51
     group.close()
-    assert _names(store) == [f"n{i:03d}" for i in range(50)]
+    assert _names(items_store) == [f"n{i:03d}" for i in range(50)]
 
 
-def test_a_failing_piece_is_undone_alone(store: Store) -> None:
-    group = GroupCommit(store)
+def test_a_failing_piece_is_undone_alone(items_store: Store) -> None:
+    group = GroupCommit(items_store)
     release = threading.Event()
     hold = group.submit(lambda conn: release.wait(5))
 
@@ -72,11 +73,11 @@ def test_a_failing_piece_is_undone_alone(store: Store) -> None:
     with pytest.raises(ValueError, match="nope"):
         failing.result(5)
     group.close()
-    assert _names(store) == ["after", "before"]
+    assert _names(items_store) == ["after", "before"]
 
 
-def test_later_pieces_see_earlier_ones(store: Store) -> None:
-    group = GroupCommit(store)
+def test_later_pieces_see_earlier_ones(items_store: Store) -> None:
+    group = GroupCommit(items_store)
 
     def bump(conn: sqlite3.Connection) -> int:
         conn.execute(
@@ -89,19 +90,19 @@ def test_later_pieces_see_earlier_ones(store: Store) -> None:
     group.close()
 
 
-def test_generation_moves_only_when_asked(store: Store) -> None:
-    quiet, loud = GroupCommit(store), GroupCommit(store, changes_cached_state=True)
-    generation = store.generation
+def test_generation_moves_only_when_asked(items_store: Store) -> None:
+    quiet, loud = GroupCommit(items_store), GroupCommit(items_store, changes_cached_state=True)
+    generation = items_store.generation
     quiet.submit(_insert("q")).result(5)
-    assert store.generation == generation
+    assert items_store.generation == generation
     loud.submit(_insert("l")).result(5)
-    assert store.generation == generation + 1
+    assert items_store.generation == generation + 1
     quiet.close()
     loud.close()
 
 
-def test_an_answered_first_try_opens_no_write_transaction(store: Store) -> None:
-    group = GroupCommit(store)
+def test_an_answered_first_try_opens_no_write_transaction(items_store: Store) -> None:
+    group = GroupCommit(items_store)
     group.submit(_insert("x")).result(5)
     batches = group.batches
 
@@ -115,15 +116,15 @@ def test_an_answered_first_try_opens_no_write_transaction(store: Store) -> None:
     assert group.submit(_insert("y"), lambda conn: None).result(5) == "y"
     assert group.batches == batches + 1
     group.close()
-    assert _names(store) == ["x", "y"]
+    assert _names(items_store) == ["x", "y"]
 
 
-def test_close_finishes_queued_work_then_refuses(store: Store) -> None:
-    group = GroupCommit(store)
+def test_close_finishes_queued_work_then_refuses(items_store: Store) -> None:
+    group = GroupCommit(items_store)
     futures: list[Future[str]] = [group.submit(_insert(f"c{i}")) for i in range(5)]
     group.close()
     assert all(f.done() for f in futures)
     refused = group.submit(_insert("late"))
     with pytest.raises(RuntimeError):
         refused.result(1)
-    assert _names(store) == [f"c{i}" for i in range(5)]
+    assert _names(items_store) == [f"c{i}" for i in range(5)]

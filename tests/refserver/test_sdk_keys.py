@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from refserver import experiment_store, schema
 from refserver.auth import SdkKeys
 from refserver.errors import ApiError
-from refserver.provisioning import provision, sdk_key
+from refserver.provisioning import sdk_key
 from refserver.store import Store
+from tests.refserver.conftest import provisioned
 
 UNKNOWN = "svc_pk_not-a-key-of-this-database"
 
@@ -37,11 +37,9 @@ class CountedStore(Store):
 
 
 @pytest.fixture
-def store(tmp_path: Path) -> Iterator[CountedStore]:
-    store = CountedStore(tmp_path / "keys.db")
-    store.apply_schema(schema.DDL)
-    store.apply_schema(experiment_store.DDL)
-    provision(store)
+def counted_store(tmp_path: Path) -> Iterator[CountedStore]:
+    """The provisioned store of the shared ``store`` fixture, counting its reads."""
+    store = provisioned(CountedStore(tmp_path / "keys.db"))
     yield store
     store.close()
 
@@ -53,22 +51,22 @@ def _code(keys: SdkKeys, header: str | None) -> str:
     return raised.value.code
 
 
-def test_unknown_key_is_refused_from_memory_until_the_ttl(store: CountedStore) -> None:
+def test_unknown_key_is_refused_from_memory_until_the_ttl(counted_store: CountedStore) -> None:
     clock = Clock()
-    keys = SdkKeys(store, clock=clock, miss_ttl=5.0)
+    keys = SdkKeys(counted_store, clock=clock, miss_ttl=5.0)
     assert _code(keys, UNKNOWN) == "INVALID_KEY"
-    reads = store.reads
+    reads = counted_store.reads
     assert [_code(keys, UNKNOWN) for _ in range(50)] == ["INVALID_KEY"] * 50
-    assert store.reads == reads  # no SQLite for the repeats
+    assert counted_store.reads == reads  # no SQLite for the repeats
     clock.now += 5.0
     assert _code(keys, UNKNOWN) == "INVALID_KEY"
-    assert store.reads == reads + 1  # expired: asked again
+    assert counted_store.reads == reads + 1  # expired: asked again
 
 
-def test_a_key_written_later_is_known_at_once(store: CountedStore) -> None:
-    keys = SdkKeys(store, clock=Clock())
+def test_a_key_written_later_is_known_at_once(counted_store: CountedStore) -> None:
+    keys = SdkKeys(counted_store, clock=Clock())
     assert _code(keys, UNKNOWN) == "INVALID_KEY"
-    with store.write() as conn:
+    with counted_store.write() as conn:
         conn.execute(
             "INSERT INTO sdk_keys (key, project_id, environments, label) VALUES (?, 1, ?, 'late')",
             (UNKNOWN, json.dumps(["development"])),
@@ -77,19 +75,19 @@ def test_a_key_written_later_is_known_at_once(store: CountedStore) -> None:
     assert (found.project_id, found.environments) == (1, frozenset({"development"}))
 
 
-def test_remembered_misses_are_bounded(store: CountedStore) -> None:
-    keys = SdkKeys(store, clock=Clock(), max_misses=8)
+def test_remembered_misses_are_bounded(counted_store: CountedStore) -> None:
+    keys = SdkKeys(counted_store, clock=Clock(), max_misses=8)
     for n in range(100):
         _code(keys, f"svc_pk_flood{n}")
     assert keys.remembered_misses() <= 8
-    reads = store.reads
+    reads = counted_store.reads
     _code(keys, "svc_pk_flood99")  # the most recent ones are the remembered ones
-    assert store.reads == reads
+    assert counted_store.reads == reads
 
 
-def test_answers_are_unchanged(store: CountedStore) -> None:
-    keys = SdkKeys(store, clock=Clock())
-    with store.read() as conn:
+def test_answers_are_unchanged(counted_store: CountedStore) -> None:
+    keys = SdkKeys(counted_store, clock=Clock())
+    with counted_store.read() as conn:
         valid, scope = sdk_key(conn, "all")
     for _ in range(2):  # first lookup and from memory alike
         assert _code(keys, None) == "UNAUTHENTICATED"

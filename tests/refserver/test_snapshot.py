@@ -3,26 +3,15 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-from refserver import experiment_store, schema
+from refserver import experiment_store
 from refserver.configurations import NewConfiguration, insert_configuration
 from refserver.experiment_summaries import ExperimentSummaries
-from refserver.provisioning import provision
 from refserver.snapshot import SnapshotCache
 from refserver.store import Store
-
-
-@pytest.fixture
-def store(tmp_path: Path) -> Store:
-    store = Store(tmp_path / "snap.db")
-    store.apply_schema(schema.DDL)
-    store.apply_schema(experiment_store.DDL)
-    provision(store)
-    return store
 
 
 def test_cache_follows_writes(store: Store) -> None:

@@ -3,30 +3,15 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 from typing import Any
 
-import pytest
-
-from refserver import experiment_store, schema, snapshot, unit_bootstrap
+from refserver import experiment_store, snapshot, unit_bootstrap
 from refserver.assignment import hash_bucket
 from refserver.experiment_input import parse_create
-from refserver.provisioning import provision
 from refserver.store import Store
 
 BASE = {"economy": {"coins": 100}, "motd": "hi"}
-
-
-@pytest.fixture
-def store(tmp_path: Path) -> Iterator[Store]:
-    store = Store(tmp_path / "unit.db")
-    store.apply_schema(schema.DDL)
-    store.apply_schema(experiment_store.DDL)
-    provision(store)
-    yield store
-    store.close()
 
 
 def _configuration(store: Store, document: Any) -> int:

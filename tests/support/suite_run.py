@@ -4,12 +4,11 @@ the report it wrote (the self-tests that certify a whole target share this one w
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
+
+from tests.support.conformance_cli import run_conformance
 
 RUN_TIMEOUT_SECONDS = 600
 
@@ -23,21 +22,15 @@ def certify(
 ) -> tuple[dict[str, Any], str]:
     """Run the suite (``arguments``: a stage, a tier, ``--requirements``...) and return its
     ``conformance.json`` (empty when none was written) and its output."""
-    done = subprocess.run(
-        [
-            sys.executable, "-m", "conformance.cli", "run",
-            "--base-url", base_url,
-            "--profile", str(profile),
-            "--report-dir", str(report_dir),
-            *arguments,
-            "--quiet",
-        ],
-        capture_output=True,
-        text=True,
+    done = run_conformance(
+        "run",
+        "--base-url", base_url,
+        "--profile", str(profile),
+        "--report-dir", str(report_dir),
+        *arguments,
+        "--quiet",
         timeout=RUN_TIMEOUT_SECONDS,
-        env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"},
         cwd=cwd,
-        check=False,
     )  # fmt: skip
     path = report_dir / "conformance.json"
     report: dict[str, Any] = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}

@@ -18,6 +18,7 @@ import pytest
 
 from refserver.runner import start_server
 from tests.support.latency_proxy import LatencyProxy
+from tests.support.ports import free_port
 
 DELAY_MS = 80
 
@@ -85,12 +86,7 @@ def test_a_dead_upstream_closes_the_client_connection(closed_port: str) -> None:
 
 @pytest.fixture
 def closed_port() -> str:
-    import socket
-
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    return f"http://127.0.0.1:{port}"
+    return f"http://127.0.0.1:{free_port()}"
 
 
 def test_a_rate_cap_spreads_a_burst_over_time(server: Any) -> None:

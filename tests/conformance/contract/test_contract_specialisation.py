@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import copy
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -37,6 +36,7 @@ from conformance.contract.renamer import Renamer
 from conformance.contract.schema_walk import property_nodes
 from conformance.contract.specialisation import default_profile, specialise
 from conformance.target.profile import DEFAULTS, Profile, parse
+from tests.support.conformance_cli import run_conformance
 
 # A target that fills every gap a key names differently from the reference server.
 RENAMED = """\
@@ -239,13 +239,7 @@ def test_a_yaml_round_trip_keeps_the_document(renamed: dict[str, Any]) -> None:
 
 
 def _contract_command(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "conformance.cli", "contract", *args],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    return run_conformance("contract", *args, timeout=120)
 
 
 def test_the_contract_command_writes_the_specialised_document(tmp_path: Path) -> None:

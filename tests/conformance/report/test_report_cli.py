@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from dataclasses import replace
 from pathlib import Path
 
@@ -23,6 +22,7 @@ from conformance.cli import (
 from conformance.report import samples
 from conformance.report.model import Outcome, Verdict
 from conformance.report.writer import write_reports
+from tests.support.conformance_cli import run_conformance
 
 
 def _write(report_dir: Path, outcome: Outcome) -> Path:
@@ -91,28 +91,20 @@ def test_exit_statuses_are_distinct_and_documented() -> None:
 def run_cli(report_dir: Path, *extra: str) -> subprocess.CompletedProcess[str]:
     """Certify the embedded server for two requirements, deselecting the one test of the second
     (so it has no executed test and is not measurable): an incomplete run."""
-    return subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "conformance.cli",
-            "run",
-            "-n",
-            "0",
-            "--quiet",
-            "--requirements",
-            "VER-PATH-V2,SDK-STATUS-304-IF-NONE-MATCH",
-            "--report-dir",
-            str(report_dir),
-            *extra,
-            "--",
-            "-k",
-            "test_documented_v2_paths_serve",
-        ],
-        capture_output=True,
-        text=True,
+    return run_conformance(
+        "run",
+        "-n",
+        "0",
+        "--quiet",
+        "--requirements",
+        "VER-PATH-V2,SDK-STATUS-304-IF-NONE-MATCH",
+        "--report-dir",
+        str(report_dir),
+        *extra,
+        "--",
+        "-k",
+        "test_documented_v2_paths_serve",
         timeout=180,
-        check=False,
     )
 
 

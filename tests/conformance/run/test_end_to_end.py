@@ -15,18 +15,14 @@ from typing import Any
 
 import pytest
 
+from tests.support.conformance_cli import run_conformance
+
 SERVE_TIMEOUT = 20.0
 RUN_TIMEOUT = 300.0
 
 
 def conformance(*args: str, timeout: float = RUN_TIMEOUT) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "conformance.cli", *args],
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        check=False,
-    )
+    return run_conformance(*args, timeout=timeout)
 
 
 @pytest.fixture(scope="module")
@@ -130,14 +126,11 @@ def test_base_url_without_profile_exits_2(served: tuple[str, Path]) -> None:
     assert "What to do" in result.stderr
 
 
-def test_unreachable_target_exits_2(served: tuple[str, Path], tmp_path: Path) -> None:
-    import socket
-
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
+def test_unreachable_target_exits_2(
+    served: tuple[str, Path], tmp_path: Path, closed_port_url: str
+) -> None:
     result = conformance(
-        "run", "--base-url", f"http://127.0.0.1:{port}", "--profile", str(served[1]), timeout=60
+        "run", "--base-url", closed_port_url, "--profile", str(served[1]), timeout=60
     )
     assert result.returncode == 2
     assert result.stderr.count("cannot reach the target") == 1

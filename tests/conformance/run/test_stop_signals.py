@@ -11,7 +11,6 @@ import json
 import os
 import queue
 import signal
-import socket
 import subprocess
 import sys
 import threading
@@ -26,6 +25,8 @@ from conformance import cli
 from conformance.report.model import Verdict
 from conformance.report.writer import write_whole
 from conformance.run import stop_signals
+from tests.support.conformance_cli import start_conformance
+from tests.support.ports import free_port
 
 STOP_BOUND_S = 15.0  # from the signal to the exit, on a loaded machine; it takes 2-5 s
 START_TIMEOUT_S = 120.0  # for a run to start measuring
@@ -51,16 +52,12 @@ class Run:
     def __init__(self, cwd: Path, *args: str) -> None:
         self.lines: queue.Queue[str] = queue.Queue()
         self.output: list[str] = []
-        self.process = subprocess.Popen(
-            [sys.executable, "-m", "conformance.cli", *args],
+        self.process = start_conformance(
+            *args,
             cwd=cwd,
             stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            text=True,
             start_new_session=True,  # its own process group, as CI and ``timeout`` start it
             preexec_fn=as_ci_starts_it,
-            env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"},
         )
         self.reader = threading.Thread(target=self._read, daemon=True)
         self.reader.start()
@@ -160,12 +157,6 @@ def assert_stopped(run: Run, took: float, report_dir: Path, signum: int) -> dict
 
 def measured(data: dict[str, Any]) -> list[str]:
     return [r["id"] for r in data["requirements"] if r["outcome"] in JUDGED]
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 @pytest.mark.parametrize("signum", SIGNALS)

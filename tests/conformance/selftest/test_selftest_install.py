@@ -4,16 +4,15 @@ client and load catalogues, with the progress lines and the score table."""
 
 from __future__ import annotations
 
-import os
 import re
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 import conformance
+from tests.support.conformance_cli import run_conformance
 
 CHECKOUT = Path(conformance.__file__).resolve().parent.parent
 
@@ -21,14 +20,7 @@ CHECKOUT = Path(conformance.__file__).resolve().parent.parent
 def _selftest(
     cwd: Path, *argv: str, env: dict[str, str] | None = None, timeout: float = 120
 ) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "conformance.cli", "selftest", *argv],
-        cwd=cwd,
-        env=env or dict(os.environ),
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-    )
+    return run_conformance("selftest", *argv, timeout=timeout, cwd=cwd, env=env)
 
 
 @pytest.mark.parametrize("argv", [(), ("--side", "client"), ("--side", "load", "--only", "x")])
@@ -38,7 +30,7 @@ def test_selftest_from_an_installed_copy_says_it_needs_the_checkout(
     """The package alone (as a wheel installs it: no tests/ beside it) cannot run a catalogue."""
     site = tmp_path / "site-packages"
     shutil.copytree(Path(conformance.__file__).parent, site / "conformance")
-    done = _selftest(tmp_path, *argv, env={**os.environ, "PYTHONPATH": str(site)})
+    done = _selftest(tmp_path, *argv, env={"PYTHONPATH": str(site)})
     assert done.returncode == 2, done.stdout + done.stderr
     assert "source checkout" in done.stderr
     assert 'pip install -e ".[test]"' in done.stderr

@@ -13,8 +13,6 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -25,6 +23,7 @@ import yaml
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from refserver.runner import start_server
+from tests.support.conformance_cli import run_conformance
 
 EXPERIMENTS = re.compile(r"^/application/\d+/v2/experiments(/.*)?$")
 AFFECTED = (
@@ -141,16 +140,16 @@ def run(target: tuple[str, Path], name: str, overrides: dict[str, Any]) -> dict[
     profile = folder / "profile.yaml"
     data = merged(yaml.safe_load(written.read_text("utf-8")), overrides)
     profile.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
-    command = [
-        sys.executable, "-m", "conformance.cli", "run",
+    done = run_conformance(
+        "run",
         "--base-url", base_url,
         "--profile", str(profile),
         "--requirements", ",".join(AFFECTED),
         "--report-dir", str(folder / "report"),
         "--workers", "0",
         "--quiet",
-    ]  # fmt: skip
-    done = subprocess.run(command, capture_output=True, text=True, timeout=300, check=False)
+        timeout=300,
+    )  # fmt: skip
     report = folder / "report" / "conformance.json"
     assert report.exists(), done.stdout[-2000:] + done.stderr[-2000:]
     outcomes = json.loads(report.read_text("utf-8"))["requirements"]

@@ -9,9 +9,6 @@ or more per scenario module, the key-heavy ones), the long tier the whole stage.
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
@@ -28,6 +25,7 @@ from conformance.target.profile_reads import (
     read_log,
     recording_view,
 )
+from tests.support.conformance_cli import run_conformance
 
 # Keys a test reads as infrastructure, never as an expectation: how to reach and authenticate
 # to the target and which project it works in, bounds on every answer, pacing under the rate
@@ -130,14 +128,7 @@ def record_run(tmp_path: Path, *requirements: str) -> list[dict[str, Any]]:
     args = ["--stage", "scenarios", "--quiet", "--report-dir", str(tmp_path / "reports")]
     if requirements:
         args += ["--requirements", ",".join(requirements)]
-    result = subprocess.run(
-        [sys.executable, "-m", "conformance.cli", "run", *args],
-        env={**os.environ, RECORD_ENV: str(log)},
-        capture_output=True,
-        text=True,
-        timeout=RUN_TIMEOUT,
-        check=False,
-    )
+    result = run_conformance("run", *args, timeout=RUN_TIMEOUT, env={RECORD_ENV: str(log)})
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     return read_log(log)
 

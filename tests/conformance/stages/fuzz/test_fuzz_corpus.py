@@ -13,7 +13,6 @@ from __future__ import annotations
 import json
 import re
 import subprocess
-import sys
 from collections.abc import Awaitable, Callable, MutableMapping
 from pathlib import Path
 from typing import Any
@@ -25,6 +24,7 @@ from stage_runner import ROOT, run_stage, serve
 from test_fuzz_catches_planted_defect import StripETag
 
 from conformance.stages.fuzz import corpus
+from tests.support.conformance_cli import run_conformance
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -54,14 +54,7 @@ def fuzz_details(result: Any) -> dict[str, Any]:
 
 
 def conformance(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "conformance.cli", *args],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
+    return run_conformance(*args, timeout=300, cwd=ROOT)
 
 
 @pytest.mark.long

@@ -4,35 +4,16 @@ default profile on two local Locust workers, and a worker joining the master by 
 from __future__ import annotations
 
 import json
-import os
-import socket
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import yaml
 
 from conformance.stages.load import REQUIREMENTS, objectives
+from tests.support.conformance_cli import start_conformance
+from tests.support.ports import free_port
 
 TIMEOUT_S = 240
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-def conformance(*args: str, cwd: Path) -> subprocess.Popen[str]:
-    return subprocess.Popen(
-        [sys.executable, "-m", "conformance.cli", *args],
-        cwd=cwd,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-        env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"},
-    )
 
 
 def report(path: Path) -> dict[str, Any]:
@@ -51,7 +32,7 @@ def load_details(data: dict[str, Any]) -> dict[str, Any]:
 
 
 def test_the_embedded_reference_server_is_green_on_two_local_workers(tmp_path: Path) -> None:
-    run = conformance(
+    run = start_conformance(
         "run", "--stage", "load", "--load-workers", "2", "--load-port", str(free_port()),
         "--report-dir", str(tmp_path / "report"), "--quiet", cwd=tmp_path,
     )  # fmt: skip
@@ -66,21 +47,21 @@ def test_the_embedded_reference_server_is_green_on_two_local_workers(tmp_path: P
     assert figures["instances"] == 1000
 
 
-def test_a_worker_joins_by_address(tmp_path: Path, reference_server: Any) -> None:
+def test_a_worker_joins_by_address(tmp_path: Path, fresh_reference_server: Any) -> None:
     """The master waits for one local and one remote worker; the remote one is a second process
     started with ``conformance load-worker --master 127.0.0.1:PORT``; both feed one report."""
     profile = tmp_path / "profile.yaml"
-    data = yaml.safe_load(Path(reference_server.profile_path).read_text("utf-8"))
+    data = yaml.safe_load(Path(fresh_reference_server.profile_path).read_text("utf-8"))
     data["load"] = {"fleet": 400, "run_seconds": 15.0}
     profile.write_text(yaml.safe_dump(data), "utf-8")
     port = free_port()
-    run = conformance(
-        "run", "--stage", "load", "--base-url", str(reference_server.base_url),
+    run = start_conformance(
+        "run", "--stage", "load", "--base-url", str(fresh_reference_server.base_url),
         "--profile", str(profile), "--load-workers", "1", "--load-remote-workers", "1",
         "--load-bind", "127.0.0.1", "--load-port", str(port),
         "--report-dir", str(tmp_path / "report"), "--quiet", cwd=tmp_path,
     )  # fmt: skip
-    worker = conformance("load-worker", "--master", f"127.0.0.1:{port}", cwd=tmp_path)
+    worker = start_conformance("load-worker", "--master", f"127.0.0.1:{port}", cwd=tmp_path)
     try:
         output, _ = run.communicate(timeout=TIMEOUT_S)
         worker.wait(timeout=30)
