@@ -20,9 +20,6 @@ import os
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
-
-import yaml
 
 from conformance.catalogue.requirements import load_catalogue
 from faulty.asgi import FaultyApp
@@ -30,6 +27,7 @@ from faulty.catalogue import Fault
 from faulty.context import Context
 from refserver.runner import start_server
 from tests.support.conformance_cli import run_conformance
+from tests.support.profiles import with_overrides
 
 RUN_TIMEOUT_SECONDS = 600
 CAUGHT = frozenset({"fail"})
@@ -122,20 +120,6 @@ def outcomes_of(report_dir: Path) -> dict[str, str]:
         return {}
     data = json.loads(path.read_text(encoding="utf-8"))
     return {r["id"]: r["outcome"] for r in data["requirements"]}
-
-
-def merged(base: dict[str, Any], overrides: dict[str, Any]) -> dict[str, Any]:
-    out = dict(base)
-    for key, value in overrides.items():
-        both = isinstance(value, dict) and isinstance(out.get(key), dict)
-        out[key] = merged(out[key], value) if both else value
-    return out
-
-
-def with_overrides(profile: Path, overrides: dict[str, Any]) -> None:
-    """Merge a fault's profile keys into the profile the server wrote (e.g. a stricter choice)."""
-    data = yaml.safe_load(profile.read_text(encoding="utf-8"))
-    profile.write_text(yaml.safe_dump(merged(data, overrides), sort_keys=False), encoding="utf-8")
 
 
 def run_fault(fault: Fault, workdir: Path, requirements: frozenset[str] | None = None) -> FaultRun:

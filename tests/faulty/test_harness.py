@@ -9,16 +9,9 @@ import pytest
 import yaml
 
 from faulty.catalogue import FAULTS, fault
-from faulty.harness import (
-    FULL_ENV,
-    checkable_ids,
-    family,
-    merged,
-    suite_arguments,
-    watch_set,
-    with_overrides,
-)
+from faulty.harness import FULL_ENV, checkable_ids, family, suite_arguments, watch_set
 from faulty.recipes import passthrough
+from tests.support.profiles import merged, with_overrides
 
 
 def test_family_is_the_first_two_segments() -> None:

@@ -15,11 +15,11 @@ from conformance.stages.load import requirement_ids
 from faulty.asgi import FaultyApp
 from faulty.catalogue import LOAD_SECTIONS
 from faulty.context import Context
-from faulty.harness import with_overrides
 from faulty.load_faults import DECLARED_LATENCY, DECLARED_NOT_MODIFIED, DECLARED_THROUGHPUT
 from faulty.recipes import Fault, fault, passthrough
 from faulty.selection import only_from_environment, selected
 from tests.support.conformance_cli import run_conformance
+from tests.support.profiles import with_overrides
 
 pytestmark = pytest.mark.long
 TIMEOUT_S = 300

@@ -24,6 +24,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from refserver.runner import start_server
 from tests.support.conformance_cli import run_conformance
+from tests.support.profiles import merged
 
 EXPERIMENTS = re.compile(r"^/application/\d+/v2/experiments(/.*)?$")
 AFFECTED = (
@@ -111,14 +112,6 @@ async def answer(send: Send, status: int, data: Any, start: Message | None = Non
     kept.append((b"content-length", str(len(body)).encode()))
     await send({"type": "http.response.start", "status": status, "headers": kept})
     await send({"type": "http.response.body", "body": body})
-
-
-def merged(base: dict[str, Any], overrides: dict[str, Any]) -> dict[str, Any]:
-    out = dict(base)
-    for key, value in overrides.items():
-        both = isinstance(value, dict) and isinstance(out.get(key), dict)
-        out[key] = merged(out[key], value) if both else value
-    return out
 
 
 @pytest.fixture(scope="module")

@@ -22,6 +22,19 @@ Send = Callable[[Message], Awaitable[None]]
 App = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 
+async def answer_500(send: Send) -> None:
+    """The planted defect's answer: 500 with a JSON error body."""
+    body = b'{"errorCode": "INTERNAL", "message": "planted defect"}'
+    await send(
+        {
+            "type": "http.response.start",
+            "status": 500,
+            "headers": [(b"content-type", b"application/json")],
+        }
+    )
+    await send({"type": "http.response.body", "body": body})
+
+
 class StripETag:
     """Drops the ETag header from every status response (breaks SDK-STATUS-ETAG-EQUALS-HASH)."""
 
@@ -81,15 +94,7 @@ class ServerErrorOn:
         if scope["type"] != "http" or not scope["path"].endswith(self.suffix):
             await self.app(scope, receive, send)
             return
-        body = b'{"errorCode": "INTERNAL", "message": "planted defect"}'
-        await send(
-            {
-                "type": "http.response.start",
-                "status": 500,
-                "headers": [(b"content-type", b"application/json")],
-            }
-        )
-        await send({"type": "http.response.body", "body": body})
+        await answer_500(send)
 
 
 DEFECTS: dict[str, tuple[Callable[[App], App], str, str, str]] = {

@@ -13,7 +13,6 @@ from __future__ import annotations
 import json
 import re
 import subprocess
-from collections.abc import Awaitable, Callable, MutableMapping
 from pathlib import Path
 from typing import Any
 
@@ -21,16 +20,18 @@ import httpx
 import pytest
 import yaml
 from stage_runner import ROOT, run_stage, serve
-from test_fuzz_catches_planted_defect import StripETag
+from test_fuzz_catches_planted_defect import (
+    App,
+    Message,
+    Receive,
+    Scope,
+    Send,
+    StripETag,
+    answer_500,
+)
 
 from conformance.stages.fuzz import corpus
 from tests.support.conformance_cli import run_conformance
-
-Scope = MutableMapping[str, Any]
-Message = MutableMapping[str, Any]
-Receive = Callable[[], Awaitable[Message]]
-Send = Callable[[Message], Awaitable[None]]
-App = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 STATUS_ONLY = ["-k", "test_fuzz and status and not credentials"]
 PATCH_ONLY = ["-k", "test_fuzz and PATCH and configuration and not credentials"]
@@ -133,15 +134,7 @@ class ErrorOnExistingConfiguration:
                 await send(started[0])
                 await send(message)
             elif message.get("more_body") is not True:
-                body = b'{"errorCode": "INTERNAL", "message": "planted defect"}'
-                await send(
-                    {
-                        "type": "http.response.start",
-                        "status": 500,
-                        "headers": [(b"content-type", b"application/json")],
-                    }
-                )
-                await send({"type": "http.response.body", "body": body})
+                await answer_500(send)
 
         await self.app(scope, receive, hold)
 
