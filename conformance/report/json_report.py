@@ -215,7 +215,7 @@ def _requirement_from_json(data: RequirementJson) -> RequirementResult:
         tests=tuple(data["tests"]),
         evidence=tuple(evidence_from_json(e) for e in data.get("evidence", ())),
         note=data.get("note", ""),
-        subject=data.get("subject", "server"),  # before 1.2: every requirement was a server's
+        subject=data.get("subject", "server"),  # a 1.0 or 1.1 file: a server's, all of them
     )
 
 

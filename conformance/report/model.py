@@ -12,8 +12,7 @@ from enum import StrEnum
 
 from conformance.json_types import JsonObject
 
-SCHEMA_VERSION = "1.3"  # 1.1: not-configured, incomplete, measured; 1.2: subject;
-# 1.3: basis "declared"
+SCHEMA_VERSION = "1.3"  # a minor version only adds keys and values (docs/reports.md lists them)
 
 
 class Outcome(StrEnum):

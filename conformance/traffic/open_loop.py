@@ -1,8 +1,8 @@
 """Open-loop load: requests sent at planned times, whatever the target's answer time.
 
-A closed loop (send, wait for the answer, send the next) lets the target set the pace: 40 ms of
-latency turns a planned burst of 400 requests in a second into 400 round trips over 4 streams,
-which a rate limit refills faster than it drains. ``offer`` sends each planned request at its own
+A closed loop (send, wait for the answer, send the next) lets the target set the pace: its
+latency turns a planned burst into round trips over a few streams, spread out long enough for a
+rate limit to refill faster than it drains. ``offer`` sends each planned request at its own
 time on whichever keep-alive connection is idle, so the arrival rate is the suite's:
 
 - the pool starts as large as the plan needs at the latency the caller measured (the most
@@ -10,9 +10,8 @@ time on whichever keep-alive connection is idle, so the arrival rate is the suit
   before the first send;
 - the pool grows ahead of need, up to ``cap``: whenever a send leaves fewer than
   ``SPARE_CONNECTIONS`` idle, one more is opened (a target that slows down under load holds
-  every connection at once, and waiting for one to come back before opening the next let the
-  burst fall 100-500 ms behind its plan); a request still due while every connection is busy
-  grows it too;
+  every connection at once, so waiting for one to come back before opening the next would put
+  the burst behind its plan); a request still due while every connection is busy grows it too;
 - every request is recorded: planned and actual send time, answer time, status, headers, body.
 
 Judgements use what was offered, the actual send times, against the profile's declared figures.

@@ -11,9 +11,9 @@ step down). The criterion judges the behaviour instead:
   n(n-1)(2n+5)/18)``. A retry whose waits do not grow (a constant wait, with or without jitter
   of any distribution, or a tight loop: waits that are scheduling noise) makes every order of a
   run's waits equally likely, so ``z`` is close to a standard normal whatever the wait's
-  distribution, and reaches ``TREND_Z`` about 2 times in 10,000. Any backoff whose expected wait
-  grows with the failures reaches it: equal, full and decorrelated jitter fail it well under
-  once in 10,000 scenario runs (``benchmarks/bench_client_backoff.py``).
+  distribution and seldom reaches ``TREND_Z``; a backoff whose expected wait grows with the
+  failures reaches it, whatever its jitter (equal, full, decorrelated). docs/client-stage.md
+  gives the rates on either side.
 - **Lockstep**: instances that failed together and retry at the same moments carry no jitter.
   The waits are compared across instances at each (run, failure) position where the median wait
   is at least ``LOCKSTEP_FROM_S`` (shorter ones are too close to scheduling noise); a position

@@ -8,8 +8,8 @@ Jitter is judged robustly, so that scheduling noise can neither fail a jittered 
 a fixed one: the interquartile range of all hinted waits must reach 10 % of the spread the
 reading allows (a fixed wait shows only noise there), and the instances must not move in
 lockstep (the median, over poll indices, of the instances' range must pass 30 ms + 1 % of the
-interval; a shared random seed shows as lockstep). Simulated with 10 ms of exponential
-scheduling noise, a correct client failed them once in 20,000 runs (the lockstep check, "above").
+interval; a shared random seed shows as lockstep). docs/client-stage.md gives how often a correct
+client fails them under scheduling noise.
 """
 
 from __future__ import annotations

@@ -1,10 +1,11 @@
 """Running the scenarios: every instance of every chosen scenario at once, against one scripted
 server, each stopped when its script's time is up; what came back, per scenario.
 
-Running them concurrently keeps the stage under a minute; each instance's clock starts at its
-own first request, so a slow start (a loaded machine) shortens nothing that is judged. A stop
-signal (SIGINT, SIGTERM: ``KeyboardInterrupt``) ends the run early: every client is stopped, the
-scenarios that had already ended are judged as usual, the others are marked ``stopped``.
+Running them concurrently keeps the stage as short as its longest scenario; each instance's
+clock starts at its own first request, so a slow start (a loaded machine) shortens nothing that
+is judged. A stop signal (SIGINT, SIGTERM: ``KeyboardInterrupt``) ends the run early: every
+client is stopped, the scenarios that had already ended are judged as usual, the others are
+marked ``stopped``.
 """
 
 from __future__ import annotations

@@ -226,7 +226,7 @@ def replay_corpus(
 ) -> list[Replayed]:
     """Every case of ``directory`` replayed in file order; an unreadable file is inconclusive."""
     paths = corpus.files(directory)
-    if not paths:  # loading the contract costs half a second: only when there is a case
+    if not paths:  # the contract is loaded only when there is a case to replay (it is slow)
         return []
     if schema is None:
         schema = replay_schema(run)

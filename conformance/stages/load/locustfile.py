@@ -48,9 +48,9 @@ HOST = socket.gethostname()  # once: a uname call per poll is CPU the scheduler 
 _state: dict[str, Any] = {"polls": [], "writes": [], "plan": None, "seq": 0}
 
 # A worker handling a spawn message builds Locust's whole argument parser once per option it
-# was sent (runners.py: ``k not in argument_parser.default_args_dict()`` in a comprehension):
-# about 80 parsers, 100-130 ms of CPU in one go once a second during the ramp, and every poll
-# due meanwhile waits. The defaults never change within a process; callers only read them.
+# was sent (runners.py: ``k not in argument_parser.default_args_dict()`` in a comprehension),
+# once a second during the ramp, and every poll due meanwhile waits. The defaults never change
+# within a process and callers only read them: built once.
 argument_parser.default_args_dict = functools.cache(argument_parser.default_args_dict)
 
 
@@ -219,8 +219,7 @@ class Instance(Polling):
         self.wake = gevent.event.Event()
         self.target = 0.0
         # The shard lives as long as the run: out of the cyclic collector's sight, else each
-        # full collection walks every member and its state (100-170 ms of CPU with 25,000 a
-        # worker, 400 ms of wall when the cores are shared) and every poll due meanwhile is
+        # full collection walks every member and its state and every poll due meanwhile is
         # late. Freezing is O(1) (the generations are moved, not walked).
         gc.freeze()
 
