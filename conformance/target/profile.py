@@ -26,7 +26,7 @@ import copy
 import json
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, fields, is_dataclass
 from functools import cache
 from importlib import resources
@@ -45,6 +45,7 @@ if TYPE_CHECKING:
 ENV_REFERENCE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 
 T = TypeVar("T", bound="DataclassInstance")
+KeyPath = tuple[str | int, ...]  # where a value sits in a profile: keys and list indices
 
 
 @cache
@@ -345,7 +346,7 @@ class Profile:
     capabilities: dict[str, bool]
     baseline: tuple[BaselineEntry, ...]
     source: Path | None  # not a key: the file read (given to ``build``)
-    raw: dict[str, Any] = field(repr=False, compare=False)  # not a key: the merged mapping
+    raw: dict[str, object] = field(repr=False, compare=False)  # not a key: the merged mapping
 
     def capability(self, name: str) -> bool:
         """Whether the target declares a capability (unknown names count as present)."""
@@ -371,11 +372,13 @@ class Profile:
             names.setdefault(self.credentials.foreign_sdk_key, "$RCES_KEY_FOREIGN")
         return names
 
-    def redacted(self) -> dict[str, Any]:
+    def redacted(self) -> dict[str, object]:
         """The effective profile as plain data, credentials replaced by placeholders."""
         data = copy.deepcopy(self.raw)
         names = self.secret_names()
         creds = data.get("credentials", {})
+        if not isinstance(creds, dict):  # the schema requires a mapping
+            return data
         creds["pat"] = names.get(self.credentials.pat, "<redacted>")
         for entry in creds.get("sdk_keys", []):
             entry["key"] = names.get(entry["key"], "<redacted>")
@@ -407,7 +410,7 @@ class _MarkedLoader(yaml.SafeLoader):
     """A SafeLoader whose composed node tree is walked for line numbers."""
 
 
-def _lines(node: yaml.Node, path: tuple[Any, ...], out: dict[tuple[Any, ...], int]) -> None:
+def _lines(node: yaml.Node, path: KeyPath, out: dict[KeyPath, int]) -> None:
     """Record the line of every key and item, by its path."""
     out.setdefault(path, node.start_mark.line + 1)
     if isinstance(node, yaml.MappingNode):
@@ -420,28 +423,26 @@ def _lines(node: yaml.Node, path: tuple[Any, ...], out: dict[tuple[Any, ...], in
             _lines(item, (*path, index), out)
 
 
-def _dotted(path: tuple[Any, ...]) -> str:
+def _dotted(path: KeyPath) -> str:
     text = ""
     for part in path:
         text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
     return text or "(top level)"
 
 
-def _line_of(path: tuple[Any, ...], lines: dict[tuple[Any, ...], int]) -> int | None:
+def _line_of(path: KeyPath, lines: dict[KeyPath, int]) -> int | None:
     for end in range(len(path), -1, -1):
         if path[:end] in lines:
             return lines[path[:end]]
     return None
 
 
-def _where(source: str, path: tuple[Any, ...], lines: dict[tuple[Any, ...], int]) -> str:
+def _where(source: str, path: KeyPath, lines: dict[KeyPath, int]) -> str:
     line = _line_of(path, lines)
     return f"{source}, line {line}" if line is not None else source
 
 
-def _substitute(
-    value: Any, path: tuple[Any, ...], source: str, lines: dict[tuple[Any, ...], int]
-) -> Any:
+def _substitute(value: object, path: KeyPath, source: str, lines: dict[KeyPath, int]) -> object:
     if isinstance(value, dict):
         return {k: _substitute(v, (*path, k), source, lines) for k, v in value.items()}
     if isinstance(value, list):
@@ -468,7 +469,7 @@ def _substitute(
     return text
 
 
-def _merge(defaults: Any, given: Any) -> Any:
+def _merge(defaults: object, given: object) -> object:
     """``given`` over a copy of ``defaults``, mapping by mapping."""
     if isinstance(defaults, dict) and isinstance(given, dict):
         merged = copy.deepcopy(defaults)
@@ -478,7 +479,7 @@ def _merge(defaults: Any, given: Any) -> Any:
     return copy.deepcopy(given)
 
 
-def _validate(data: Any, source: str, lines: dict[tuple[Any, ...], int]) -> None:
+def _validate(data: object, source: str, lines: dict[KeyPath, int]) -> None:
     validator = Draft202012Validator(schema())
     errors = sorted(validator.iter_errors(data), key=lambda e: (len(e.absolute_path), e.message))
     if not errors:
@@ -516,7 +517,7 @@ def parse(text: str, source: str = "<profile>", base: Path | None = None) -> Pro
         ) from None
     except yaml.YAMLError as error:
         raise UsageError(f"{source}: the target profile is not valid YAML: {error}") from None
-    lines: dict[tuple[Any, ...], int] = {}
+    lines: dict[KeyPath, int] = {}
     if node is not None:
         _lines(node, (), lines)
     if not isinstance(data, dict):
@@ -526,7 +527,10 @@ def parse(text: str, source: str = "<profile>", base: Path | None = None) -> Pro
         )
     data = _substitute(data, (), source, lines)
     _validate(data, source, lines)
-    return build(_merge(DEFAULTS, data), source=Path(source) if base is None else base)
+    merged = _merge(DEFAULTS, data)
+    if not isinstance(merged, dict):  # a mapping over the defaults' mapping stays one
+        raise TypeError(f"{source}: the merged profile is not a mapping")
+    return build(merged, source=Path(source) if base is None else base)
 
 
 def load(path: str | os.PathLike[str]) -> Profile:
@@ -545,12 +549,12 @@ def load(path: str | os.PathLike[str]) -> Profile:
     return parse(text, source=str(file), base=file)
 
 
-def build(data: dict[str, Any], source: Path | None = None) -> Profile:
+def build(data: dict[str, object], source: Path | None = None) -> Profile:
     """Type an already validated mapping with every default merged in (``DEFAULTS``)."""
     return _section(Profile, data, source=source, raw=data)
 
 
-def _section(cls: type[T], data: Mapping[str, Any], **given: Any) -> T:
+def _section(cls: type[T], data: Mapping[str, object], **given: object) -> T:
     """One dataclass from the mapping of its section: each field from the key of its name, as
     its annotation says; a key absent from ``data`` is None (its field is ``X | None``)."""
     hints = get_type_hints(cls)
@@ -567,7 +571,7 @@ def _section(cls: type[T], data: Mapping[str, Any], **given: Any) -> T:
     return cls(**values)
 
 
-def _optional(hint: Any) -> Any:
+def _optional(hint: object) -> object:
     """``X`` for an annotation ``X | None``, else None."""
     if get_origin(hint) is UnionType and NoneType in get_args(hint):
         (inner,) = (arg for arg in get_args(hint) if arg is not NoneType)
@@ -575,18 +579,22 @@ def _optional(hint: Any) -> Any:
     return None
 
 
-def _typed(hint: Any, value: Any) -> Any:
+def _typed(hint: object, value: object) -> object:
     """A validated value as its annotation says: a dataclass from a mapping, a tuple from a
     list, a dict with typed keys and values, a scalar converted (an integer as ``float``)."""
     if (inner := _optional(hint)) is not None:
         return None if value is None else _typed(inner, value)
     origin, args = get_origin(hint), get_args(hint)
-    if origin is tuple:
+    if origin is tuple and isinstance(value, Iterable):
         return tuple(_typed(args[0], item) for item in value)
-    if origin is dict:
+    if origin is dict and isinstance(value, Mapping):
         return {_typed(args[0], k): _typed(args[1], v) for k, v in value.items()}
-    if isinstance(hint, type) and is_dataclass(hint):
+    if isinstance(hint, type) and is_dataclass(hint) and isinstance(value, Mapping):
         return _section(hint, value)
-    if hint in (int, float, str, bool):
+    if hint is str or hint is bool:
         return hint(value)
+    if (hint is int or hint is float) and isinstance(value, int | float | str):
+        return hint(value)
+    if origin in (tuple, dict) or hint in (int, float) or is_dataclass(hint):
+        raise TypeError(f"a profile key typed {hint!r} holds {value!r}")
     raise TypeError(f"a profile key typed {hint!r}: add it to profile._typed")

@@ -20,7 +20,9 @@ from contextlib import contextmanager
 from dataclasses import fields, is_dataclass
 from functools import cache
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TypeVar
+
+from conformance.json_types import JsonObject
 
 RECORD_ENV = "RCES_RECORD_PROFILE_KEYS"
 
@@ -63,28 +65,28 @@ class Recorder:
 RECORDER = Recorder()
 
 
-def _is_section(value: Any) -> bool:
+def _is_section(value: object) -> bool:
     return is_dataclass(value) and not isinstance(value, type)
 
 
-_CLASSES: dict[type[Any], type[Any]] = {}
+_CLASSES: dict[type, type] = {}
 
 
-def _recording_class(cls: type[Any]) -> type[Any]:
+def _recording_class(cls: type) -> type:
     """A subclass of the dataclass ``cls`` that notes each key read on its instances (one per
     class, made on first use)."""
     if cls in _CLASSES:
         return _CLASSES[cls]
     names = frozenset(f.name for f in fields(cls)) - NOT_KEYS
 
-    def __getattribute__(self: Any, name: str) -> Any:
+    def __getattribute__(self: object, name: str) -> object:
         value = object.__getattribute__(self, name)
         if name in names and not _is_section(value):
             prefix: str = object.__getattribute__(self, "_rces_prefix")
             RECORDER.note(prefix + name)
         return value
 
-    def __repr__(self: Any) -> str:
+    def __repr__(self: object) -> str:
         with RECORDER.paused():
             text: str = getattr(cls, "__repr__")(self)  # noqa: B009
             return text
@@ -108,7 +110,7 @@ def recording_view(value: T, prefix: str = "") -> T:
     ``RECORDER``; the same class for the type checker and for ``isinstance``."""
     if not _is_section(value):
         return value
-    cls: type[Any] = type(value)
+    cls: type = type(value)
     view: T = object.__new__(_recording_class(cls))
     state = object.__getattribute__(view, "__dict__")
     for name, item in vars(value).items():
@@ -152,7 +154,7 @@ def active_log() -> ProfileKeyLog | None:
     return ProfileKeyLog(path) if path is not None else None
 
 
-def read_log(path: Path) -> list[dict[str, Any]]:
+def read_log(path: Path) -> list[JsonObject]:
     """The lines a recording run wrote, parsed."""
     text = path.read_text(encoding="utf-8") if path.exists() else ""
     return [json.loads(line) for line in text.splitlines() if line.strip()]
