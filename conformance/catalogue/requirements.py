@@ -73,7 +73,13 @@ class Requirement:
     scope: str  # "core" | "experiments"
     capability: str | None
     subject: str  # "server" | "client"
-    stage: str | None = None  # the one stage that judges it; None: the scenarios stage
+    # The stages whose run answers for it (``stages`` in the file, else ``default_stages`` of its
+    # subject); names of the stage registry (``conformance.stages``).
+    stages: tuple[str, ...] = ()
+    # A server rule the server stages judge by default: a run with no narrower scope (and the
+    # self-tests of every server fault) answers for it; False for a client rule, and for a rule
+    # one stage judges alone (a declared load objective).
+    checkable: bool = False
     spec_quote: str | None = None  # rests_on.spec: the specification's words it rests on
     keys: tuple[str, ...] = ()  # rests_on.keys: profile keys its expectation depends on
     replaces: tuple[str, ...] = ()  # ids it had before a rename
@@ -89,13 +95,6 @@ class Requirement:
         if len(by_operation) == 1 and None not in by_operation:
             needed.extend(c for c in by_operation if c is not None)
         return tuple(dict.fromkeys(needed))
-
-    @property
-    def checkable(self) -> bool:
-        """True when a scenarios run against a server can pass or fail it: a server rule no
-        other stage owns (client rules, and a stage's own rules such as the declared load
-        objectives, are judged by their stage only)."""
-        return self.subject == "server" and self.stage is None
 
 
 @dataclass(frozen=True)
@@ -238,8 +237,9 @@ def _rename_problems(entries: list[dict[str, Any]]) -> list[str]:
     return problems
 
 
-def _requirement(entry: dict[str, Any]) -> Requirement:
+def _requirement(entry: dict[str, Any], defaults: Mapping[str, list[str]]) -> Requirement:
     rests_on = entry["rests_on"]
+    stages = tuple(entry.get("stages") or defaults[entry["subject"]])
     quote = rests_on.get("spec")
     return Requirement(
         id=entry["id"],
@@ -251,7 +251,8 @@ def _requirement(entry: dict[str, Any]) -> Requirement:
         scope=entry["scope"],
         capability=entry.get("capability"),
         subject=entry["subject"],
-        stage=entry.get("stage"),
+        stages=stages,
+        checkable=entry["subject"] == "server" and bool(set(stages) & set(defaults["server"])),
         spec_quote=" ".join(quote.split()) if quote is not None else None,
         keys=tuple(rests_on["keys"]),
         replaces=tuple(entry.get("replaces", ())),
@@ -272,7 +273,8 @@ def parse_catalogue(raw: bytes, source: str = CATALOGUE_FILE) -> Catalogue:
         shown = problems[:10]
         more = f"\n  ... and {len(problems) - 10} more" if len(problems) > 10 else ""
         raise ValueError(f"{source}: invalid catalogue:\n  " + "\n  ".join(shown) + more)
-    requirements = tuple(_requirement(entry) for entry in data["requirements"])
+    defaults = data["default_stages"]
+    requirements = tuple(_requirement(entry, defaults) for entry in data["requirements"])
     return Catalogue(
         version=data["catalogue_version"],
         requirements=requirements,

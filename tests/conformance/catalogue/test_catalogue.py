@@ -293,6 +293,8 @@ def test_loader_reads_a_catalogue_file(tmp_path: Path) -> None:
     assert load_catalogue_file(path).ids() == load_catalogue().ids()
 
 
+DEFAULT_STAGES = {"server": ["scenarios"], "client": ["client"]}
+
 GOOD_ENTRY: dict[str, Any] = {
     "id": "CFG-GOOD-ONE",
     "section": "4.1",
@@ -309,7 +311,11 @@ GOOD_ENTRY: dict[str, Any] = {
 def _with_second_entry(**changes: Any) -> dict[str, Any]:
     bad = {**GOOD_ENTRY, "id": "CFG-BROKEN-ENTRY", **changes}
     bad = {k: v for k, v in bad.items() if v is not None}
-    return {"catalogue_version": 1, "requirements": [GOOD_ENTRY, bad]}
+    return {
+        "catalogue_version": 1,
+        "default_stages": DEFAULT_STAGES,
+        "requirements": [GOOD_ENTRY, bad],
+    }
 
 
 BROKEN = {
@@ -345,7 +351,7 @@ BROKEN = {
         "replaces CFG-GOOD-ONE, which is a current id",
     ),
     "wrong version": (
-        {"catalogue_version": 2, "requirements": [GOOD_ENTRY]},
+        {"catalogue_version": 2, "default_stages": DEFAULT_STAGES, "requirements": [GOOD_ENTRY]},
         "catalogue_version",
     ),
 }
@@ -386,7 +392,9 @@ def test_loader_rejects_unreadable_yaml() -> None:
 
 
 def test_a_good_catalogue_round_trips_through_the_loader() -> None:
-    raw = yaml.safe_dump({"catalogue_version": 1, "requirements": [GOOD_ENTRY]}).encode()
+    raw = yaml.safe_dump(
+        {"catalogue_version": 1, "default_stages": DEFAULT_STAGES, "requirements": [GOOD_ENTRY]}
+    ).encode()
     catalogue = parse_catalogue(raw)
     assert catalogue.ids() == ("CFG-GOOD-ONE",)
     assert catalogue["CFG-GOOD-ONE"].capability is None
