@@ -39,7 +39,7 @@ from typing import Any
 
 import yaml
 
-from conformance.stages.fuzz import TEST_MODULE, plugin_args
+from conformance.stages.fuzz import pytest_args
 
 ROOT = Path(__file__).resolve().parents[1]
 CONTRACT = ROOT / "openapi" / "openapi.yaml"
@@ -87,8 +87,8 @@ def load_average() -> str:
 def stage_command(base_url: str, profile: Path, examples: int, seed: int, work: Path) -> list[str]:
     return [
         sys.executable, "-m", "pytest",
-        *plugin_args("pr", seed), "--fuzz-max-examples", str(examples),
-        "--pyargs", TEST_MODULE, "-k", "test_fuzz and not credentials and not Stateful",
+        *pytest_args("pr", seed), "--fuzz-max-examples", str(examples),
+        "-k", "test_fuzz and not credentials and not Stateful",
         "--base-url", base_url, "--target-profile", str(profile),
         "--report-dir", str(work / "stage-report"), "-q", "-p", "no:cacheprovider",
     ]  # fmt: skip

@@ -1,30 +1,25 @@
 """The fixtures every conformance test can ask for: the target, its profile, a client, clean-up.
 
-Registered by ``conformance.run.plugin`` (``pytest_plugins``). Nothing reaches a target until a test
-asks for ``target`` (or a fixture that needs it).
+Registered by ``conformance.run.plugin`` (``pytest_plugins``). The target is the run's
+(``conformance.run.handover``); nothing is sent to it until a test asks for a ``client``.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Any
 
+import httpx
 import pytest
 
-from conformance.errors import UsageError
+from conformance.run import handover
 from conformance.run.deadline import RunDeadline
-from conformance.run.state import (
-    DEADLINE,
-    RUN_ID,
-    TARGET_INFO,
-    TRANSCRIPT,
-    add_secrets,
-    target_info,
-)
+from conformance.run.state import DEADLINE, RUN_ID, TRANSCRIPT
 from conformance.target import profile_reads
-from conformance.target.resolution import preflight, resolve
+from conformance.target.profile import Profile
+from conformance.target.resolution import Target
 from conformance.traffic.client import Client, new_http_client
 from conformance.traffic.pacing import Pacer
 
@@ -61,40 +56,33 @@ def run_prefix(pytestconfig: pytest.Config) -> str:
 
 
 @pytest.fixture(scope="session")
-def target(pytestconfig: pytest.Config) -> Iterator[Any]:
-    """The target under test: ``--base-url`` + ``--target-profile``, or the embedded server."""
+def target(pytestconfig: pytest.Config) -> Iterator[Target]:
+    """The target under test, as the run was handed it (``conformance.run.handover``)."""
 
-    try:
-        resolved = resolve(
-            pytestconfig.getoption("base_url", None), pytestconfig.getoption("target_profile")
-        )
-        if resolved.embedded:
-            preflight(resolved)
-    except UsageError as error:
-        pytest.exit(f"conformance usage error: {error}", returncode=pytest.ExitCode.USAGE_ERROR)
-    add_secrets(pytestconfig, resolved.profile.secret_names())
-    pytestconfig.stash[TARGET_INFO] = target_info(resolved)
+    handed, owned = handover.on_demand(pytestconfig)
+    used = handed
     if profile_reads.active_log() is not None:  # RCES_RECORD_PROFILE_KEYS: note each key read
-        resolved.profile = profile_reads.recording_view(resolved.profile)
+        used = dataclasses.replace(handed, profile=profile_reads.recording_view(handed.profile))
     try:
-        yield resolved
+        yield used
     finally:
-        resolved.stop()
+        if owned:
+            handed.stop()
 
 
 @pytest.fixture(scope="session")
-def profile(target: Any) -> Any:
+def profile(target: Target) -> Profile:
     """The target's loaded ``conformance.target.profile.Profile``."""
     return target.profile
 
 
 @pytest.fixture(scope="session")
-def pacer(target: Any, pytestconfig: pytest.Config) -> Any:
+def pacer(target: Target) -> Pacer:
     return Pacer(workers=int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1")))
 
 
 @pytest.fixture(scope="session")
-def cleanup(http_session: Any, pytestconfig: pytest.Config) -> Iterator[Cleanup]:
+def cleanup(http_session: httpx.Client, pytestconfig: pytest.Config) -> Iterator[Cleanup]:
     """Register end-of-session clean-up of what the suite created (``cleanup.add(desc, fn)``)."""
     registry = Cleanup(deadline=pytestconfig.stash.get(DEADLINE, None))
     try:
@@ -104,7 +92,7 @@ def cleanup(http_session: Any, pytestconfig: pytest.Config) -> Iterator[Cleanup]
 
 
 @pytest.fixture(scope="session")
-def http_session() -> Iterator[Any]:
+def http_session() -> Iterator[httpx.Client]:
     """One keep-alive ``httpx.Client`` shared by every test's ``client``."""
 
     with new_http_client() as http:
@@ -114,11 +102,11 @@ def http_session() -> Iterator[Any]:
 @pytest.fixture
 def client(
     request: pytest.FixtureRequest,
-    target: Any,
-    pacer: Any,
+    target: Target,
+    pacer: Pacer,
     run_prefix: str,
-    http_session: Any,
-) -> Iterator[Any]:
+    http_session: httpx.Client,
+) -> Iterator[Client]:
     """A traffic ``Client`` for this test; its transcript goes into failure reports."""
 
     with Client(

@@ -1,12 +1,12 @@
 """The pytest plugin's hooks: options, the ``requirement`` marker, selection, outcome records.
 
 Thin on purpose: fixtures live in ``fixtures`` (registered through ``pytest_plugins``), the
-controller's collector in ``run_collector``, the stash keys in ``run_state``, which stage a test
-belongs to in the stage registry (``conformance.stages``). Inert unless used: nothing starts or
-reaches a target until a fixture asks for it (or ``--base-url`` is given, which triggers one
-pre-flight check), and tests without the ``requirement`` marker are untouched. Every process of a
-run also registers ``output_redaction.OutputRedaction`` (no secret in any output) and keeps the run
-deadline (``run_deadline``).
+controller's collector in ``collector``, the stash keys in ``state``, the run's target in
+``handover``, which stage a test belongs to and each stage's options and plugin in the stage
+registry (``conformance.stages``). Inert unless used: a run that collects no stage and names no
+target starts nothing until a fixture asks for one, and tests without the ``requirement`` marker
+are untouched. Every process of a run also registers ``OutputRedaction`` (no secret in any
+output) and keeps the run deadline (``deadline``).
 """
 
 from __future__ import annotations
@@ -25,10 +25,10 @@ from conformance.errors import (
     NotConfigured,
     NotMeasurable,
     Unsupported,
-    UsageError,
 )
 from conformance.redaction.run_outputs import OutputRedaction
 from conformance.report.allure_labels import apply_allure_labels, attach_exchanges
+from conformance.run import handover
 from conformance.run.collector import RunCollector, selected_ids
 from conformance.run.deadline import DEFAULT_SECONDS, RunDeadline, seconds_option
 from conformance.run.state import (
@@ -42,17 +42,14 @@ from conformance.run.state import (
     TARGET_PROPERTY,
     TRANSCRIPT,
     add_secrets,
-    target_info,
 )
-from conformance.stages import of_module
-from conformance.target import profile as profiles
+from conformance.stages import add_pytest_options, collected_by, of_module
 from conformance.target import profile_reads
-from conformance.target.resolution import new_run_id, preflight, resolve
+from conformance.target.resolution import Target, new_run_id
 
 pytest_plugins = (
     "conformance.run.fixtures",
     "conformance.run.phases",
-    "conformance.stages.client.plugin",
 )
 
 __all__ = ["COLLECTOR_NAME", "add_secrets", "requirement_ids", "test_id"]
@@ -89,6 +86,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         f"note 'the run deadline of N s passed', and the reports are written "
         f"(default: {DEFAULT_SECONDS:g})",
     )
+    add_pytest_options(parser)
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -113,54 +111,42 @@ def pytest_configure(config: pytest.Config) -> None:
         config.stash[DEADLINE] = RunDeadline.starting_now(seconds)
     redaction = OutputRedaction(config, final_pass=not _is_worker(config))
     config.pluginmanager.register(redaction, REDACTION_NAME)
-    profile_path = config.getoption("target_profile", None)
-    if profile_path:
-        _add_profile_secrets(config, profile_path)
+    handover.receive(config)
     if not _is_worker(config):
         config.pluginmanager.register(RunCollector(config), COLLECTOR_NAME)
-
-
-def _add_profile_secrets(config: pytest.Config, profile_path: str) -> None:
-    """Known from the start, in every process: the profile's secrets (a profile that does not load
-    is the pre-flight's usage error to report, not this)."""
-
-    try:
-        loaded = profiles.load(profile_path)
-    except Exception:  # the pre-flight reports it
-        return
-    add_secrets(config, loaded.secret_names())
+    for stage in collected_by(config.args, config.invocation_params.dir):
+        if stage.plugin is not None:  # one way for every stage, however pytest was started
+            config.pluginmanager.import_plugin(stage.plugin)
 
 
 @pytest.hookimpl(optionalhook=True)
 def pytest_configure_node(node: Any) -> None:
-    """pytest-xdist: every worker shares the controller's run id (one prefix) and its run
-    deadline."""
+    """pytest-xdist: every worker shares the controller's run id (one prefix), its run deadline
+    and its target (``handover``)."""
     node.workerinput["conformance_run_id"] = node.config.stash[RUN_ID]
     node.workerinput["conformance_deadline_at"] = node.config.stash[DEADLINE].ends_at
+    target = handover.packed(node.config)
+    if target is not None:
+        node.workerinput[handover.WORKERINPUT_KEY] = target
 
 
 def _is_worker(config: pytest.Config) -> bool:
     return hasattr(config, "workerinput")
 
 
-def _wants_target(config: pytest.Config) -> bool:
-    return bool(config.getoption("base_url", None) or config.getoption("target_profile"))
-
-
+@pytest.hookimpl(tryfirst=True)
 def pytest_sessionstart(session: pytest.Session) -> None:
-    """Pre-flight, once, on the controller: a wrong URL or profile is one usage error."""
-    config = session.config
-    if _is_worker(config) or not _wants_target(config):
-        return
+    """Plain pytest's controller establishes the run's target once (before xdist starts its
+    workers, which receive it); ``conformance run`` handed it over already."""
+    established = handover.at_session_start(session)
+    if established is not None:
+        session.config.stash[_ESTABLISHED] = established
 
-    try:
-        target = resolve(config.getoption("base_url", None), config.getoption("target_profile"))
-        preflight(target)
-    except UsageError as error:
-        pytest.exit(f"conformance usage error: {error}", returncode=pytest.ExitCode.USAGE_ERROR)
-    add_secrets(config, target.profile.secret_names())
-    config.stash[TARGET_INFO] = target_info(target)
-    config.stash[TARGET_INFO]["secrets"] = list(target.profile.secrets())
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    established = config.stash.get(_ESTABLISHED, None)
+    if established is not None:
+        established.stop()
 
 
 # ------------------------------------------------------------------ selection
@@ -314,4 +300,5 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
 
 
 _SENT_TARGET = pytest.StashKey[bool]()
+_ESTABLISHED = pytest.StashKey[Target]()
 _SETUP_S = pytest.StashKey[float]()

@@ -11,7 +11,10 @@ from typing import Any
 import pytest
 
 from conformance.redaction.run_outputs import OutputRedaction
+from conformance.report.model import Report
 from conformance.run.deadline import RunDeadline
+from conformance.target.resolution import Target
+from conformance.traffic.transcript import Transcript
 
 TARGET_PROPERTY = "conformance-target"
 DEFAULT_REPORT_DIR = "reports"
@@ -19,10 +22,11 @@ REDACTION_NAME = "conformance-output-redaction"
 COLLECTOR_NAME = "conformance-run-collector"
 
 RUN_ID = pytest.StashKey[str]()
+HANDED_OVER = pytest.StashKey[Target]()  # the run's target (``conformance.run.handover``)
 TARGET_INFO = pytest.StashKey[dict[str, Any]]()
-REPORT = pytest.StashKey[Any]()
+REPORT = pytest.StashKey[Report]()
 STARTED = pytest.StashKey[tuple[str, float]]()
-TRANSCRIPT = pytest.StashKey[Any]()
+TRANSCRIPT = pytest.StashKey[Transcript]()
 DEADLINE = pytest.StashKey[RunDeadline]()
 
 
@@ -33,7 +37,7 @@ def add_secrets(config: pytest.Config, secrets: dict[str, str]) -> None:
         redaction.add(secrets)
 
 
-def target_info(target: Any) -> dict[str, Any]:
+def target_info(target: Target) -> dict[str, Any]:
     """What the report says about the target (the caller adds the secrets for redaction)."""
     return {
         "url": target.base_url,

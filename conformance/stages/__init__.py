@@ -1,16 +1,22 @@
 """The stage registry: every stage a run can have, in running order, and look-ups over them.
 
-A new stage is one package under ``conformance/stages/`` (declaring ``STAGE``) plus one line in
-``REGISTRY``. ``cli.py``, ``plugin.py``, ``outcomes.py`` and the reports iterate over it.
+The only place that knows which stages exist. A new stage is one package under
+``conformance/stages/`` (declaring ``STAGE``) plus one line in ``REGISTRY``; from it the CLI takes
+``--stage`` choices, each stage's options and commands, the run plugin registers each stage's
+pytest options and plugin, the outcomes take each stage's scope (the catalogue's ``stages``
+field) and the reports each stage's summary.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import importlib.util
+from collections.abc import Iterable, Sequence
+from pathlib import Path
 
-from conformance.catalogue.requirements import load_catalogue
+import pytest
+
 from conformance.stages.client import STAGE as CLIENT
-from conformance.stages.declaration import STAGE_PROPERTY, Stage
+from conformance.stages.declaration import STAGE_PROPERTY, Command, Stage
 from conformance.stages.fuzz import STAGE as FUZZ
 from conformance.stages.load import STAGE as LOAD
 from conformance.stages.scenarios import STAGE as SCENARIOS
@@ -20,7 +26,11 @@ __all__ = [
     "REGISTRY",
     "STAGE_PROPERTY",
     "Stage",
+    "add_pytest_options",
     "by_name",
+    "collected_by",
+    "commands",
+    "default_scope",
     "named",
     "of_module",
     "scope",
@@ -29,8 +39,8 @@ __all__ = [
 REGISTRY: tuple[Stage, ...] = (
     SCENARIOS,
     FUZZ,
-    LOAD,
     CLIENT,
+    LOAD,
 )
 
 # The stage of a requirement-marked test outside every stage's package (a user's own tests run
@@ -54,19 +64,73 @@ def of_module(module: str) -> str:
     return CUSTOM
 
 
-def default_scope() -> frozenset[str]:
-    """What a stage without a narrower scope (scenarios) answers for: every server rule that no
-    other stage owns (the catalogue's ``stage`` field names the owner)."""
+def commands() -> tuple[Command, ...]:
+    """Every subcommand the stages bring to ``conformance``, in registry order."""
+    return tuple(command for stage in REGISTRY for command in stage.commands)
 
-    return frozenset(r.id for r in load_catalogue() if r.checkable)
+
+def add_pytest_options(parser: pytest.Parser) -> None:
+    """Every stage's options, in every pytest process the suite's plugin is in (they must exist
+    before the arguments are parsed, whichever stage the run collects)."""
+    for stage in REGISTRY:
+        if not stage.options:
+            continue
+        group = parser.getgroup(f"conformance-{stage.name}", f"RCES conformance: {stage.name}")
+        for option in stage.options:
+            group.addoption(
+                option.flag,
+                dest=option.dest,
+                type=option.type,
+                default=option.default,
+                metavar=option.metavar,
+                choices=option.choices,
+                help=option.help,
+            )
+
+
+def collected_by(args: Sequence[str], invocation_dir: Path) -> list[Stage]:
+    """The stages whose tests pytest's arguments reach: a module or package name (``--pyargs``)
+    or a path, each the stage's test package, inside it, or around it."""
+    reached = [path for path in (_path_of(arg, invocation_dir) for arg in args) if path]
+    chosen = []
+    for stage in REGISTRY:
+        package = _path_of(stage.test_package, invocation_dir)
+        if package is not None and any(
+            path == package or path in package.parents or package in path.parents
+            for path in reached
+        ):
+            chosen.append(stage)
+    return chosen
+
+
+def _path_of(arg: str, invocation_dir: Path) -> Path | None:
+    """Where a pytest argument points: a path, or the file or package of a dotted name."""
+    name = arg.split("::")[0]
+    path = invocation_dir / name
+    if path.exists():
+        return path.resolve()
+    if "/" in name or name.endswith(".py"):
+        return None
+    try:
+        spec = importlib.util.find_spec(name)
+    except (ImportError, ValueError):
+        return None
+    if spec is None or spec.origin is None:
+        return None
+    origin = Path(spec.origin).resolve()
+    return origin.parent if origin.name == "__init__.py" else origin
+
+
+def default_scope() -> frozenset[str]:
+    """What a run answers for when no stage narrows it: the scenarios stage's scope."""
+    return SCENARIOS.requirements()
 
 
 def scope(ran: Iterable[str]) -> frozenset[str] | None:
     """The requirements the stages that ran answer for; None: ``default_scope()``.
 
-    A stage without a narrower scope (scenarios) answers for the default scope, so does a run in
-    which no test ran (nothing is left out of scope by accident); tests of no stage answer for
-    themselves.
+    A run in which no stage's test ran answers for the default scope (nothing is left out of
+    scope by accident); tests of no stage answer for themselves.
     """
     names = set(ran) - {CUSTOM}
     if not names:
@@ -76,5 +140,5 @@ def scope(ran: Iterable[str]) -> frozenset[str] | None:
         stage = named(name)
         if stage is None:
             return None
-        ids |= default_scope() if stage.requirements is None else stage.requirements()
+        ids |= stage.requirements()
     return frozenset(ids)

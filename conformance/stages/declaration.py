@@ -2,7 +2,8 @@
 
 A stage is one package under ``conformance/stages/`` whose ``__init__`` defines ``STAGE``, a
 ``Stage``; the registry (``conformance.stages``) lists them. The declaration must stay cheap to
-import (no schemathesis, no Locust at module level): everything heavy sits behind the callables.
+import (no schemathesis, no Locust at module level): its plugin and its commands are named, not
+imported, and loaded only when a run or a command needs them.
 """
 
 from __future__ import annotations
@@ -12,49 +13,95 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from conformance.catalogue.requirements import load_catalogue
+
 # A test adds (STAGE_PROPERTY, {"name": <stage>, "details": {...}}) to its user properties
 # (``record_property``); the details land in that stage's summary in the Report. Details that are
 # cumulative per worker carry a "worker" key and are merged by the stage's ``merge_details``.
 STAGE_PROPERTY = "conformance-stage"
 
-Details = dict[str, Any]
+Details = dict[str, Any]  # a stage's summary details, JSON values
+Values = Mapping[str, object]  # a stage's option values by ``Option.dest``, as pytest parsed them
+
+
+@dataclass(frozen=True)
+class Option:
+    """One option of a stage, declared once: a pytest option of every run, and the same option
+    on ``conformance run`` (spelled ``run_flag`` there when that differs; "" for pytest only)."""
+
+    flag: str  # the pytest option, e.g. "--fuzz-tier"
+    help: str
+    type: Callable[[str], object] = str
+    default: object = None  # pytest's default; ``conformance run`` passes on only what is given
+    metavar: str | None = None
+    choices: tuple[str, ...] | None = None
+    run_flag: str | None = None
+
+    @property
+    def dest(self) -> str:
+        return self.flag.lstrip("-").replace("-", "_")
+
+    @property
+    def run_spelling(self) -> str:
+        return self.flag if self.run_flag is None else self.run_flag
+
+    @property
+    def run_dest(self) -> str:
+        return self.run_spelling.lstrip("-").replace("-", "_")
+
+
+@dataclass(frozen=True)
+class Command:
+    """A subcommand a stage brings to ``conformance``: a module with ``add_parser(subparsers)``
+    and ``main(options) -> exit status``, imported only when the parser is built."""
+
+    name: str
+    module: str
 
 
 @dataclass(frozen=True)
 class Stage:
-    """One stage of a run: which tests it collects, with which plugins, and how it reports."""
+    """One stage of a run: which tests it collects, with which plugin and options, what it
+    answers for (the catalogue's ``stages`` field) and how it reports."""
 
     name: str
     help: str  # one line for ``conformance run --help``
     test_package: str  # what ``--pyargs`` collects; items of modules under it belong to the stage
-    # pytest plugins loaded with autoloading off (start-up cost in every xdist worker); None: the
-    # stage needs installed plugins autoloaded (schemathesis registers itself through pytest11).
-    plugins: tuple[str, ...] | None = None
+    # The stage's own pytest plugin (module name): ``conformance.run.plugin`` registers it in
+    # every process of a run that collects the stage's tests, whichever way pytest was started.
+    plugin: str | None = None
+    # It needs installed pytest plugins autoloaded (schemathesis registers itself through
+    # pytest11); otherwise ``conformance run`` turns autoloading off (start-up cost per worker).
+    autoload: bool = False
     subject: str = "server"  # whose requirements it judges: "server" or "client"
     in_all: bool = True  # part of ``--stage all``
     # Its measuring is one session fixture in one xdist group (a fleet, the client runs): a run
     # of it alone starts no xdist workers, so a stop signal reaches that fixture in the process
     # that writes the reports, which keep what it measured (``conformance.run.stop_signals``).
     one_process: bool = False
-    # Adds the stage's own options to ``conformance run`` (an argparse group).
-    add_options: Callable[[argparse._ArgumentGroup], None] | None = None
-    # The stage's own pytest arguments from the parsed options (before ``--pyargs``).
-    pytest_args: Callable[[argparse.Namespace], list[str]] | None = None
-    # The requirements a run of this stage alone answers for; None: every requirement of its
-    # subject.
-    requirements: Callable[[], frozenset[str]] | None = None
+    options: tuple[Option, ...] = ()
+    pytest_extra: tuple[str, ...] = ()  # pytest arguments a run of the stage always gets
+    # Checks the option values together before pytest starts (a ``UsageError`` says what is
+    # wrong); None: nothing to check beyond each option's type.
+    check_options: Callable[[Values], None] | None = None
+    commands: tuple[Command, ...] = ()
     # Folds per-worker details into one; None: combined key by key (later keys win).
     merge_details: Callable[[Sequence[Details]], Details] | None = None
     # The stage's details as short readable lines for the reports; None: generic key/value lines.
-    describe: Callable[[Mapping[str, Any]], list[str]] | None = None
+    describe: Callable[[Details], list[str]] | None = None
     # Extra HTML for the stage in conformance.html (charts as inline SVG, no script, no network),
     # from its details alone (``conformance report`` re-renders without a run); the caller
     # redacts nothing, so it must only show what the details hold. None: the summary row only.
-    html: Callable[[Mapping[str, Any]], str] | None = None
+    html: Callable[[Details], str] | None = None
 
     def owns(self, module: str) -> bool:
         """Whether a test module (dotted name) belongs to this stage."""
         return module == self.test_package or module.startswith(self.test_package + ".")
+
+    def requirements(self) -> frozenset[str]:
+        """What a run of this stage alone answers for: every catalogue entry naming it in its
+        ``stages``."""
+        return frozenset(r.id for r in load_catalogue() if self.name in r.stages)
 
     def merged(self, parts: Sequence[Details]) -> Details:
         """Per-worker details as one."""
@@ -64,3 +111,39 @@ class Stage:
         for part in parts:
             combined.update(part)
         return combined
+
+    def add_run_options(self, parser: argparse.ArgumentParser) -> None:
+        """The stage's options on ``conformance run`` (an argument group of their own)."""
+        shown = [option for option in self.options if option.run_spelling]
+        if not shown:
+            return
+        group = parser.add_argument_group(f"{self.name} stage")
+        for option in shown:
+            default = f" (default: {option.default})" if option.default is not None else ""
+            group.add_argument(
+                option.run_spelling,
+                dest=option.run_dest,
+                type=option.type,
+                default=None,
+                metavar=option.metavar,
+                choices=option.choices,
+                help=option.help + default,
+            )
+
+    def pytest_args(self, options: argparse.Namespace) -> list[str]:
+        """The stage's pytest options from ``conformance run``'s parsed options: each one given,
+        under its pytest spelling; checked together first (``check_options``)."""
+        given = {
+            option.dest: getattr(options, option.run_dest, None)
+            for option in self.options
+            if option.run_spelling
+        }
+        if self.check_options is not None:
+            defaults = {option.dest: option.default for option in self.options}
+            self.check_options({**defaults, **{k: v for k, v in given.items() if v is not None}})
+        args = list(self.pytest_extra)
+        for option in self.options:
+            value = given.get(option.dest)
+            if value is not None:
+                args += [option.flag, f"{value:g}" if isinstance(value, float) else str(value)]
+        return args

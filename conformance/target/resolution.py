@@ -2,7 +2,8 @@
 
 ``resolve`` turns a base URL and a profile path (or neither) into a ``Target``; ``preflight``
 checks once, before any test, that the target answers and accepts the profile's credentials, so
-a wrong URL or profile is one usage error instead of a wall of failures.
+a wrong URL or profile is one usage error instead of a wall of failures; ``establish`` does both,
+once per run (``conformance.run.handover``).
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ PREFLIGHT_TIMEOUT = httpx.Timeout(5.0)
 @dataclass
 class Target:
     base_url: str
-    profile: Profile
+    profile: Profile = field(repr=False)  # it holds the credentials
     profile_path: Path | None
     embedded: bool = False
     _stop: Callable[[], None] | None = field(default=None, repr=False)
@@ -88,6 +89,17 @@ def resolve(base_url: str | None, profile_path: str | Path | None) -> Target:
         server.stop()
         raise
     return Target(server.base_url, profile, server.profile_path, True, server.stop)
+
+
+def establish(base_url: str | None, profile_path: str | Path | None) -> Target:
+    """The target resolved and its pre-flight passed: what a run is handed, once."""
+    target = resolve(base_url, profile_path)
+    try:
+        preflight(target)
+    except BaseException:
+        target.stop()
+        raise
+    return target
 
 
 def preflight(target: Target) -> None:

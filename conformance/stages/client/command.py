@@ -1,35 +1,18 @@
 """``conformance client``: certify an SDK client. The kit plays a scripted server, runs the client
-(``--command``; default the reference client) and judges what it sent; reports as ``run`` writes
-them, and the same exit status: 0 conformant, 1 not conformant, 2 usage error, 3 incomplete.
-SIGINT and SIGTERM stop it as they stop ``conformance run`` (``conformance.run.stop_signals``): the
-scenarios that had ended are judged, the reports written, and it exits 3 (1 after a failure).
+(``--command``; default the reference client) and judges what it sent: ``conformance run --stage
+client`` under the client's own option names, with the same reports, exit statuses and stop
+signals (``conformance.run.launch``). The command and the profile are checked before pytest
+starts: a usage error says so.
 """
 
 from __future__ import annotations
 
 import argparse
-import os
 import shutil
-import tempfile
-import time
-from pathlib import Path
-from typing import Any
 
-import pytest
-
-from conformance.cli import (
-    EXIT_USAGE,
-    PYTEST_INI,
-    exit_status,
-    stopped_outside_pytest,
-    stopped_without_report,
-)
 from conformance.errors import UsageError
-from conformance.report.headline import summary_line
-from conformance.run import stop_signals
-from conformance.run.collector import ReportCapture
+from conformance.run import launch
 from conformance.stages.client import STAGE
-from conformance.stages.client import pytest_args as stage_args
 from conformance.stages.client.settings import settings_from
 
 EXAMPLES = """\
@@ -50,7 +33,7 @@ are judged, the others are not measurable, every report is written, and the exit
 """
 
 
-def add_parser(commands: Any) -> None:
+def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = commands.add_parser(
         "client",
         help="certify an SDK client: the kit plays the server (default: the reference client)",
@@ -93,33 +76,8 @@ def add_parser(commands: Any) -> None:
     )
 
 
-def pytest_args(options: argparse.Namespace, ini: Path) -> list[str]:
-    """The pytest arguments of one client-stage run (plugin autoloading off)."""
-    root = Path(__file__).resolve().parents[3]
-    args = ["-p", "conformance.run.plugin", "-p", "conformance.run.stop_signals"]
-    args += ["-c", str(ini), "--rootdir", str(root)]
-    args += stage_args(options)
-    if getattr(options, "profile", None):
-        args += ["--client-profile", str(options.profile)]
-    args += ["--pyargs", STAGE.test_package, "--report-dir", str(options.report_dir)]
-    if options.requirements:
-        args += ["--requirements", options.requirements]
-    args += ["-qq", "--no-header", "-p", "no:warnings"] if options.quiet else ["-q", "-rfE"]
-    return args
-
-
 def main(options: argparse.Namespace) -> int:
-    """``conformance client``; SIGINT and SIGTERM stop it with its reports."""
-    started = time.monotonic()
-    with stop_signals.handling():
-        try:
-            return _main(options, started)
-        except KeyboardInterrupt:
-            return stopped_outside_pytest(started)
-
-
-def _main(options: argparse.Namespace, started: float) -> int:
-    # The command and the profile are checked before pytest starts: a usage error says so.
+    """``conformance client``: the client stage's run, announced by the client it certifies."""
     settings = settings_from(options.client_command, options.profile, options.client_time_scale)
     program = settings.command[0]
     if shutil.which(program) is None:
@@ -127,36 +85,12 @@ def _main(options: argparse.Namespace, started: float) -> int:
             f"the client command {program!r} is not an executable (found on PATH or as a path)",
             "pass --command with an executable; it is run without a shell",
         )
-    if not options.quiet:
-        print(f"conformance: certifying the client {settings.summary()['command']}", flush=True)
-    capture = ReportCapture()
-    saved = os.environ.get("PYTEST_DISABLE_PLUGIN_AUTOLOAD")
-    os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"
-    try:
-        with tempfile.TemporaryDirectory(prefix="conformance-client-") as tmp:
-            ini = Path(tmp) / "pytest.ini"
-            ini.write_text(PYTEST_INI, encoding="utf-8")
-            code = pytest.main(pytest_args(options, ini), plugins=[capture])
-    finally:
-        if saved is None:
-            os.environ.pop("PYTEST_DISABLE_PLUGIN_AUTOLOAD", None)
-        else:
-            os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = saved
-    report = capture.report
-    stop = stop_signals.stopped()
-    if report is None:
-        if stop is not None:
-            return stopped_without_report(stop.note(started))
-        if code in (pytest.ExitCode.USAGE_ERROR, pytest.ExitCode.INTERRUPTED):
-            return EXIT_USAGE
-        raise UsageError(
-            f"no client scenario ran (pytest exit status {int(code)})",
-            "check --requirements: it must name client requirements",
-        )
-    where = str(capture.written[0].parent) if capture.written else options.report_dir
-    print(summary_line(report, time.monotonic() - started, where), flush=True)
-    if stop is not None:
-        print(f"conformance: {stop.note(started)}: the reports hold what was measured", flush=True)
-    return exit_status(
-        report.verdict, accept_incomplete=options.accept_incomplete, stopped=stop is not None
+    run_options = argparse.Namespace(
+        **vars(options),
+        stage=STAGE.name,
+        base_url=None,
+        workers="0",
+        run_deadline=None,
+        pytest_args=[],
     )
+    return launch.run(run_options, announce=f"the client {settings.summary()['command']}")

@@ -1,10 +1,10 @@
-"""The client stage's pytest options and its one session fixture: every chosen scenario run at
-once against the scripted server (``runs.run_scenarios``), before the first test judges its own.
+"""The client stage's pytest plugin: its one session fixture, every chosen scenario run at once
+against the scripted server (``runs.run_scenarios``), before the first test judges its own.
 
-Registered by ``conformance.run.plugin`` (``pytest_plugins``), so the options exist wherever the
-suite's plugin does: ``pytest --pyargs conformance.stages.client --client-command "..."`` works
-as it is, and ``conformance run --stage client`` / ``conformance client`` pass the same options.
-Nothing heavy is imported until the fixture runs.
+Registered by ``conformance.run.plugin`` for a run that collects the client stage, whichever way
+pytest was started (``conformance run --stage client``, ``conformance client``, or
+``pytest --pyargs conformance.stages.client --client-command "..."``); its options are declared
+with the stage (``conformance.stages.client``). Nothing heavy is imported until the fixture runs.
 """
 
 from __future__ import annotations
@@ -21,32 +21,6 @@ from conformance.stages.client.scenarios import by_name
 from conformance.stages.client.settings import settings_from
 
 SCENARIO_PARAMETER = "scenario"
-
-
-def pytest_addoption(parser: pytest.Parser) -> None:
-    group = parser.getgroup("conformance-client", "RCES conformance: the client stage")
-    group.addoption(
-        "--client-command",
-        metavar="COMMAND",
-        default=None,
-        help="the command that starts the client under test (split like a shell would, run "
-        "without one), configured by the RCES_* variables of docs/client-stage.md "
-        "(default: the reference client, python -m refclient)",
-    )
-    group.addoption(
-        "--client-profile",
-        metavar="FILE",
-        default=None,
-        help="a profile whose client: and headers: sections describe the client (no "
-        "credentials needed; default: --target-profile's, else the profile defaults)",
-    )
-    group.addoption(
-        "--client-time-scale",
-        metavar="SCALE",
-        type=float,
-        default=None,
-        help="multiplies every time of the stage (default: the profile's client.time_scale)",
-    )
 
 
 @pytest.fixture(scope="session")

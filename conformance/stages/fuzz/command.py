@@ -29,7 +29,7 @@ EXIT_PASS, EXIT_FAILS, EXIT_USAGE, EXIT_INCONCLUSIVE = 0, 1, 2, 3
 DEFAULT_CORPUS = Path("reports") / "fuzz-corpus"  # as a run with the default --report-dir
 
 
-def add_parser(commands: Any) -> None:
+def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = commands.add_parser(
         "fuzz",
         help="the fuzz failure corpus: replay one case, prune the fixed ones",

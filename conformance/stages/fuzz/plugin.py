@@ -1,9 +1,10 @@
-"""The fuzz stage's pytest plugin (``-p conformance.stages.fuzz.plugin``): options, fixture,
-outcomes.
+"""The fuzz stage's pytest plugin: settings, fixture, outcomes. Registered by
+``conformance.run.plugin`` for a run that collects the fuzz stage; its options are declared with
+the stage (``conformance.stages.fuzz``).
 
 - ``--fuzz-tier`` / ``--fuzz-seed`` choose the budget; they are read before the fuzz test module
   is imported (``active_settings``), because schemathesis fixes examples and seed at collection,
-  and so is the target profile (``--target-profile``) whose terms the contract is fuzzed in.
+  and so is the target profile (the run's hand-over) whose terms the contract is fuzzed in.
 - ``--fuzz-corpus DIR``: the failure corpus (else the profile's ``fuzz.corpus``, else
   ``<report dir>/fuzz-corpus``).
 - ``fuzz_run``: the session's ``FuzzRun`` (provisions real objects first, replays the corpus
@@ -24,7 +25,6 @@ import os
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
-from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -33,12 +33,12 @@ import pytest
 from conformance.catalogue.outcomes import USER_PROPERTY
 from conformance.contract.document import operations
 from conformance.contract.specialisation import default_profile
-from conformance.errors import UsageError
+from conformance.run.handover import target_of
 from conformance.run.state import DEFAULT_REPORT_DIR, RUN_ID
 from conformance.stages.declaration import STAGE_PROPERTY
 from conformance.stages.fuzz.aiming import FuzzTarget
 from conformance.stages.fuzz.auth import auth_requirements
-from conformance.stages.fuzz.budget import DEFAULT_SEED, DEFAULT_TIER, TIERS, Tier, tier
+from conformance.stages.fuzz.budget import DEFAULT_SEED, DEFAULT_TIER, Tier, tier
 from conformance.stages.fuzz.capture import corpus_cases
 from conformance.stages.fuzz.corpus import DIRECTORY_NAME
 from conformance.stages.fuzz.corpus_run import CorpusRun
@@ -46,7 +46,6 @@ from conformance.stages.fuzz.execution import FuzzRun
 from conformance.stages.fuzz.replay import forget, replay_once
 from conformance.stages.fuzz.response_checks import operation_requirements
 from conformance.stages.fuzz.summary import merge_details, summary_lines
-from conformance.target.profile import load
 from conformance.traffic.client import Client
 
 if TYPE_CHECKING:
@@ -66,22 +65,14 @@ class FuzzSettings:
     tier: Tier
     seed: int
     corpus: Path | None = None  # --fuzz-corpus; None: the profile's, else the default
-    profile_path: Path | None = None  # --target-profile; None: the embedded server's defaults
+    config: pytest.Config | None = None  # whose hand-over holds the target's profile
 
     @property
     def profile(self) -> Profile:
-        """The target profile whose terms the contract is fuzzed in (read when collecting)."""
-        return _profile(self.profile_path)
-
-
-@cache
-def _profile(path: Path | None) -> Profile:
-    if path is None:  # the embedded reference server: its profile has every default
-        return default_profile()
-    try:
-        return load(path)
-    except UsageError:  # the pre-flight reports it as a usage error; collection goes on
-        return default_profile()
+        """The target profile whose terms the contract is fuzzed in (read when collecting): the
+        run's (``conformance.run.handover``), else the defaults (the embedded server's)."""
+        target = target_of(self.config) if self.config is not None else None
+        return target.profile if target is not None else default_profile()
 
 
 _ACTIVE: dict[str, FuzzSettings] = {}
@@ -94,47 +85,14 @@ def active_settings() -> FuzzSettings:
     return _ACTIVE.get("settings") or FuzzSettings(tier(DEFAULT_TIER), DEFAULT_SEED)
 
 
-def pytest_addoption(parser: pytest.Parser) -> None:
-    group = parser.getgroup("conformance-fuzz", "RCES conformance: fuzz stage")
-    group.addoption(
-        "--fuzz-tier",
-        choices=list(TIERS),
-        default=DEFAULT_TIER,
-        help=f"fuzz budget tier (default: {DEFAULT_TIER})",
-    )
-    group.addoption(
-        "--fuzz-seed",
-        type=int,
-        default=DEFAULT_SEED,
-        help=f"fuzz seed, recorded in the report (default: {DEFAULT_SEED})",
-    )
-    group.addoption(
-        "--fuzz-max-examples",
-        type=int,
-        default=None,
-        help="override the tier's generated examples per operation (benchmarks, debugging)",
-    )
-    group.addoption(
-        "--fuzz-corpus",
-        default=None,
-        metavar="DIR",
-        help="failure corpus: replayed first, new failures written to it "
-        "(default: <report dir>/fuzz-corpus)",
-    )
-
-
 def pytest_configure(config: pytest.Config) -> None:
     chosen = tier(config.getoption("fuzz_tier"))
     examples = config.getoption("fuzz_max_examples")
     if examples is not None:
         chosen = dataclasses.replace(chosen, max_examples=int(examples))
     given = config.getoption("fuzz_corpus", None)
-    profile = config.getoption("target_profile", None)
     _ACTIVE["settings"] = FuzzSettings(
-        chosen,
-        int(config.getoption("fuzz_seed")),
-        Path(given) if given else None,
-        Path(profile) if profile else None,
+        chosen, int(config.getoption("fuzz_seed")), Path(given) if given else None, config
     )
     config.stash[DETAILS] = {}
 

@@ -5,12 +5,11 @@ from __future__ import annotations
 
 import argparse
 import subprocess
-from typing import Any
 
 from conformance.stages.load.engine import worker_command
 
 
-def add_parser(commands: Any) -> None:
+def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = commands.add_parser(
         "load-worker",
         help="join a load stage's Locust master from this machine (docs/load.md)",

@@ -1,5 +1,6 @@
-"""The load stage's pytest options (how many Locust workers, where the master listens); loaded
-with ``-p`` by ``conformance run --stage load``. Locust itself never enters a pytest process."""
+"""The load stage's pytest plugin: the fleet its options describe (``fleet_of``). Registered by
+``conformance.run.plugin`` for a run that collects the load stage; Locust itself never enters a
+pytest process."""
 
 from __future__ import annotations
 
@@ -8,15 +9,6 @@ from pathlib import Path
 import pytest
 
 from conformance.stages.load.engine import DEFAULT_PORT, Fleet, default_workers
-
-
-def pytest_addoption(parser: pytest.Parser) -> None:
-    group = parser.getgroup("conformance-load")
-    group.addoption("--load-workers", type=int, default=None, help="local Locust workers")
-    group.addoption("--load-remote-workers", type=int, default=0, help="workers from elsewhere")
-    group.addoption("--load-port", type=int, default=DEFAULT_PORT, help="the master's port")
-    group.addoption("--load-bind", default=None, help="where the master listens")
-    group.addoption("--load-progress", default="tty", help="progress: tty, -, or a file path")
 
 
 def fleet_of(config: pytest.Config) -> Fleet:

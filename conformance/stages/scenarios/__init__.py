@@ -8,10 +8,4 @@ STAGE = Stage(
     name="scenarios",
     help="hand-written scenarios for every server requirement",
     test_package="conformance.stages.scenarios",
-    plugins=(
-        "xdist.plugin",
-        "pytest_base_url.plugin",
-        "allure_pytest.plugin",
-        "conformance.run.plugin",
-    ),
 )

@@ -10,18 +10,17 @@ from pathlib import Path
 
 import pytest
 
-from conformance.cli import (
-    EPILOG,
+from conformance.cli import EPILOG, main
+from conformance.report import samples
+from conformance.report.model import Outcome, Verdict
+from conformance.report.writer import write_reports
+from conformance.run.launch import (
     EXIT_CONFORMANT,
     EXIT_INCOMPLETE,
     EXIT_NOT_CONFORMANT,
     EXIT_USAGE,
     exit_status,
-    main,
 )
-from conformance.report import samples
-from conformance.report.model import Outcome, Verdict
-from conformance.report.writer import write_reports
 from tests.support.conformance_cli import run_conformance
 
 

@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from conformance import cli
+from conformance.run import launch
 from conformance.run.deadline import DEFAULT_SECONDS, RunDeadline, seconds_option
 from conformance.run.fixtures import Cleanup
 from tests.support.holding_server import holding_server, write_profile
@@ -167,11 +168,9 @@ def test_cleanup_does_not_start_after_the_deadline() -> None:
 
 def test_conformance_run_passes_the_deadline_to_pytest(tmp_path: Path) -> None:
     options = cli._parser().parse_args(["run", "--run-deadline", "90"])
-    args = cli.pytest_args(options, "http://127.0.0.1:1", tmp_path / "p.yaml", tmp_path / "i", 0)
+    args = launch.pytest_args(options, tmp_path / "i", 0)
     assert args[args.index("--run-deadline") + 1] == "90"
     default = cli._parser().parse_args(["run"])
-    assert "--run-deadline" not in cli.pytest_args(
-        default, "http://127.0.0.1:1", tmp_path / "p.yaml", tmp_path / "i", 0
-    )
+    assert "--run-deadline" not in launch.pytest_args(default, tmp_path / "i", 0)
     with pytest.raises(SystemExit):
         cli._parser().parse_args(["run", "--run-deadline", "0"])

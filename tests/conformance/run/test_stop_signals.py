@@ -24,7 +24,7 @@ import pytest
 from conformance import cli
 from conformance.report.model import Verdict
 from conformance.report.writer import write_whole
-from conformance.run import stop_signals
+from conformance.run import launch, stop_signals
 from tests.support.conformance_cli import start_conformance
 from tests.support.ports import free_port
 
@@ -141,7 +141,7 @@ def assert_stopped(run: Run, took: float, report_dir: Path, signum: int) -> dict
     output = run.text()
     print(f"{name}: exited {took:.2f} s after the signal")  # shown with -rP
     assert took < STOP_BOUND_S, f"{name}: {took:.1f}s to exit:\n{output[-3000:]}"
-    assert run.process.returncode == cli.EXIT_INCOMPLETE, output[-3000:]
+    assert run.process.returncode == launch.EXIT_INCOMPLETE, output[-3000:]
     assert f"stopped by {name}" in output
     data = report_of(report_dir, run)
     assert data["verdict"] == Verdict.INCOMPLETE.value
@@ -374,12 +374,12 @@ def test_a_signal_ignored_at_start_stays_ignored_and_handlers_come_back() -> Non
 
 
 def test_a_stopped_run_never_exits_0() -> None:
-    status = cli.exit_status
-    assert status(Verdict.INCOMPLETE, stopped=True) == cli.EXIT_INCOMPLETE
+    status = launch.exit_status
+    assert status(Verdict.INCOMPLETE, stopped=True) == launch.EXIT_INCOMPLETE
     assert status(Verdict.INCOMPLETE, accept_incomplete=True, stopped=True) == 3
-    assert status(Verdict.CONFORMANT, stopped=True) == cli.EXIT_INCOMPLETE
-    assert status(Verdict.NOT_CONFORMANT, stopped=True) == cli.EXIT_NOT_CONFORMANT
-    assert status(Verdict.INCOMPLETE, accept_incomplete=True) == cli.EXIT_CONFORMANT
+    assert status(Verdict.CONFORMANT, stopped=True) == launch.EXIT_INCOMPLETE
+    assert status(Verdict.NOT_CONFORMANT, stopped=True) == launch.EXIT_NOT_CONFORMANT
+    assert status(Verdict.INCOMPLETE, accept_incomplete=True) == launch.EXIT_CONFORMANT
     assert "stopping: SIGINT (Ctrl-C) or SIGTERM" in cli._parser().format_help()
 
 

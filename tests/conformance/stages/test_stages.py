@@ -1,9 +1,13 @@
-"""The stage registry: one declaration per stage, read by the CLI, the plugin and the reports."""
+"""The stage registry owns the stages: CLI commands, options, plugin registration, scope and
+summary come from one declaration per stage, and no other module names a stage."""
 
 from __future__ import annotations
 
 import argparse
 import ast
+import dataclasses
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -11,18 +15,68 @@ import pytest
 import conformance
 from conformance import cli
 from conformance.catalogue.outcomes import selected_requirements
-from conformance.stages import CUSTOM, REGISTRY, Stage, by_name, default_scope, of_module, scope
+from conformance.catalogue.requirements import load_catalogue
+from conformance.errors import UsageError
+from conformance.run import launch
+from conformance.stages import (
+    CUSTOM,
+    REGISTRY,
+    Stage,
+    by_name,
+    collected_by,
+    commands,
+    default_scope,
+    of_module,
+    scope,
+)
+from conformance.stages.client.scenarios import requirement_ids as client_scenario_ids
 from conformance.stages.fuzz.plugin import stage_requirements
 
 PACKAGE = Path(conformance.__file__).parent
+STAGES_DIR = PACKAGE / "stages"
+
+# Everything a stage may contribute, by its declaration alone. A new kind of contribution is a
+# deliberate change of the registry: add it here and to ARCHITECTURE.md ("Adding a stage").
+CONTRIBUTIONS = {
+    "name",
+    "help",
+    "test_package",
+    "plugin",
+    "autoload",
+    "subject",
+    "in_all",
+    "one_process",
+    "options",
+    "pytest_extra",
+    "check_options",
+    "commands",
+    "merge_details",
+    "describe",
+    "html",
+}
+# Modules outside conformance/stages/ that may spell a stage's name, each with its reason; an
+# entry that no longer needs it fails too, so the list cannot rot.
+SPELLED_ON_PURPOSE = {
+    "selftest/sides.py": "its client and load sides are named like the stages whose scope "
+    "judges them, and look them up in the registry by that name",
+    "report/samples.py": "sample reports (golden files, docs) are data naming their stages",
+}
 
 
 def test_every_stage_is_a_package_under_stages_declaring_itself() -> None:
     assert [s.name for s in REGISTRY][:2] == ["scenarios", "fuzz"]
     for stage in REGISTRY:
-        package = PACKAGE / "stages" / stage.name.replace("-", "_")
+        package = STAGES_DIR / stage.name.replace("-", "_")
         assert (package / "__init__.py").is_file(), stage.name
         assert stage.test_package.startswith(f"conformance.stages.{package.name}")
+        if stage.plugin is not None:
+            assert stage.plugin.startswith(f"conformance.stages.{package.name}.")
+        for command in stage.commands:
+            assert command.module.startswith(f"conformance.stages.{package.name}.")
+
+
+def test_a_stage_contributes_only_through_its_declaration() -> None:
+    assert {field.name for field in dataclasses.fields(Stage)} == CONTRIBUTIONS
 
 
 def test_a_test_module_belongs_to_the_stage_whose_package_holds_it() -> None:
@@ -33,11 +87,30 @@ def test_a_test_module_belongs_to_the_stage_whose_package_holds_it() -> None:
     assert of_module("conformance.stages.scenarios_extra") == CUSTOM
 
 
-def test_a_run_of_the_fuzz_stage_alone_answers_for_the_fuzz_stages_requirements() -> None:
+def test_each_stage_answers_for_what_the_catalogue_says_it_judges() -> None:
+    catalogue = load_catalogue()
+    names = set(by_name())
+    assert {stage for r in catalogue for stage in r.stages} <= names
+    for stage in REGISTRY:
+        assert stage.requirements() == {r.id for r in catalogue if stage.name in r.stages}
+    # what each stage's own tables and tests name is exactly its scope in the catalogue
+    assert by_name()["fuzz"].requirements() == stage_requirements()
+    assert by_name()["client"].requirements() == client_scenario_ids()
+    assert by_name()["load"].requirements() == _marked_ids(STAGES_DIR / "load" / "test_load.py")
+
+
+def _marked_ids(path: Path) -> set[str]:
+    ids = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Call) and getattr(node.func, "id", "") == "requirement":
+            ids |= {arg.value for arg in node.args if isinstance(arg, ast.Constant)}
+    return ids
+
+
+def test_a_run_of_some_stages_answers_for_their_scopes_together() -> None:
     fuzz = scope(["fuzz", "fuzz"])
-    assert fuzz == stage_requirements() and "ERR-NO-SERVER-ERROR" in fuzz
+    assert fuzz == by_name()["fuzz"].requirements() and "ERR-NO-SERVER-ERROR" in fuzz
     every = selected_requirements(None, [])
-    # scenarios answer for every server rule no stage owns alone
     assert scope(["scenarios", "fuzz"]) == default_scope() == {r.id for r in every}
     with_load = scope(["scenarios", "load"])
     assert with_load is not None and "POLL-DECLARED-LATENCY" in with_load - default_scope()
@@ -66,45 +139,89 @@ def _options(*argv: str) -> argparse.Namespace:
     return cli._parser().parse_args(["run", *argv])
 
 
-def test_the_cli_takes_stage_choices_options_and_plugins_from_the_registry() -> None:
+def test_the_cli_takes_stage_choices_and_options_from_the_registry() -> None:
     for name in [*by_name(), "all"]:
         assert _options("--stage", name).stage == name
+    assert _options().stage == REGISTRY[0].name
     with pytest.raises(SystemExit):
         _options("--stage", "nope")
     options = _options("--stage", "fuzz", "--tier", "pr", "--seed", "7")
-    args = cli.pytest_args(options, "http://x", Path("p.yaml"), Path("i.ini"), 0)
-    assert "--fuzz-tier" in args and args[args.index("--fuzz-tier") + 1] == "pr"
+    args = launch.pytest_args(options, Path("i.ini"), 0)
+    assert args[args.index("--fuzz-tier") + 1] == "pr"
     assert args[args.index("--fuzz-seed") + 1] == "7"
-    assert cli.stage_plugins("fuzz") is None  # schemathesis registers itself: autoload
-    assert cli.stage_plugins("scenarios") == by_name()["scenarios"].plugins
-    assert cli.stage_modules("all") == [s.test_package for s in REGISTRY if s.in_all]
-    scenarios_args = cli.pytest_args(_options(), "http://x", Path("p"), Path("i"), 0)
-    assert "--fuzz-tier" not in scenarios_args
+    assert "--assert=plain" in args  # the stage's own extra argument
+    assert "--fuzz-max-examples" not in args  # a pytest-only option is not on conformance run
+    assert launch.autoload(launch.stages_of("fuzz"))  # schemathesis registers itself
+    assert not launch.autoload(launch.stages_of("scenarios"))
+    assert launch.stage_modules("all") == [s.test_package for s in REGISTRY if s.in_all]
+    scenarios_args = launch.pytest_args(_options(), Path("i"), 0)
+    assert "--fuzz-tier" not in scenarios_args and "--base-url" not in scenarios_args
+    # options checked together, before pytest starts
+    with pytest.raises(UsageError, match="at least one Locust worker"):
+        launch.pytest_args(_options("--stage", "load", "--load-workers", "0"), Path("i"), 0)
 
 
-def test_no_module_outside_the_registry_spells_the_stage_property_or_a_stage_table() -> None:
-    offenders = []
+def test_stage_commands_are_declared_by_their_stage_and_reach_the_cli() -> None:
+    modules = cli.command_modules()
+    for command in commands():
+        assert modules[command.name] == command.module
+    assert not any(m.startswith("conformance.stages") for m in cli.GENERAL_COMMANDS.values())
+    names = {action.dest for action in cli._parser()._actions}  # the parser builds
+    assert "command" in names
+
+
+def test_every_stage_plugin_is_registered_one_way_with_options_from_its_declaration() -> None:
+    """No ``pytest_plugins`` names a stage plugin and no stage plugin declares its own options:
+    the run plugin registers the plugin of each stage a run collects, and every stage's options
+    come from its declaration."""
+    for stage in REGISTRY:
+        if stage.plugin is None:
+            continue
+        path = PACKAGE.parent / (stage.plugin.replace(".", "/") + ".py")
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        hooks = {n.name for n in tree.body if isinstance(n, ast.FunctionDef)}
+        assert "pytest_addoption" not in hooks, stage.plugin
     for path in PACKAGE.rglob("*.py"):
-        if path.name == "declaration.py" and path.parent.name == "stages":
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Assign) and any(
+                getattr(t, "id", "") == "pytest_plugins" for t in node.targets
+            ):
+                assert "conformance.stages" not in ast.unparse(node.value), path
+    here = Path.cwd()
+    assert [s.name for s in collected_by(["conformance.stages.fuzz.test_fuzz"], here)] == ["fuzz"]
+    assert [s.name for s in collected_by(["conformance.stages.client"], here)] == ["client"]
+    every = collected_by([str(STAGES_DIR)], here)
+    assert [s.name for s in every] == [s.name for s in REGISTRY]
+    assert collected_by(["tests", "-k", "x", "no.such.module"], here) == []
+
+
+def test_no_module_outside_the_registry_spells_a_stage() -> None:
+    """Outside ``conformance/stages/``: no stage name, no module of a stage package, no stage
+    property; only the modules listed with a reason, and each of them still needs it."""
+    names = set(by_name())
+    offenders: dict[str, list[str]] = {}
+    for path in PACKAGE.rglob("*.py"):
+        relative = path.relative_to(PACKAGE).as_posix()
+        if relative.startswith("stages/"):
             continue
         text = path.read_text(encoding="utf-8")
-        if '"conformance-stage"' in text:
-            offenders.append(str(path.relative_to(PACKAGE)))
-        tree = ast.parse(text)
-        for node in ast.walk(tree):
-            if isinstance(node, ast.Assign | ast.AnnAssign):
-                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-                names = {t.id for t in targets if isinstance(t, ast.Name)}
-                if names & {"STAGES", "STAGE_PLUGINS", "STAGE_MERGERS"}:
-                    offenders.append(f"{path.relative_to(PACKAGE)}: {sorted(names)}")
-    assert offenders == []
+        for node in ast.walk(ast.parse(text)):
+            if not isinstance(node, ast.Constant) or not isinstance(node.value, str):
+                continue
+            value = node.value
+            if (
+                value in names
+                or value == "conformance-stage"
+                or (value.startswith("conformance.stages.") and value != "conformance.stages")
+            ):
+                offenders.setdefault(relative, []).append(value)
+    unexplained = {k: v for k, v in offenders.items() if k not in SPELLED_ON_PURPOSE}
+    assert unexplained == {}
+    assert set(SPELLED_ON_PURPOSE) <= set(offenders), "an exception no longer needed"
 
 
 def test_the_stage_declarations_import_nothing_heavy() -> None:
     """One interpreter imports the registry, so every stage's declaration at once."""
-    import subprocess
-    import sys
-
     code = (
         "import sys, conformance.stages; "
         "print(','.join(m for m in ('schemathesis', 'locust', 'hypothesis', 'gevent') "

@@ -1,0 +1,121 @@
+"""The one hand-over of a run's target: resolved, its profile read and its pre-flight passed once,
+in the process that starts the run, and handed to every pytest process of it.
+
+Whoever starts the run establishes the target once: ``conformance run`` before pytest starts
+(``HandedOver``, a plugin object that carries it in), plain ``pytest`` at the session start of
+its controller when the run collects a stage that judges a server (``Handover.at_session_start``).
+Every xdist worker receives it through its ``workerinput`` (the profile as it was read, not its
+file) and derives nothing again: no second resolve, pre-flight or profile parse.
+"""
+
+from __future__ import annotations
+
+import pickle
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from conformance.errors import UsageError
+from conformance.run.state import HANDED_OVER, TARGET_INFO, add_secrets, target_info
+from conformance.stages import collected_by
+from conformance.target.profile import Profile
+from conformance.target.resolution import Target, establish
+
+WORKERINPUT_KEY = "conformance_target"
+
+
+@dataclass(eq=False)  # a plugin object: hashable by identity
+class HandedOver:
+    """Registered as a plugin by the command that established the target: pytest's controller
+    takes it from here."""
+
+    target: Target
+
+    def __repr__(self) -> str:  # pytest may print its plugins before redaction is in place
+        return f"HandedOver({self.target.base_url})"
+
+
+def target_of(config: pytest.Config) -> Target | None:
+    """The target this process was handed (None: the run has none yet)."""
+    return config.stash.get(HANDED_OVER, None)
+
+
+def receive(config: pytest.Config) -> None:
+    """At configure: the target handed to this process, by the command that started the run or,
+    in an xdist worker, by the controller."""
+    for plugin in config.pluginmanager.get_plugins():
+        if isinstance(plugin, HandedOver):
+            _keep(config, plugin.target)
+            return
+    workerinput = getattr(config, "workerinput", None)
+    if workerinput is not None and WORKERINPUT_KEY in workerinput:
+        _keep(config, _unpacked(workerinput[WORKERINPUT_KEY]))
+
+
+def at_session_start(session: pytest.Session) -> Target | None:
+    """Plain pytest's controller: establish the target once when the run needs one (it collects
+    a stage that judges a server, or names a target) and none was handed over; a wrong URL or
+    profile ends the run as one usage error. The caller stops what this returns."""
+    config = session.config
+    if hasattr(config, "workerinput") or target_of(config) is not None:
+        return None
+    base_url = config.getoption("base_url", None)
+    profile_path = config.getoption("target_profile", None)
+    stages = collected_by(config.args, config.invocation_params.dir)
+    if stages and all(stage.subject != "server" for stage in stages):
+        return None
+    if not stages and not (base_url or profile_path):
+        return None
+    try:
+        target = establish(base_url, profile_path)
+    except UsageError as error:
+        pytest.exit(f"conformance usage error: {error}", returncode=pytest.ExitCode.USAGE_ERROR)
+    _keep(config, target)
+    return target
+
+
+def on_demand(config: pytest.Config) -> tuple[Target, bool]:
+    """The ``target`` fixture's target: the one handed over, else established now (a user's own
+    tests run without a stage, in this process only); True when the caller must stop it."""
+    target = target_of(config)
+    if target is not None:
+        return target, False
+    try:
+        target = establish(config.getoption("base_url", None), config.getoption("target_profile"))
+    except UsageError as error:
+        pytest.exit(f"conformance usage error: {error}", returncode=pytest.ExitCode.USAGE_ERROR)
+    _keep(config, target)
+    return target, True
+
+
+def packed(config: pytest.Config) -> bytes | None:
+    """What an xdist worker receives of this process's target (None: none yet)."""
+    target = target_of(config)
+    if target is None:
+        return None
+    return pickle.dumps(
+        (
+            target.base_url,
+            target.profile,
+            str(target.profile_path) if target.profile_path else None,
+            target.embedded,
+            target.server_header,
+        )
+    )
+
+
+def _unpacked(data: bytes) -> Target:
+    base_url, profile, profile_path, embedded, server_header = pickle.loads(data)
+    if not isinstance(profile, Profile):
+        raise TypeError("the hand-over holds no profile")
+    path = Path(profile_path) if profile_path else None
+    return Target(base_url, profile, path, embedded, server_header=server_header)
+
+
+def _keep(config: pytest.Config, target: Target) -> None:
+    config.stash[HANDED_OVER] = target
+    add_secrets(config, target.profile.secret_names())
+    info = target_info(target)
+    info["secrets"] = list(target.profile.secrets())
+    config.stash[TARGET_INFO] = info
