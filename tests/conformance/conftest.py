@@ -8,15 +8,18 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 import pytest
 
 from tests.support.ports import free_port
 
+if TYPE_CHECKING:
+    from refserver.runner import RunningServer
+
 
 @contextmanager
-def served_reference_server(folder: Path) -> Iterator[Any]:
+def served_reference_server(folder: Path) -> Iterator[RunningServer]:
     """The reference server on a free loopback port with its SQLite file in ``folder``."""
     from refserver.runner import start_server
 
@@ -28,14 +31,14 @@ def served_reference_server(folder: Path) -> Iterator[Any]:
 
 
 @pytest.fixture(scope="session")
-def reference_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+def reference_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningServer]:
     """One reference server for the whole session."""
     with served_reference_server(tmp_path_factory.mktemp("refserver")) as server:
         yield server
 
 
 @pytest.fixture
-def fresh_reference_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+def fresh_reference_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningServer]:
     """A reference server of the test's own (fresh buckets and load meter)."""
     with served_reference_server(tmp_path_factory.mktemp("refserver")) as server:
         yield server
