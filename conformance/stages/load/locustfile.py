@@ -21,13 +21,18 @@ import signal
 import socket
 import sys
 import time
+from argparse import Namespace
 from collections import Counter
+from types import FrameType
 from typing import Any
 
 import gevent
 import gevent.event
 from geventhttpclient.client import HTTPClientPool
-from locust import FastHttpUser, LoadTestShape, argument_parser, events, task
+from locust import FastHttpUser, LoadTestShape, User, argument_parser, events, task
+from locust.argument_parser import LocustArgumentParser
+from locust.env import Environment
+from locust.rpc import Message
 from locust.runners import MasterRunner, WorkerRunner
 
 from conformance.stages.load.plan import DRAIN_SECONDS, Plan
@@ -54,16 +59,24 @@ _state: dict[str, Any] = {"polls": [], "writes": [], "plan": None, "seq": 0}
 argument_parser.default_args_dict = functools.cache(argument_parser.default_args_dict)
 
 
-def plan_of(environment: Any) -> Plan:
+def _options_of(environment: Environment) -> Namespace:
+    """The parsed command line, custom options included (Locust parses it before any listener
+    or user runs)."""
+    options = environment.parsed_options
+    assert isinstance(options, Namespace), "Locust sets the parsed options first"
+    return options
+
+
+def plan_of(environment: Environment) -> Plan:
     plan = _state["plan"]
     if plan is None:
-        plan = Plan.from_json(str(environment.parsed_options.rces_plan))
+        plan = Plan.from_json(str(_options_of(environment).rces_plan))
         _state["plan"] = plan
     assert isinstance(plan, Plan)
     return plan
 
 
-def epoch_of(environment: Any) -> float:
+def epoch_of(environment: Environment) -> float:
     return float(
         getattr(environment.parsed_options, "rces_epoch", 0.0)
         or _state.setdefault("epoch", time.time())
@@ -71,7 +84,7 @@ def epoch_of(environment: Any) -> float:
 
 
 @events.init_command_line_parser.add_listener  # type: ignore[untyped-decorator]
-def _options(parser: Any) -> None:
+def _options(parser: LocustArgumentParser) -> None:
     # Filled in by the master (never on a command line, so never in a process list).
     parser.add_argument("--rces-plan", default="", include_in_web_ui=False, help="internal")
     parser.add_argument("--rces-epoch", type=float, default=0.0, include_in_web_ui=False)
@@ -85,7 +98,7 @@ class Polling(FastHttpUser):
     kind = WELL_BEHAVED
     honours_retry_after = True
 
-    def __init__(self, environment: Any) -> None:
+    def __init__(self, environment: Environment) -> None:
         plan = plan_of(environment)
         self.host = plan.base_url
         self.network_timeout = plan.timeout_s
@@ -300,7 +313,7 @@ class Writer(FastHttpUser):
 
     fixed_count = 0
 
-    def __init__(self, environment: Any) -> None:
+    def __init__(self, environment: Environment) -> None:
         plan = plan_of(environment)
         self.host = plan.base_url
         self.network_timeout = plan.timeout_s
@@ -355,12 +368,12 @@ class Writer(FastHttpUser):
 class Ramp(LoadTestShape):
     """The whole fleet started over the ramp, held for the run, then stopped for the drain."""
 
-    def tick(self) -> tuple[int, float, list[type[Any]]] | None:
+    def tick(self) -> tuple[int, float, list[type[User]]] | None:
         plan = _state["plan"]
         if plan is None:
             return None
         elapsed = float(self.get_run_time())  # type: ignore[no-untyped-call]
-        counts: dict[type[Any], int] = {Instance: plan.users, Noisy: plan.noisy}
+        counts: dict[type[User], int] = {Instance: plan.users, Noisy: plan.noisy}
         counts[Anonymous] = plan.anonymous
         counts[Writer] = 1 if plan.write_interval_s else 0
         classes = [cls for cls, count in counts.items() if count > 0]
@@ -375,7 +388,7 @@ class Ramp(LoadTestShape):
 # ------------------------------------------------------------------ master and workers
 
 
-def _stop_once(_signum: int, _frame: Any) -> None:
+def _stop_once(_signum: int, _frame: FrameType | None) -> None:
     """The master's first SIGTERM or SIGINT stops the run as Ctrl-C does; later ones are ignored,
     so nothing cuts its result short. (Locust's own SIGTERM handler is installed only once the
     shape has run its course: a SIGTERM during the run would kill the master without a result.)"""
@@ -385,13 +398,13 @@ def _stop_once(_signum: int, _frame: Any) -> None:
 
 
 @events.init.add_listener  # type: ignore[untyped-decorator]
-def _init(environment: Any, **_: Any) -> None:
+def _init(environment: Environment, **_: object) -> None:
     runner = environment.runner
     if isinstance(runner, MasterRunner) or runner is None or not isinstance(runner, WorkerRunner):
         path = os.environ.get("RCES_LOAD_PLAN")
         if path:
             with open(path, encoding="utf-8") as file:
-                environment.parsed_options.rces_plan = file.read()
+                _options_of(environment).rces_plan = file.read()
             plan = plan_of(environment)
             Noisy.fixed_count = plan.noisy
             Anonymous.fixed_count = plan.anonymous
@@ -407,17 +420,18 @@ def _init(environment: Any, **_: Any) -> None:
 
 
 @events.test_start.add_listener  # type: ignore[untyped-decorator]
-def _test_start(environment: Any, **_: Any) -> None:
+def _test_start(environment: Environment, **_: object) -> None:
     if isinstance(environment.runner, MasterRunner):
-        environment.parsed_options.rces_epoch = time.time()
-        _state["started"] = environment.parsed_options.rces_epoch
+        options = _options_of(environment)
+        options.rces_epoch = time.time()
+        _state["started"] = options.rces_epoch
         gevent.spawn(_progress_loop, environment)
 
 
 _gc_pause = [0.0, 0.0]  # start of the collection under way, seconds paused in all so far
 
 
-def _gc_timer(phase: str, _info: dict[str, Any]) -> None:
+def _gc_timer(phase: str, _info: dict[str, int]) -> None:
     if phase == "start":
         _gc_pause[0] = time.perf_counter()
     else:
@@ -433,10 +447,11 @@ def _run_delay() -> float:
         return 0.0
 
 
-def _flush(environment: Any) -> None:
+def _flush(environment: Environment) -> None:
     polls, writes = _state["polls"], _state["writes"]
     _state["polls"], _state["writes"] = [], []
     runner = environment.runner
+    assert isinstance(runner, WorkerRunner), "flushed by workers only (_init spawns the loop)"
     data = {
         "worker": str(runner.worker_index),
         "host": HOST,
@@ -449,14 +464,14 @@ def _flush(environment: Any) -> None:
     runner.send_message("rces_records", data)
 
 
-def _flush_loop(environment: Any) -> None:
+def _flush_loop(environment: Environment) -> None:
     while True:
         gevent.sleep(FLUSH_SECONDS)
         if _state["polls"] or _state["writes"] or _state["plan"] is not None:
             _flush(environment)
 
 
-def _received(environment: Any, msg: Any, **_: Any) -> None:
+def _received(environment: Environment, msg: Message, **_: object) -> None:
     store = _state["master"]
     data = msg.data
     store["polls"].extend(data["polls"])
@@ -468,7 +483,9 @@ def _received(environment: Any, msg: Any, **_: Any) -> None:
     worker["sent"] += len(data["polls"])
 
 
-def _progress_loop(environment: Any) -> None:
+def _progress_loop(environment: Environment) -> None:
+    runner = environment.runner
+    assert isinstance(runner, MasterRunner), "the master's progress (_test_start spawns it)"
     target = os.environ.get("RCES_LOAD_PROGRESS", "-")
     out = sys.stderr if target == "-" else open(target, "a", encoding="utf-8")  # noqa: SIM115
     seen = 0
@@ -478,7 +495,7 @@ def _progress_loop(environment: Any) -> None:
         polls = store["polls"]
         fresh = polls[seen:]
         seen = len(polls)
-        users = environment.runner.user_count
+        users = runner.user_count
         store["users"].append([time.time(), users])
         plan = _state["plan"]
         others = plan.noisy + plan.anonymous + (1 if plan.write_interval_s else 0)
@@ -497,7 +514,7 @@ def _progress_loop(environment: Any) -> None:
 
 
 @events.quitting.add_listener  # type: ignore[untyped-decorator]
-def _quitting(environment: Any, **_: Any) -> None:
+def _quitting(environment: Environment, **_: object) -> None:
     if not isinstance(environment.runner, MasterRunner):
         return
     path = os.environ.get("RCES_LOAD_RESULT")
