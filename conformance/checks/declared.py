@@ -10,7 +10,7 @@ failure, and its expectation tells the implementer which key to set, to what.
 from __future__ import annotations
 
 from collections.abc import Collection, Sequence
-from typing import Any
+from typing import TypeAlias
 
 from conformance.checks import expect, violation
 from conformance.errors import ContractViolation
@@ -21,13 +21,16 @@ def _statuses(declared: int | Collection[int]) -> tuple[int, ...]:
     return (declared,) if isinstance(declared, int) else tuple(sorted(set(declared)))
 
 
-def _spelled(value: Any) -> str:
+Kind: TypeAlias = "type | tuple[type, ...]"  # what ``isinstance`` takes
+
+
+def _spelled(value: object) -> str:
     if isinstance(value, (list, tuple)):
         return "[" + ", ".join(_spelled(v) for v in value) + "]"
     return str(value)
 
 
-def hint(key: str, value: Any) -> str:
+def hint(key: str, value: object) -> str:
     """The sentence that tells an implementer how to declare ``value`` for ``key``."""
     return f"if that is your server's choice, declare it in the profile: {key}: {_spelled(value)}"
 
@@ -44,7 +47,7 @@ def status_received(reply: Reply, key: str, declared: int | Collection[int]) -> 
     wanted = _statuses(declared)
     received = reply.describe()
     if any(reply.status // 100 == s // 100 for s in wanted) and reply.status not in wanted:
-        alternative: Any = reply.status if isinstance(declared, int) else [reply.status]
+        alternative: int | list[int] = reply.status if isinstance(declared, int) else [reply.status]
         received += f" ({hint(key, alternative)})"
     return received
 
@@ -65,7 +68,7 @@ def expect_declared_status(
         raise status_miss(reply, key, declared, ids, title)
 
 
-def field_received(body: Any, key: str, name: str, described: str, kind: Any = object) -> str:
+def field_received(body: object, key: str, name: str, described: str, kind: Kind = object) -> str:
     """``described`` (what the answer shows), with the fields of ``kind`` the body has instead of
     ``name`` named as candidates for ``key``."""
     if isinstance(body, dict) and not isinstance(body.get(name), kind):
@@ -77,13 +80,13 @@ def field_received(body: Any, key: str, name: str, described: str, kind: Any = o
 
 
 def expect_declared_field(
-    body: Any,
+    body: object,
     key: str,
     name: str,
     ids: Sequence[str],
     title: str,
     reply: Reply | None = None,
-    kind: Any = object,
+    kind: Kind = object,
 ) -> None:
     """``body`` is an object with the field ``name`` the profile declares under ``key`` (of
     ``kind``); when it is missing, the fields the body has are named as candidates."""

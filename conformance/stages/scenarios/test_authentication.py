@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import secrets
-from typing import Any
 
 import pytest
 
@@ -13,6 +12,7 @@ from conformance.drivers.management import Configurations
 from conformance.drivers.refusals import attempt_writes, expect_no_trace
 from conformance.drivers.sdk import Snapshots, bracketed, configuration_entries, no_snapshot
 from conformance.errors import NotConfigured, Unsupported
+from conformance.json_types import JsonObject
 
 requirement = pytest.mark.requirement
 KEY = "errors.missing_credentials_status"
@@ -209,7 +209,7 @@ def test_pat_is_not_an_sdk_key(snapshots: Snapshots) -> None:
         )
 
 
-def _foreign(snapshots: Snapshots, ids: tuple[str, ...]) -> dict[str, Any]:
+def _foreign(snapshots: Snapshots, ids: tuple[str, ...]) -> JsonObject:
     key = snapshots.profile.credentials.foreign_sdk_key
     if key is None:
         raise NotConfigured("credentials.foreign_sdk_key")
@@ -221,7 +221,7 @@ def test_keys_see_only_their_project(configurations: Configurations, snapshots: 
     ids = ("AUTH-SDK-PROJECT-SCOPED",)
     mine = configurations.create_ok("scoped", {"mine": True}, ids=ids)
     foreign = _foreign(snapshots, ids)
-    foreign_ids = {e.get("id") for e in foreign.get("configurations", []) if isinstance(e, dict)}
+    foreign_ids = {e.get("id") for e in configuration_entries(foreign, ids, "the foreign snapshot")}
     expect(
         mine["id"] not in foreign_ids,
         ids,
@@ -250,7 +250,7 @@ def test_numeric_header_cannot_reach_another_project(
         raise NotConfigured("project.foreign_application_id")
     configurations.create_ok("no-escape", {"mine": True}, ids=ids)
     foreign = _foreign(snapshots, ids)
-    foreign_ids = {e.get("id") for e in foreign.get("configurations", []) if isinstance(e, dict)}
+    foreign_ids = {e.get("id") for e in configuration_entries(foreign, ids, "the foreign snapshot")}
     reply = snapshots.status(headers={snapshots.profile.headers.numeric: str(foreign_app)})
     if reply.status != 200:
         return  # refused: nothing escaped

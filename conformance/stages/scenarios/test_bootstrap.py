@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Iterable, Mapping
 
 import pytest
 
@@ -24,6 +24,7 @@ from conformance.drivers.sdk import (
     settled,
 )
 from conformance.errors import NotConfigured
+from conformance.json_types import JsonObject, JsonValue
 from conformance.oracles.shapes import expect_shape
 from conformance.traffic.transcript import Reply
 
@@ -31,23 +32,25 @@ requirement = pytest.mark.requirement
 SUMMARY_FIELDS = ("id", "name", "alias", "hash")
 
 
-def _without_documents(body: dict[str, Any]) -> dict[str, Any]:
+def _without_documents(body: Mapping[str, object]) -> dict[str, object]:
+    entries = body.get("configurations", [])
     return {
         "configurations": [
-            {k: e.get(k) for k in SUMMARY_FIELDS} if isinstance(e, dict) else e
-            for e in body.get("configurations", [])
-        ],
+            {k: e.get(k) for k in SUMMARY_FIELDS} if isinstance(e, dict) else e for e in entries
+        ]
+        if isinstance(entries, Iterable)
+        else entries,
         "primaryConfigurationId": body.get("primaryConfigurationId"),
         "experiments": body.get("experiments"),
         "requiredProperties": body.get("requiredProperties"),
     }
 
 
-def _same_moment(snapshots: Snapshots, ids: tuple[str, ...]) -> tuple[dict[str, Any], Reply]:
+def _same_moment(snapshots: Snapshots, ids: tuple[str, ...]) -> tuple[JsonObject, Reply]:
     """A bootstrap read between two status reads that agree (no write slipped in)."""
-    seen: list[tuple[Any, Any]] = []
+    seen: list[tuple[JsonValue, JsonValue]] = []
 
-    def attempt() -> tuple[dict[str, Any], Reply] | None:
+    def attempt() -> tuple[JsonObject, Reply] | None:
         before = snapshots.snapshot("development", ids)
         reply = snapshots.bootstrap()
         after = snapshots.snapshot("development", ids)

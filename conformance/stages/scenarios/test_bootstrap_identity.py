@@ -7,7 +7,7 @@ must be known for sure have a single group, so every enrolled unit is in it.
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Sequence
 
 import pytest
 
@@ -16,51 +16,52 @@ from conformance.drivers.capabilities import other_unit_type
 from conformance.drivers.experiments import Experiments, group_ids
 from conformance.drivers.sdk import etag_expected, etag_problem
 from conformance.drivers.steps import body_of, ok, setup_failed
+from conformance.json_types import JsonObject, JsonValue
 from conformance.oracles.experiment_changeset import merged
 
 requirement = pytest.mark.requirement
 
-BASE: dict[str, Any] = {
+BASE: JsonObject = {
     "economy": {"startingGold": 100, "shop": "open", "tax": 0.1},
     "flags": {"night": False},
     "title": "base",
 }
-CHANGESET: list[dict[str, Any]] = [
+CHANGESET: list[JsonObject] = [
     {"op": "set", "path": ["economy", "startingGold"], "value": 250},
     {"op": "add", "path": ["economy", "bonus"], "value": {"daily": 5}},
     {"op": "add", "path": ["title"], "value": "add never overwrites"},
     {"op": "delete", "path": ["economy", "tax"]},
     {"op": "set", "path": ["event", "name"], "value": "harvest"},
 ]
-OTHER: list[dict[str, Any]] = [{"op": "set", "path": ["flags", "night"], "value": True}]
+OTHER: list[JsonObject] = [{"op": "set", "path": ["flags", "night"], "value": True}]
 EXPECTED = merged(BASE, CHANGESET)
 ABSENT = "(absent)"
 
 
-def _at(document: Any, path: list[str]) -> Any:
-    for segment in path:
+def _at(document: object, path: JsonValue) -> object:
+    for segment in path if isinstance(path, list) else ():
         if not isinstance(document, dict) or segment not in document:
             return ABSENT
         document = document[segment]
     return document
 
 
-def _seen(document: Any) -> list[Any]:
+def _seen(document: object) -> list[object]:
     """What the document holds at every path the changeset touches."""
     return [_at(document, operation["path"]) for operation in CHANGESET]
 
 
-def untouched(document: Any) -> bool:
+def untouched(document: object) -> bool:
     """No part of CHANGESET shows (other, unrelated members are not judged here)."""
     return _seen(document) == _seen(BASE)
 
 
-def applied(document: Any) -> bool:
+def applied(document: object) -> bool:
     """Every part of CHANGESET shows."""
     return _seen(document) == _seen(EXPECTED)
 
 
-def _expect_grouped(groups: dict[str, list[Any]], experiment_id: Any) -> None:
+def _expect_grouped(groups: dict[str, list[JsonValue]], experiment_id: object) -> None:
     """Each unit carrying the gate of a running experiment is named a group on bootstrap."""
     missing = sorted(unit for unit, seen in groups.items() if None in seen)
     expect(
@@ -74,11 +75,18 @@ def _expect_grouped(groups: dict[str, list[Any]], experiment_id: Any) -> None:
 
 
 def _single_group(
-    experiments: Experiments, label: str, changeset: list[dict[str, Any]] = CHANGESET, **kw: Any
-) -> tuple[dict[str, Any], dict[str, Any]]:
+    experiments: Experiments,
+    label: str,
+    changeset: list[JsonObject] = CHANGESET,
+    unit_type: str | None = None,
+    required: Sequence[str] | None = None,
+) -> tuple[JsonObject, JsonObject]:
     """(base configuration, experiment) where every enrolled unit gets ``changeset``."""
     base = experiments.base(BASE, f"{label}-base")
-    record = experiments.create_ok(label, base["id"], experiments.groups([changeset]), **kw)
+    groups = experiments.groups([changeset])
+    record = experiments.create_ok(
+        label, base["id"], groups, unit_type=unit_type, required=required
+    )
     return base, record
 
 
@@ -137,7 +145,7 @@ def test_same_unit_same_group(experiments: Experiments) -> None:
     base = experiments.base(BASE)
     record = experiments.create_ok("determ", base["id"], experiments.groups([[], CHANGESET, OTHER]))
     units = [experiments.unit(f"d{n}") for n in range(4)]
-    seen: dict[str, list[Any]] = {u: [] for u in units}
+    seen: dict[str, list[JsonValue]] = {u: [] for u in units}
     for _ in range(3):
         for unit in units:
             seen[unit].append(experiments.unit_view(unit).group_of(record["id"]))

@@ -17,7 +17,6 @@ import random
 import time
 from collections import Counter
 from collections.abc import Callable, Mapping
-from typing import Any
 
 import pytest
 
@@ -25,7 +24,7 @@ from conformance.checks import expect, violation
 from conformance.drivers.capabilities import require_mode
 from conformance.drivers.experiments import Experiments, group_ids
 from conformance.errors import NotMeasurable, Unsupported
-from conformance.json_types import JsonValue
+from conformance.json_types import JsonObject, JsonValue
 from conformance.oracles.bucketing import HASH_FUNCTIONS, goodness_of_fit, group_index
 from conformance.stages.declaration import STAGE_PROPERTY
 from conformance.traffic.open_loop import Offer, Planned, Record, reply_of, send, uniform
@@ -68,10 +67,10 @@ GOLDEN_UNITS = (
     "unit@example.test",
     "last-golden",
 )
-BASE: dict[str, Any] = {"bucket": {"group": "base"}}
+BASE: JsonObject = {"bucket": {"group": "base"}}
 
 
-def _marker(index: int) -> list[dict[str, Any]]:
+def _marker(index: int) -> list[JsonObject]:
     return [{"op": "set", "path": ["bucket", "group"], "value": f"g{index}"}]
 
 
@@ -91,12 +90,12 @@ def _quietest_environment(experiments: Experiments) -> str:
 
 def _groups_of(
     experiments: Experiments, experiment_id: int, units: list[str], ids: tuple[str, ...]
-) -> dict[str, Any]:
+) -> dict[str, JsonValue]:
     """unit -> the group its per-unit bootstrap names (None: unreadable), sent concurrently."""
     client = experiments.client
     key = experiments.snapshots.key(experiments.environment).key
     names = client.profile.headers
-    found: dict[str, Any] = {}
+    found: dict[str, JsonValue] = {}
     pending = list(units)
     last_refusal: tuple[Record, Offer] | None = None
     for _ in range(RETRY_ROUNDS):
@@ -149,9 +148,9 @@ def _groups_of(
     )
 
 
-def _group_in(body: bytes, experiment_id: int, experiments: Experiments) -> Any:
+def _group_in(body: bytes, experiment_id: int, experiments: Experiments) -> JsonValue:
     try:
-        data = json.loads(body)
+        data: JsonValue = json.loads(body)
     except ValueError:
         return None
     entries = data.get(experiments.b.assignments) if isinstance(data, dict) else None
@@ -161,7 +160,7 @@ def _group_in(body: bytes, experiment_id: int, experiments: Experiments) -> Any:
     return None
 
 
-def _readable(groups: Mapping[str, Any], known: list[Any]) -> dict[str, Any]:
+def _readable(groups: Mapping[str, JsonValue], known: list[JsonValue]) -> dict[str, JsonValue]:
     usable = {unit: group for unit, group in groups.items() if group in known}
     if len(usable) < len(groups) * (1 - MAX_UNREADABLE):
         raise NotMeasurable(

@@ -3,18 +3,18 @@
 from __future__ import annotations
 
 import re
-from typing import Any
 
 import pytest
 
 from conformance.checks import IndependentChecks, expect, json_object, media_expected, media_problem
 from conformance.checks.declared import expect_declared_status
 from conformance.drivers.management import Configurations
+from conformance.json_types import JsonObject, JsonValue
 from conformance.oracles.shapes import DATE_TIME, expect_shape
 
 requirement = pytest.mark.requirement
 
-CONTENTS: dict[str, Any] = {
+CONTENTS: dict[str, JsonValue] = {
     "object": {"economy": {"coins": 5, "gems": [1, 2, 3]}, "flag": True, "ratio": 0.25},
     "array": [1, "two", {"three": 3}, None],
     "scalar": "just a string",
@@ -45,7 +45,7 @@ def test_create_with_only_a_name(configurations: Configurations) -> None:
 @requirement("CFG-CREATE-NAME-REQUIRED")
 @pytest.mark.parametrize("body", [{}, {"name": 42}, {"name": None}], ids=["absent", "int", "null"])
 def test_create_without_a_string_name_is_refused(
-    configurations: Configurations, body: dict[str, Any]
+    configurations: Configurations, body: JsonObject
 ) -> None:
     ids = ("CFG-CREATE-NAME-REQUIRED",)
     body = {**body, configurations.profile.bodies.create.content: {"marker": "no-name"}}
@@ -154,7 +154,7 @@ def test_create_keeps_member_order(configurations: Configurations) -> None:
     )
 
 
-def _order(value: Any) -> Any:
+def _order(value: object) -> object:
     """Key order of every object, as nested lists (dict equality ignores order)."""
     if isinstance(value, dict):
         return [[k, _order(v)] for k, v in value.items()]

@@ -10,15 +10,17 @@ import json
 import secrets
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Unpack
 
 import pytest
 
 from conformance.checks import IndependentChecks, expect, media_expected, media_problem
 from conformance.checks.declared import expect_declared_status, field_received
+from conformance.drivers.call_options import SdkOptions
 from conformance.drivers.management import Configurations
 from conformance.drivers.sdk import Snapshots, configuration_entries
 from conformance.errors import NotConfigured, NotMeasurable, Unsupported
+from conformance.json_types import JsonValue
 from conformance.traffic.transcript import Reply
 
 requirement = pytest.mark.requirement
@@ -33,7 +35,7 @@ class Case:
     send: Callable[[Configurations, Snapshots], Reply]
 
 
-def _status(**kw: Any) -> Callable[[Configurations, Snapshots], Reply]:
+def _status(**kw: Unpack[SdkOptions]) -> Callable[[Configurations, Snapshots], Reply]:
     return lambda c, s: s.status(**kw)
 
 
@@ -116,7 +118,7 @@ CASES: list[Case] = [
 ]
 
 
-def _case_ids(cases: list[Case]) -> list[Any]:
+def _case_ids(cases: list[Case]) -> list[object]:
     return [pytest.param(case, id=case.label) for case in cases]
 
 
@@ -139,11 +141,12 @@ def _served(case: Case, reply: Reply) -> str:
     )
 
 
-def _json_body(reply: Reply) -> Any:
+def _json_body(reply: Reply) -> JsonValue:
     try:
-        return reply.json()
+        body: JsonValue = reply.json()
     except AssertionError:
         return None
+    return body
 
 
 @requirement("ERR-STATUS-BODY-JSON")
@@ -345,7 +348,7 @@ ODD_PATHS = [
     "/application/{app}/v2/configuration/99999999999999999999999",
     "/application/{app}/v2/configuration/0",
 ]
-ODD_BODIES: list[Any] = [None, [], "text", 12, {"name": ["list"]}, {"name": "x" * 5000}]
+ODD_BODIES: list[JsonValue] = [None, [], "text", 12, {"name": ["list"]}, {"name": "x" * 5000}]
 
 
 @requirement("ERR-NO-SERVER-ERROR")

@@ -2,22 +2,23 @@
 
 from __future__ import annotations
 
-from typing import Any, TypeGuard
+from collections.abc import Mapping
+from typing import TypedDict, TypeGuard
 
 import pytest
 
 from conformance.checks import IndependentChecks, expect, json_object
 from conformance.drivers.experiments import Experiments, group_ids
 from conformance.drivers.steps import body_of, ok, setup_failed
-from conformance.json_types import objects_in
+from conformance.json_types import JsonObject, JsonValue, objects_in
 
 requirement = pytest.mark.requirement
 
-BASE: dict[str, Any] = {"economy": {"startingGold": 100}}
-MORE_GOLD = [{"op": "set", "path": ["economy", "startingGold"], "value": 200}]
+BASE: JsonObject = {"economy": {"startingGold": 100}}
+MORE_GOLD: list[JsonObject] = [{"op": "set", "path": ["economy", "startingGold"], "value": 200}]
 
 
-def _experiment(experiments: Experiments, label: str) -> tuple[int, list[Any]]:
+def _experiment(experiments: Experiments, label: str) -> tuple[int, list[JsonValue]]:
     base = experiments.base(BASE)
     record = experiments.create_ok(label, base["id"], experiments.groups([[], MORE_GOLD]))
     return record["id"], group_ids(record)
@@ -25,7 +26,7 @@ def _experiment(experiments: Experiments, label: str) -> tuple[int, list[Any]]:
 
 def _assigned(
     experiments: Experiments, label: str, plan: list[int]
-) -> tuple[int, list[Any], dict[str, Any]]:
+) -> tuple[int, list[JsonValue], dict[str, JsonValue]]:
     """An experiment with manually assigned units: unit -> group id, by index into ``plan``."""
     experiment_id, groups = _experiment(experiments, label)
     units = {experiments.unit(f"{label}{n}"): groups[index] for n, index in enumerate(plan)}
@@ -34,7 +35,11 @@ def _assigned(
     return experiment_id, groups, units
 
 
-def _placed(entries: dict[str, Any], units: dict[str, Any], experiments: Experiments) -> list[str]:
+def _placed(
+    entries: Mapping[str, Mapping[str, object]],
+    units: Mapping[str, JsonValue],
+    experiments: Experiments,
+) -> list[str]:
     """Units that are not listed in their expected group."""
     wrong = []
     for unit, group in units.items():
@@ -275,13 +280,20 @@ def test_counts_add_up(experiments: Experiments) -> None:
 FULL_ROLLOUT = 100
 
 
-def _positive(value: Any) -> TypeGuard[float]:
+class RolloutChange(TypedDict, total=False):
+    """A change of rollout as ``Experiments.change_rollout`` takes it."""
+
+    percentage: object
+    weights: Mapping[object, object] | None
+
+
+def _positive(value: object) -> TypeGuard[float]:
     return isinstance(value, int | float) and not isinstance(value, bool) and value > 0
 
 
-def _rollout_weights(body: Any, experiments: Experiments) -> dict[Any, Any]:
+def _rollout_weights(body: object, experiments: Experiments) -> dict[JsonValue, JsonValue]:
     rows = body.get(experiments.p.rollout_groups) if isinstance(body, dict) else None
-    return {r.get("id"): r.get("weight") for r in rows or [] if isinstance(r, dict)}
+    return {r.get("id"): r.get("weight") for r in objects_in(rows)}
 
 
 @requirement("EXP-ROLLOUT-GET")
@@ -359,7 +371,7 @@ def test_invalid_rollout_change_is_refused(experiments: Experiments) -> None:
     experiment_id, groups = _experiment(experiments, "badroll")
     before = body_of(experiments.rollout(experiment_id))
     total = experiments.profile.experiments.weight_total
-    cases: dict[str, dict[str, Any]] = {
+    cases: dict[str, RolloutChange] = {
         "weights below the total": {"weights": {groups[0]: 1, groups[1]: 1}},
         "weights above the total": {"weights": {groups[0]: total, groups[1]: 1}},
         "negative weight": {"weights": {groups[0]: total + 1, groups[1]: -1}},

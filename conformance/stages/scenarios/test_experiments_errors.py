@@ -10,39 +10,41 @@ from __future__ import annotations
 import secrets
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Unpack
 
 import pytest
 
 from conformance.checks import IndependentChecks, expect, json_object, media_expected, media_problem
 from conformance.checks.declared import status_expectation, status_received
+from conformance.drivers.call_options import ManagementOptions
 from conformance.drivers.experiments import UNKNOWN_EXPERIMENT_ID, Experiments, group_ids
 from conformance.drivers.steps import body_of, ok
 from conformance.errors import NotConfigured
+from conformance.json_types import JsonObject, JsonValue
 from conformance.traffic.client import UNSET
 from conformance.traffic.transcript import Reply
 
 requirement = pytest.mark.requirement
 
-BASE: dict[str, Any] = {"economy": {"startingGold": 100}}
-MORE_GOLD = [{"op": "set", "path": ["economy", "startingGold"], "value": 200}]
+BASE: JsonObject = {"economy": {"startingGold": 100}}
+MORE_GOLD: list[JsonObject] = [{"op": "set", "path": ["economy", "startingGold"], "value": 200}]
 
 
 @dataclass
 class Subject:
     """What the endpoint table is called about: an experiment, its groups, a unit, a base."""
 
-    experiment_id: Any
-    group_id: Any
+    experiment_id: JsonValue
+    group_id: JsonValue
     unit: str
-    base_id: Any
-    create_body: dict[str, Any]
+    base_id: JsonValue
+    create_body: dict[str, object]
 
 
-Body = Callable[[Experiments, Subject], Any]
+Body = Callable[[Experiments, Subject], object]
 
 
-def _no_body(experiments: Experiments, subject: Subject) -> Any:
+def _no_body(experiments: Experiments, subject: Subject) -> object:
     return UNSET
 
 
@@ -93,8 +95,8 @@ def _send(
     experiments: Experiments,
     entry: tuple[str, str, str, Body],
     subject: Subject,
-    experiment_id: Any = None,
-    **kw: Any,
+    experiment_id: object = None,
+    **kw: Unpack[ManagementOptions],
 ) -> Reply:
     _, method, suffix, body = entry
     path = suffix.replace(
@@ -108,7 +110,7 @@ def _send(
     return reply
 
 
-def _names(experiments: Experiments, ids: tuple[str, ...]) -> dict[str, Any]:
+def _names(experiments: Experiments, ids: tuple[str, ...]) -> dict[str, JsonObject]:
     return {str(item.get("name")): item for item in experiments.listed(ids)}
 
 
@@ -147,7 +149,7 @@ def test_every_endpoint_answers_the_owner_in_json(experiments: Experiments) -> N
 
 
 # description of the credentials -> keyword arguments of ``_send`` that send them
-Credentials = dict[str, dict[str, Any]]
+Credentials = dict[str, ManagementOptions]
 
 
 def _refused_everywhere(
@@ -227,7 +229,7 @@ def test_an_sdk_key_cannot_manage_experiments(experiments: Experiments) -> None:
     )
 
 
-def _before(experiments: Experiments, subject: Subject) -> tuple[Any, bool]:
+def _before(experiments: Experiments, subject: Subject) -> tuple[JsonValue, bool]:
     """The rollout and whether the unit is listed active, before the refused calls."""
     rollout = body_of(experiments.rollout(subject.experiment_id))
     members = experiments.by_unit(experiments.members(subject.experiment_id, ()))
@@ -237,7 +239,7 @@ def _before(experiments: Experiments, subject: Subject) -> tuple[Any, bool]:
 def _unchanged(
     experiments: Experiments,
     subject: Subject,
-    before: tuple[Any, bool],
+    before: tuple[JsonValue, bool],
     independent: IndependentChecks,
     ids: tuple[str, ...],
 ) -> None:
@@ -358,38 +360,44 @@ def test_context_properties_answer_a_list(experiments: Experiments) -> None:
 
 # ------------------------------------------------------------------ create refusals
 
-Mutation = Callable[[dict[str, Any], Experiments], None]
+Mutation = Callable[[dict[str, object], Experiments], None]
 
 
 def _drop(field: str) -> Mutation:
-    return lambda body, e: body.pop(field, None)
+    def mutate(body: dict[str, object], experiments: Experiments) -> None:
+        body.pop(field, None)
+
+    return mutate
 
 
-def _put(field: str, value: Callable[[Experiments], Any]) -> Mutation:
-    def mutate(body: dict[str, Any], experiments: Experiments) -> None:
+def _put(field: str, value: Callable[[Experiments], object]) -> Mutation:
+    def mutate(body: dict[str, object], experiments: Experiments) -> None:
         body[field] = value(experiments)
 
     return mutate
 
 
 def _weights(shares: Callable[[int], list[int]]) -> Mutation:
-    def mutate(body: dict[str, Any], experiments: Experiments) -> None:
+    def mutate(body: dict[str, object], experiments: Experiments) -> None:
         total = experiments.profile.experiments.weight_total
-        for group, weight in zip(body["groups"], shares(total), strict=True):
+        groups = body["groups"]
+        if not isinstance(groups, list):
+            raise TypeError(f"the groups of a create body the suite built: {groups!r}")
+        for group, weight in zip(groups, shares(total), strict=True):
             group["weight"] = weight
 
     return mutate
 
 
 def _group_count(count: Callable[[Experiments], int]) -> Mutation:
-    def mutate(body: dict[str, Any], experiments: Experiments) -> None:
+    def mutate(body: dict[str, object], experiments: Experiments) -> None:
         n = count(experiments)
         body["groups"] = experiments.groups([[]] * n) if n else []
 
     return mutate
 
 
-def _window(body: dict[str, Any], experiments: Experiments) -> None:
+def _window(body: dict[str, object], experiments: Experiments) -> None:
     body["startsAt"] = "2031-01-02T00:00:00.000Z"
     body["endsAt"] = "2031-01-01T00:00:00.000Z"
 
@@ -432,7 +440,7 @@ CREATE_REFUSALS: dict[str, list[tuple[str, Mutation]]] = {
 }
 
 
-def _other_environment_base(experiments: Experiments) -> Any:
+def _other_environment_base(experiments: Experiments) -> JsonValue:
     others = [a for a in experiments.profile.project.environments if a != experiments.environment]
     if not others:
         raise NotConfigured(

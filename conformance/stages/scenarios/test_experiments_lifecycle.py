@@ -10,25 +10,26 @@ import pytest
 from conformance.checks import IndependentChecks, expect, json_object
 from conformance.drivers.experiments import SUMMARY_FIELDS, WEIGHTED, Experiments, group_ids
 from conformance.drivers.steps import body_of, ok, setup_failed
-from conformance.json_types import objects_in
+from conformance.json_types import JsonObject, JsonValue, objects_in
 from conformance.oracles.experiment_shapes import group_problems, summary_problems
 from conformance.traffic.transcript import Reply
 
 requirement = pytest.mark.requirement
 
-BASE: dict[str, Any] = {"economy": {"startingGold": 100, "shop": "open"}, "flags": {"night": False}}
-MORE_GOLD = [{"op": "set", "path": ["economy", "startingGold"], "value": 200}]
+BASE: JsonObject = {"economy": {"startingGold": 100, "shop": "open"}, "flags": {"night": False}}
+MORE_GOLD: list[JsonObject] = [{"op": "set", "path": ["economy", "startingGold"], "value": 200}]
 
 
-def _two_groups(experiments: Experiments, mode: str = WEIGHTED) -> list[dict[str, Any]]:
+def _two_groups(experiments: Experiments, mode: str = WEIGHTED) -> list[dict[str, object]]:
     return experiments.groups([[], MORE_GOLD], [1, 1], mode)
 
 
-def _created(experiments: Experiments, label: str, **fields: Any) -> dict[str, Any]:
+def _created(
+    experiments: Experiments, label: str, mode: str = WEIGHTED, unit_type: str | None = None
+) -> dict[str, Any]:
     base = experiments.base(BASE)
-    mode = fields.pop("mode", WEIGHTED)
     return experiments.create_ok(
-        label, base["id"], _two_groups(experiments, mode), mode=mode, **fields
+        label, base["id"], _two_groups(experiments, mode), mode=mode, unit_type=unit_type
     )
 
 
@@ -89,7 +90,7 @@ def _each_declared_value_is_created(
     ids: tuple[str, ...],
     field: str,
     values: Sequence[str],
-    body_for: Callable[[str], dict[str, Any]],
+    body_for: Callable[[str], dict[str, object]],
 ) -> None:
     """Each value the profile declares for ``field`` is accepted and reported back as sent."""
     created = experiments.profile.statuses.create_experiment
@@ -338,7 +339,7 @@ def test_terminate_ends_the_experiment(experiments: Experiments) -> None:
     )
 
 
-def _unstamped(reply: Reply) -> Any:
+def _unstamped(reply: Reply) -> JsonValue:
     """The experiment record as read back, without its last-change stamp (a no-op may touch it)."""
     record = body_of(reply)
     if isinstance(record, dict):

@@ -16,13 +16,13 @@ from __future__ import annotations
 
 import json
 import time
-from typing import Any
 
 import pytest
 
 from conformance.checks import IndependentChecks, expect
 from conformance.drivers.sdk import Snapshots
 from conformance.errors import NotMeasurable
+from conformance.json_types import JsonValue
 from conformance.oracles.shapes import problems
 from conformance.traffic.open_loop import Offer, Planned, send, uniform
 
@@ -32,9 +32,9 @@ BOOTSTRAP_SHARE = 10  # one bootstrap in this many requests of the burst, toward
 SEND_SHARE = 0.8  # the burst is planned inside this share of the window: room for our own lag
 
 
-def _polling(content: bytes) -> Any:
+def _polling(content: bytes) -> JsonValue:
     try:
-        body = json.loads(content)
+        body: JsonValue = json.loads(content)
     except ValueError:
         return None
     return body.get("polling") if isinstance(body, dict) else None
@@ -208,7 +208,7 @@ def _absent_only(snapshots: Snapshots) -> None:
     )
 
 
-def _hint_after_load(snapshots: Snapshots) -> Any:
+def _hint_after_load(snapshots: Snapshots) -> JsonValue:
     """The polling field of a status poll once the load has passed (None when absent)."""
     shed = snapshots.profile.load_shedding
     time.sleep(shed.settle_seconds)

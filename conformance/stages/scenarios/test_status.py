@@ -7,8 +7,6 @@ either bracket a read between two equal reads or run in production, which only t
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 
 from conformance.checks import (
@@ -31,6 +29,7 @@ from conformance.drivers.sdk import (
     settled,
 )
 from conformance.errors import NotConfigured
+from conformance.json_types import JsonValue
 from conformance.oracles.shapes import expect_shape, status_entry_problems
 from conformance.traffic.raw_socket import RawAnswer
 from conformance.traffic.transcript import Reply
@@ -148,13 +147,13 @@ def test_primary_configuration_is_listed(
 # ------------------------------------------------------------------ conditional requests
 
 
-def _conditional(snapshots: Snapshots, ids: tuple[str, ...], **kwargs: Any) -> tuple[str, Reply]:
+def _conditional(snapshots: Snapshots, ids: tuple[str, ...], *, how: str) -> tuple[str, Reply]:
     """A conditional status request carrying the current hash, retried if the hash moved."""
-    seen: list[tuple[str, Any]] = []
+    seen: list[tuple[str, JsonValue]] = []
 
     def attempt() -> tuple[str, Reply] | None:
         current = str(snapshots.snapshot("development", ids).get("hash"))
-        reply = _send(snapshots, current, **kwargs)
+        reply = _send(snapshots, current, how=how)
         if reply.status != 200:
             return current, reply
         moved = json_object(reply, ids).get("hash")
@@ -324,7 +323,7 @@ def test_empty_hash_query_is_refused(snapshots: Snapshots) -> None:
 @pytest.mark.serial  # judges the snapshot holding still: nothing else in flight
 def test_hash_holds_without_writes(snapshots: Snapshots) -> None:
     ids = ("SDK-STATUS-HASH-STABLE",)
-    seen: list[Any] = []
+    seen: list[JsonValue] = []
 
     def attempt() -> bool | None:
         seen.append(snapshots.snapshot("development", ids).get("hash"))
