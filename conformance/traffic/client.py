@@ -12,7 +12,7 @@ import json
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Required, TypedDict, Unpack
 from urllib.parse import urlencode
 
 import httpx
@@ -58,6 +58,19 @@ class _Spend:
 def new_http_client(timeout: httpx.Timeout = TIMEOUT) -> httpx.Client:
     """A keep-alive HTTP client; one per session can serve every test's ``Client``."""
     return httpx.Client(timeout=timeout, headers={"user-agent": USER_AGENT})
+
+
+class SdkOptions(TypedDict, total=False):
+    """The keywords of ``Client.sdk`` after the path (``status`` and ``bootstrap`` take them)."""
+
+    key: Required[str | None]
+    environment: str | None
+    instance_id: str | None
+    headers: Mapping[str, str] | None
+    params: Mapping[str, str] | None
+    allow_rate_limit: bool
+    allow_server_error: bool
+    pace: bool
 
 
 class Client:
@@ -118,7 +131,7 @@ class Client:
         path: str,
         *,
         headers: Mapping[str, str] | None = None,
-        json_body: Any = UNSET,
+        json_body: object = UNSET,
         content: bytes | None = None,
         params: Mapping[str, str] | None = None,
         allow_rate_limit: bool = False,
@@ -285,7 +298,7 @@ class Client:
         *,
         environment: str | int | None = "development",
         token: str | None = UNSET,
-        json_body: Any = UNSET,
+        json_body: object = UNSET,
         headers: Mapping[str, str] | None = None,
         params: Mapping[str, str] | None = None,
         application_id: int | None = None,
@@ -408,11 +421,13 @@ class Client:
         self.transcript.add(exchange)
         return answer, self.curl(exchange)
 
-    def status(self, **kwargs: Any) -> Reply:
-        return self.sdk("/status", **kwargs)
+    def status(self, **options: Unpack[SdkOptions]) -> Reply:
+        """``sdk`` of ``/status``."""
+        return self.sdk("/status", **options)
 
-    def bootstrap(self, **kwargs: Any) -> Reply:
-        return self.sdk("/bootstrap", **kwargs)
+    def bootstrap(self, **options: Unpack[SdkOptions]) -> Reply:
+        """``sdk`` of ``/bootstrap``."""
+        return self.sdk("/bootstrap", **options)
 
     # ------------------------------------------------------------ recording
 

@@ -34,8 +34,7 @@ import time
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import SplitResult, urlsplit
 
 import httpx
 
@@ -228,7 +227,7 @@ class _Run:
     plan: Sequence[Planned]
     start: float
     cap: int
-    target: Any
+    target: SplitResult
     timeout: float
     max_bytes: int
     max_seconds: float
