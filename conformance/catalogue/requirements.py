@@ -15,10 +15,12 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import NotRequired, TypedDict
 
 import yaml
 from jsonschema import Draft202012Validator  # type: ignore[import-untyped]
+
+from conformance.json_types import JsonObject
 
 CATALOGUE_FILE = "requirements.yaml"
 SCHEMA_FILE = "requirements.schema.json"
@@ -152,7 +154,7 @@ class Catalogue:
         return tuple(r for r in self.requirements if operation_id in r.operations)
 
 
-try:  # libyaml's parser when PyYAML has it: the same documents, about 7x faster
+try:  # libyaml's parser when PyYAML has it (the same documents, faster: benchmarks/README.md)
     from yaml import CSafeLoader as _SafeLoader
 except ImportError:  # pragma: no cover - PyYAML built without libyaml
     from yaml import SafeLoader as _SafeLoader  # type: ignore[assignment]
@@ -162,8 +164,8 @@ class _UniqueKeyLoader(_SafeLoader):
     """A safe YAML loader that refuses a mapping with the same key twice."""
 
 
-def _construct_unique_mapping(loader: _SafeLoader, node: yaml.MappingNode) -> dict[Any, Any]:
-    seen: set[Any] = set()
+def _construct_unique_mapping(loader: _SafeLoader, node: yaml.MappingNode) -> dict[object, object]:
+    seen: set[object] = set()
     for key_node, _ in node.value:
         key = loader.construct_object(key_node)
         if key in seen:
@@ -178,20 +180,51 @@ _UniqueKeyLoader.add_constructor(
 )
 
 
+class RestsOn(TypedDict):
+    spec: NotRequired[str]
+    keys: list[str]
+
+
+class Entry(TypedDict):
+    """One requirement as ``requirements.schema.json`` describes it in the file."""
+
+    id: str
+    section: str
+    title: str
+    text: str
+    basis: str
+    operations: list[str]
+    scope: str
+    capability: NotRequired[str]
+    subject: str
+    stages: NotRequired[list[str]]
+    rests_on: RestsOn
+    replaces: NotRequired[list[str]]
+
+
+class CatalogueFile(TypedDict):
+    """The whole file as the schema describes it."""
+
+    catalogue_version: int
+    default_stages: dict[str, list[str]]
+    requirements: list[Entry]
+
+
 @functools.cache
-def _schema() -> dict[str, Any]:
+def _schema() -> JsonObject:
     text = (
         resources.files("conformance.catalogue").joinpath(SCHEMA_FILE).read_text(encoding="utf-8")
     )
-    schema: dict[str, Any] = json.loads(text)
+    schema: JsonObject = json.loads(text)
     return schema
 
 
-def _entry_name(data: Any, path: tuple[Any, ...]) -> str:
+def _entry_name(data: object, path: tuple[str | int, ...]) -> str:
     """'requirement #3 (CFG-FOO)' for a path inside the requirements list, else the path."""
     if len(path) >= 2 and path[0] == "requirements" and isinstance(path[1], int):
         index = path[1]
-        entry = data["requirements"][index]
+        requirements = data.get("requirements") if isinstance(data, dict) else None
+        entry = requirements[index] if isinstance(requirements, list) else None
         rid = entry.get("id") if isinstance(entry, dict) else None
         name = f"requirement #{index + 1}" + (f" ({rid})" if isinstance(rid, str) else "")
         rest = ".".join(str(p) for p in path[2:])
@@ -199,13 +232,13 @@ def _entry_name(data: Any, path: tuple[Any, ...]) -> str:
     return "top level" if not path else ".".join(str(p) for p in path)
 
 
-def _schema_problems(data: Any) -> list[str]:
+def _schema_problems(data: object) -> list[str]:
     validator = Draft202012Validator(_schema())
     errors = sorted(validator.iter_errors(data), key=lambda e: [str(p) for p in e.absolute_path])
     return [f"{_entry_name(data, tuple(e.absolute_path))}: {e.message}" for e in errors]
 
 
-def _duplicate_problems(entries: list[dict[str, Any]]) -> list[str]:
+def _duplicate_problems(entries: list[Entry]) -> list[str]:
     first_seen: dict[str, int] = {}
     problems = []
     for index, entry in enumerate(entries):
@@ -220,7 +253,7 @@ def _duplicate_problems(entries: list[dict[str, Any]]) -> list[str]:
     return problems
 
 
-def _rename_problems(entries: list[dict[str, Any]]) -> list[str]:
+def _rename_problems(entries: list[Entry]) -> list[str]:
     """An old id must not be a current id, nor be replaced by two entries."""
     current = {entry["id"] for entry in entries}
     claimed: dict[str, str] = {}
@@ -237,7 +270,7 @@ def _rename_problems(entries: list[dict[str, Any]]) -> list[str]:
     return problems
 
 
-def _requirement(entry: dict[str, Any], defaults: Mapping[str, list[str]]) -> Requirement:
+def _requirement(entry: Entry, defaults: Mapping[str, list[str]]) -> Requirement:
     rests_on = entry["rests_on"]
     stages = tuple(entry.get("stages") or defaults[entry["subject"]])
     quote = rests_on.get("spec")
@@ -266,22 +299,28 @@ def parse_catalogue(raw: bytes, source: str = CATALOGUE_FILE) -> Catalogue:
     except (yaml.YAMLError, ValueError) as exc:
         raise ValueError(f"{source}: not a readable YAML catalogue: {exc}") from None
     problems = _schema_problems(data)
-    if not problems:
-        problems = _duplicate_problems(data["requirements"])
-        problems += _rename_problems(data["requirements"])
     if problems:
-        shown = problems[:10]
-        more = f"\n  ... and {len(problems) - 10} more" if len(problems) > 10 else ""
-        raise ValueError(f"{source}: invalid catalogue:\n  " + "\n  ".join(shown) + more)
-    defaults = data["default_stages"]
-    requirements = tuple(_requirement(entry, defaults) for entry in data["requirements"])
+        raise _invalid(source, problems)
+    checked: CatalogueFile = data  # the shape the schema just held it to
+    problems = _duplicate_problems(checked["requirements"])
+    problems += _rename_problems(checked["requirements"])
+    if problems:
+        raise _invalid(source, problems)
+    defaults = checked["default_stages"]
+    requirements = tuple(_requirement(entry, defaults) for entry in checked["requirements"])
     return Catalogue(
-        version=data["catalogue_version"],
+        version=checked["catalogue_version"],
         requirements=requirements,
         sha256=hashlib.sha256(raw).hexdigest(),
         _by_id={r.id: r for r in requirements},
         _renamed={old: r.id for r in requirements for old in r.replaces},
     )
+
+
+def _invalid(source: str, problems: list[str]) -> ValueError:
+    shown = problems[:10]
+    more = f"\n  ... and {len(problems) - 10} more" if len(problems) > 10 else ""
+    return ValueError(f"{source}: invalid catalogue:\n  " + "\n  ".join(shown) + more)
 
 
 def load_catalogue_file(path: Path) -> Catalogue:
