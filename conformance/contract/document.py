@@ -27,12 +27,13 @@ from __future__ import annotations
 
 import hashlib
 import pathlib
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from functools import cache
-from typing import Any
 
 import yaml
+
+from conformance.json_types import JsonObject, JsonValue
 
 HTTP_METHODS = ("get", "put", "post", "delete", "options", "head", "patch", "trace")
 DOUBTS = ("not-shown", "inferred")
@@ -40,6 +41,7 @@ NOT_SHOWN = "not-shown"
 STATED = "stated"
 _PACKAGED = pathlib.Path(__file__).parent.parent / "_contract" / "openapi.yaml"
 _SOURCE = pathlib.Path(__file__).resolve().parents[2] / "openapi" / "openapi.yaml"
+Node = dict[str, object]  # an object of the OpenAPI document
 
 
 @dataclass(frozen=True)
@@ -72,9 +74,9 @@ def _contract_bytes() -> bytes:
 
 
 @cache
-def load_contract() -> dict[str, Any]:
+def load_contract() -> JsonObject:
     """The parsed contract. Cached: callers must not mutate it."""
-    document = yaml.load(_contract_bytes(), Loader=_SafeLoader)
+    document: JsonValue = yaml.load(_contract_bytes(), Loader=_SafeLoader)
     if not isinstance(document, dict):
         raise ValueError(f"{contract_path()} is not a mapping")
     return document
@@ -99,7 +101,7 @@ def operations() -> list[Operation]:
 
 
 def doubt_of(
-    operation_id: str, location: str, document: dict[str, Any] | None = None
+    operation_id: str, location: str, document: Mapping[str, object] | None = None
 ) -> str | None:
     """``"not-shown"`` or ``"inferred"`` when the element at ``location`` is a gap; else None.
 
@@ -120,21 +122,36 @@ def doubt_of(
     return None
 
 
-def _iter_operations(document: dict[str, Any]) -> Iterator[tuple[str, str, dict[str, Any]]]:
-    for path, item in document.get("paths", {}).items():
+def _node(value: object) -> Node:
+    """``value`` as an object of the document; anything else is a contract out of shape."""
+    if not isinstance(value, dict):
+        raise TypeError(f"not an object of the OpenAPI document: {value!r:.80}")
+    return value
+
+
+def _array(value: object) -> list[object]:
+    """``value`` as an array of the document; anything else is a contract out of shape."""
+    if not isinstance(value, list):
+        raise TypeError(f"not an array of the OpenAPI document: {value!r:.80}")
+    return value
+
+
+def _iter_operations(document: Mapping[str, object]) -> Iterator[tuple[str, str, Node]]:
+    for path, item in _node(document.get("paths", {})).items():
+        entry = _node(item)
         for method in HTTP_METHODS:
-            if method in item:
-                yield path, method, item[method]
+            if method in entry:
+                yield path, method, _node(entry[method])
 
 
-def _operation_object(document: dict[str, Any], operation_id: str) -> dict[str, Any]:
+def _operation_object(document: Mapping[str, object], operation_id: str) -> Node:
     for _path, _method, operation in _iter_operations(document):
         if operation.get("operationId") == operation_id:
             return operation
     raise KeyError(f"no operation {operation_id!r} in the contract")
 
 
-def resolve(document: dict[str, Any], node: Any, strict: bool = True) -> Any:
+def resolve(document: Mapping[str, object], node: object, strict: bool = True) -> object:
     """Follow a local ``$ref`` (repeatedly); other nodes come back unchanged. A reference that
     is not local, or comes round again, is a ``ValueError`` (``strict``) or left as it is."""
     seen: set[str] = set()
@@ -145,23 +162,23 @@ def resolve(document: dict[str, Any], node: Any, strict: bool = True) -> Any:
                 return node
             raise ValueError(f"cannot resolve {reference!r}")
         seen.add(reference)
-        target: Any = document
+        target: object = document
         for token in reference[2:].split("/"):
+            if not isinstance(target, Mapping):
+                raise TypeError(f"cannot resolve {reference!r}: {token!r} is not in an object")
             target = target[token.replace("~1", "/").replace("~0", "~")]
         node = target
     return node
 
 
-def _with_target(document: dict[str, Any], node: dict[str, Any]) -> list[dict[str, Any]]:
+def _with_target(document: Mapping[str, object], node: Node) -> list[Node]:
     """A node, then what its ``$ref`` points to (a mark beside the ``$ref`` wins)."""
     if "$ref" in node:
-        return [node, resolve(document, node)]
+        return [node, _node(resolve(document, node))]
     return [node]
 
 
-def _chain(
-    document: dict[str, Any], operation: dict[str, Any], location: str
-) -> list[dict[str, Any]] | None:
+def _chain(document: Mapping[str, object], operation: Node, location: str) -> list[Node] | None:
     """The elements from the one at ``location`` up to the operation, or None when absent."""
     kind, _, rest = location.partition(":")
     if kind == "operation" and not rest:
@@ -174,7 +191,7 @@ def _chain(
     if kind == "request-body":
         if "requestBody" not in operation:
             return None
-        body = resolve(document, operation["requestBody"])
+        body = _node(resolve(document, operation["requestBody"]))
         inner = _media_schema_chain(document, body, rest)
         return None if inner is None else [*inner, body, operation]
     if kind == "response":
@@ -183,27 +200,27 @@ def _chain(
 
 
 def _parameter_chain(
-    document: dict[str, Any], operation: dict[str, Any], where: str, name: str
-) -> list[dict[str, Any]] | None:
-    for entry in operation.get("parameters", []):
-        parameter = resolve(document, entry)
+    document: Mapping[str, object], operation: Node, where: str, name: str
+) -> list[Node] | None:
+    for entry in _array(operation.get("parameters", [])):
+        parameter = _node(resolve(document, entry))
         matches_name = str(parameter.get("name", "")).lower() == name.lower()
         if parameter.get("in") == where and matches_name:
-            schema = parameter.get("schema", {})
+            schema = _node(parameter.get("schema", {}))
             return [*_with_target(document, schema), parameter, operation]
     scheme = _credential_scheme(document, operation, where, name)
     return None if scheme is None else [scheme, operation]
 
 
 def _credential_scheme(
-    document: dict[str, Any], operation: dict[str, Any], where: str, name: str
-) -> dict[str, Any] | None:
+    document: Mapping[str, object], operation: Node, where: str, name: str
+) -> Node | None:
     """The security scheme of ``operation`` sent as parameter ``name`` in ``where``, if any."""
-    schemes = document.get("components", {}).get("securitySchemes", {})
-    requirements = operation.get("security", document.get("security", []))
+    schemes = _node(_node(document.get("components", {})).get("securitySchemes", {}))
+    requirements = _array(operation.get("security", document.get("security", [])))
     for requirement in requirements:
-        for scheme_name in requirement:
-            scheme = resolve(document, schemes.get(scheme_name, {}))
+        for scheme_name in _node(requirement):
+            scheme = _node(resolve(document, schemes.get(scheme_name, {})))
             if scheme.get("type") == "apiKey":
                 sent_as = (scheme.get("in"), str(scheme.get("name", "")).lower())
             elif scheme.get("type") == "http":
@@ -211,30 +228,29 @@ def _credential_scheme(
             else:
                 continue
             if sent_as == (where, name.lower()):
-                found: dict[str, Any] = scheme
-                return found
+                return scheme
     return None
 
 
 def _response_chain(
-    document: dict[str, Any], operation: dict[str, Any], rest: str, location: str
-) -> list[dict[str, Any]] | None:
+    document: Mapping[str, object], operation: Node, rest: str, location: str
+) -> list[Node] | None:
     status, _, tail = rest.partition(":")
     if not status:
         raise ValueError(f"malformed location {location!r}: use response:<status>[...]")
-    responses = operation.get("responses", {})
+    responses = _node(operation.get("responses", {}))
     if status not in responses:
         return None
-    response = resolve(document, responses[status])
+    response = _node(resolve(document, responses[status]))
     up = [response, operation]
     if not tail:
         return up
     part, _, detail = tail.partition(":")
     if part == "header":
-        for header_name, header in response.get("headers", {}).items():
+        for header_name, header in _node(response.get("headers", {})).items():
             if header_name.lower() == detail.lower():
-                resolved = resolve(document, header)
-                schema = resolved.get("schema", {})
+                resolved = _node(resolve(document, header))
+                schema = _node(resolved.get("schema", {}))
                 return [*_with_target(document, schema), resolved, *up]
         return None
     if part == "body":
@@ -244,13 +260,13 @@ def _response_chain(
 
 
 def _media_schema_chain(
-    document: dict[str, Any], holder: dict[str, Any], path: str
-) -> list[dict[str, Any]] | None:
+    document: Mapping[str, object], holder: Node, path: str
+) -> list[Node] | None:
     """Schemas from the property at dotted ``path`` up to the JSON media type of ``holder``."""
-    media = holder.get("content", {}).get("application/json")
-    if media is None or "schema" not in media:
+    media = _node(holder.get("content", {})).get("application/json")
+    if not isinstance(media, dict) or "schema" not in media:
         return None
-    current: dict[str, Any] = media["schema"]
+    current = _node(media["schema"])
     chain = [*_with_target(document, current), media]
     for name in filter(None, path.split(".")):
         found = _property(document, current, name)
@@ -262,18 +278,21 @@ def _media_schema_chain(
 
 
 def _property(
-    document: dict[str, Any], schema: dict[str, Any], name: str
-) -> tuple[list[dict[str, Any]], dict[str, Any]] | None:
+    document: Mapping[str, object], schema: Node, name: str
+) -> tuple[list[Node], Node] | None:
     """The hops (innermost first) from property ``name`` up to ``schema``, and the property."""
-    schema = resolve(document, schema)
-    if name in schema.get("properties", {}):
-        node: dict[str, Any] = schema["properties"][name]
+    schema = _node(resolve(document, schema))
+    properties = _node(schema.get("properties", {}))
+    if name in properties:
+        node = _node(properties[name])
         return _with_target(document, node), node
-    branches = [schema["items"]] if isinstance(schema.get("items"), dict) else []
-    branches += [*schema.get("allOf", []), *schema.get("oneOf", []), *schema.get("anyOf", [])]
+    items = schema.get("items")
+    branches: list[object] = [items] if isinstance(items, dict) else []
+    for combinator in ("allOf", "oneOf", "anyOf"):
+        branches += _array(schema.get(combinator, []))
     for branch in branches:
-        below = _property(document, branch, name)
+        below = _property(document, _node(branch), name)
         if below is not None:
             hops, node = below
-            return [*hops, *_with_target(document, branch)], node
+            return [*hops, *_with_target(document, _node(branch))], node
     return None
