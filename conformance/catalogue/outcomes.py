@@ -383,7 +383,7 @@ def selected_requirements(
 
 def report_for_run(
     records: Sequence[TestRecord],
-    target_info: Mapping[str, Any],
+    target_info: Mapping[str, object],
     wanted: set[str] | None,
     *,
     started_at: str,
@@ -397,14 +397,23 @@ def report_for_run(
     return build_report(
         records,
         selected_requirements(wanted, seen, scope(r.stage for r in records)),
-        baseline=current_baseline(target_info.get("baseline", {})),
+        baseline=current_baseline(
+            {rid: str(reason) for rid, reason in _mapping(target_info.get("baseline")).items()}
+        ),
         suite_version=__version__,
         contract_sha256=contract_sha256(),
         catalogue_sha256=load_catalogue().sha256,
         target_url=str(target_info.get("url", "")),
         target_fingerprint=str(target_info.get("fingerprint", "")),
-        profile=dict(target_info.get("profile", {})),
+        profile=_mapping(target_info.get("profile")),
         started_at=started_at,
         duration_s=duration_s,
         stage_details=stage_details,
     )
+
+
+def _mapping(value: object) -> dict[str, object]:
+    """A table of the target info (the profile, its baseline) by name; absent: empty."""
+    if not isinstance(value, Mapping):
+        return {}
+    return {str(key): item for key, item in value.items()}
