@@ -7,7 +7,6 @@ from __future__ import annotations
 import time
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -22,12 +21,13 @@ from conformance.run.state import (
     DEFAULT_REPORT_DIR,
     REDACTION_NAME,
     REPORT,
+    SECRETS,
     STARTED,
     TARGET_INFO,
     TARGET_PROPERTY,
 )
 from conformance.stages import Stage, named
-from conformance.stages.declaration import STAGE_PROPERTY
+from conformance.stages.declaration import STAGE_PROPERTY, Details
 
 _WRITE_ERROR = pytest.StashKey[str]()
 
@@ -46,8 +46,8 @@ class RunCollector:
     def __init__(self, config: pytest.Config) -> None:
         self.config = config
         self.records: list[TestRecord] = []
-        self.stage_details: dict[str, dict[str, dict[str, Any]]] = {}  # stage -> source -> details
-        self.report: Any = None
+        self.stage_details: dict[str, dict[str, Details]] = {}  # stage -> source -> details
+        self.report: Report | None = None
         self.written: list[Path] = []
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
@@ -61,10 +61,10 @@ class RunCollector:
                 source = str(details.get("worker", report.nodeid))
                 self.stage_details.setdefault(str(value["name"]), {})[source] = details
 
-    def merged_details(self) -> dict[str, dict[str, Any]]:
+    def merged_details(self) -> dict[str, Details]:
         """Each stage's details, merged across workers as the stage declares."""
 
-        merged: dict[str, dict[str, Any]] = {}
+        merged: dict[str, Details] = {}
         for name, by_source in self.stage_details.items():
             stage = named(name) or Stage(name=name, help="", test_package=name)
             merged[name] = stage.merged(list(by_source.values()))
@@ -95,13 +95,14 @@ class RunCollector:
         redaction = config.pluginmanager.get_plugin(REDACTION_NAME)
         if isinstance(redaction, OutputRedaction):
             redaction.extra_paths.append(report_dir)
+        secrets: tuple[str, ...] = config.stash.get(SECRETS, ())
         try:
-            self.written = write_reports(self.report, report_dir, secrets=info.get("secrets", ()))
+            self.written = write_reports(self.report, report_dir, secrets=secrets)
         except OSError as error:
             self.written = []
             config.stash[_WRITE_ERROR] = f"could not write reports to {report_dir}: {error}"
 
-    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+    def pytest_terminal_summary(self, terminalreporter: pytest.TerminalReporter) -> None:
         if self.report is None:
             return
 
@@ -129,11 +130,11 @@ class ReportCapture:
     (what ``conformance run`` and ``conformance client`` read after ``pytest.main``)."""
 
     def __init__(self) -> None:
-        self.report: Any = None
+        self.report: Report | None = None
         self.written: list[Path] = []
 
-    def pytest_unconfigure(self, config: Any) -> None:
+    def pytest_unconfigure(self, config: pytest.Config) -> None:
         collector = config.pluginmanager.get_plugin(COLLECTOR_NAME)
-        if collector is not None:
+        if isinstance(collector, RunCollector):
             self.report = collector.report
             self.written = collector.written

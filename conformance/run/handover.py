@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from conformance.errors import UsageError
-from conformance.run.state import HANDED_OVER, TARGET_INFO, add_secrets, target_info
+from conformance.run.state import HANDED_OVER, SECRETS, TARGET_INFO, add_secrets, target_info
 from conformance.stages import collected_by
 from conformance.target.profile import Profile
 from conformance.target.resolution import Target, establish
@@ -116,6 +116,5 @@ def _unpacked(data: bytes) -> Target:
 def _keep(config: pytest.Config, target: Target) -> None:
     config.stash[HANDED_OVER] = target
     add_secrets(config, target.profile.secret_names())
-    info = target_info(target)
-    info["secrets"] = list(target.profile.secrets())
-    config.stash[TARGET_INFO] = info
+    config.stash[TARGET_INFO] = target_info(target)
+    config.stash[SECRETS] = tuple(target.profile.secrets())

@@ -12,9 +12,10 @@ output) and keeps the run deadline (``deadline``).
 from __future__ import annotations
 
 import time
+from collections.abc import Generator
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Protocol
 
 import pytest
 
@@ -37,6 +38,7 @@ from conformance.run.state import (
     DEFAULT_REPORT_DIR,
     REDACTION_NAME,
     RUN_ID,
+    SECRETS,
     STARTED,
     TARGET_INFO,
     TARGET_PROPERTY,
@@ -119,8 +121,15 @@ def pytest_configure(config: pytest.Config) -> None:
             config.pluginmanager.import_plugin(stage.plugin)
 
 
+class WorkerNode(Protocol):
+    """What ``pytest_configure_node`` uses of pytest-xdist's worker controller."""
+
+    config: pytest.Config
+    workerinput: dict[str, object]
+
+
 @pytest.hookimpl(optionalhook=True)
-def pytest_configure_node(node: Any) -> None:
+def pytest_configure_node(node: WorkerNode) -> None:
     """pytest-xdist: every worker shares the controller's run id (one prefix), its run deadline
     and its target (``handover``)."""
     node.workerinput["conformance_run_id"] = node.config.stash[RUN_ID]
@@ -177,7 +186,7 @@ def pytest_collection_modifyitems(
 
 
 @pytest.hookimpl(wrapper=True)
-def pytest_runtest_setup(item: pytest.Item) -> Any:
+def pytest_runtest_setup(item: pytest.Item) -> Generator[None, object, object]:
     """A requirement whose capability the profile declares absent is unsupported, not run; once
     the run deadline has passed, no conformance test starts (each fails with the note)."""
     deadline = item.config.stash.get(DEADLINE, None)
@@ -226,7 +235,9 @@ def _stage_of(item: pytest.Item) -> str:
 
 
 @pytest.hookimpl(wrapper=True)
-def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> Any:
+def pytest_runtest_protocol(
+    item: pytest.Item, nextitem: pytest.Item | None
+) -> Generator[None, object, object]:
     """With ``RCES_RECORD_PROFILE_KEYS``: the profile keys a conformance test reads, from its
     setup to its teardown, go to that file (``profile_reads``)."""
     log = profile_reads.active_log()
@@ -238,7 +249,7 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> 
 
 
 @pytest.hookimpl(wrapper=True)
-def pytest_runtest_call(item: pytest.Item) -> Any:
+def pytest_runtest_call(item: pytest.Item) -> Generator[None, object, object]:
     """With ``--alluredir``: label by requirement and spec section, attach the exchanges."""
     ids = requirement_ids(item)
     if not ids or not item.config.pluginmanager.has_plugin("allure_listener"):
@@ -250,12 +261,14 @@ def pytest_runtest_call(item: pytest.Item) -> Any:
     finally:
         transcript = item.stash.get(TRANSCRIPT, None)
         if transcript is not None:
-            info = item.config.stash.get(TARGET_INFO, None) or {}
-            attach_exchanges(transcript.exchanges, info.get("secrets", ()))
+            secrets: tuple[str, ...] = item.config.stash.get(SECRETS, ())
+            attach_exchanges(transcript.exchanges, secrets)
 
 
 @pytest.hookimpl(wrapper=True)
-def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
+def pytest_runtest_makereport(
+    item: pytest.Item, call: pytest.CallInfo[None]
+) -> Generator[None, pytest.TestReport, pytest.TestReport]:
     report = yield
     ids = requirement_ids(item)
     if not ids or report.when == "teardown":
@@ -293,9 +306,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
     info = item.config.stash.get(TARGET_INFO, None)
     if info is not None and not item.config.stash.get(_SENT_TARGET, False):
         item.config.stash[_SENT_TARGET] = True
-        report.user_properties.append(
-            (TARGET_PROPERTY, {k: v for k, v in info.items() if k != "secrets"})
-        )
+        report.user_properties.append((TARGET_PROPERTY, dict(info)))
     return report
 
 

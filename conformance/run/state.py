@@ -6,8 +6,6 @@ Also the two things every process does with it: register the target's secrets fo
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 
 from conformance.redaction.run_outputs import OutputRedaction
@@ -23,7 +21,8 @@ COLLECTOR_NAME = "conformance-run-collector"
 
 RUN_ID = pytest.StashKey[str]()
 HANDED_OVER = pytest.StashKey[Target]()  # the run's target (``conformance.run.handover``)
-TARGET_INFO = pytest.StashKey[dict[str, Any]]()
+TARGET_INFO = pytest.StashKey[dict[str, object]]()  # what the report says of the target
+SECRETS = pytest.StashKey[tuple[str, ...]]()  # the target's secrets, masked in every report
 REPORT = pytest.StashKey[Report]()
 STARTED = pytest.StashKey[tuple[str, float]]()
 TRANSCRIPT = pytest.StashKey[Transcript]()
@@ -37,7 +36,7 @@ def add_secrets(config: pytest.Config, secrets: dict[str, str]) -> None:
         redaction.add(secrets)
 
 
-def target_info(target: Target) -> dict[str, Any]:
+def target_info(target: Target) -> dict[str, object]:
     """What the report says about the target (the caller adds the secrets for redaction)."""
     return {
         "url": target.base_url,

@@ -10,18 +10,24 @@ import shutil
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Protocol
 
 from conformance.errors import UsageError
 
 RUNNER_MODULE = "refserver.runner"
 
 
+class Stoppable(Protocol):
+    """What the suite uses of ``refserver.runner.RunningServer`` (never imported by type)."""
+
+    def stop(self) -> None: ...
+
+
 @dataclass
 class EmbeddedServer:
     base_url: str
     profile_path: Path
-    _server: Any
+    _server: Stoppable
     _workdir: Path | None
 
     def stop(self) -> None:

@@ -10,13 +10,12 @@ with the stage (``conformance.stages.client``). Nothing heavy is imported until 
 from __future__ import annotations
 
 import hashlib
-from typing import Any
 
 import pytest
 
 from conformance.errors import UsageError
 from conformance.run.state import TARGET_INFO, add_secrets
-from conformance.stages.client.runs import run_scenarios
+from conformance.stages.client.runs import ScenarioRun, run_scenarios
 from conformance.stages.client.scenarios import by_name
 from conformance.stages.client.settings import settings_from
 
@@ -24,7 +23,7 @@ SCENARIO_PARAMETER = "scenario"
 
 
 @pytest.fixture(scope="session")
-def client_runs(request: pytest.FixtureRequest) -> dict[str, Any]:
+def client_runs(request: pytest.FixtureRequest) -> dict[str, ScenarioRun]:
     """Every scenario of the collected tests, run at once; name -> ``runs.ScenarioRun``."""
 
     config = request.config
@@ -39,12 +38,13 @@ def client_runs(request: pytest.FixtureRequest) -> dict[str, Any]:
     wanted = _collected_scenarios(request.session)
     scenarios = [scenario for name, scenario in by_name().items() if name in wanted]
     command = settings.summary()["command"]
-    config.stash[TARGET_INFO] = {
+    described: dict[str, object] = {  # what the report says of the client
         "url": f"client: {command}",
         "fingerprint": hashlib.sha256(command.encode()).hexdigest()[:16],
         "profile": {"client": settings.summary()},
         "baseline": {},
     }
+    config.stash[TARGET_INFO] = described
     try:
         runs = run_scenarios(
             settings, scenarios, on_key=lambda key: add_secrets(config, {key: "$RCES_SDK_KEY"})

@@ -16,14 +16,18 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from conformance.errors import UsageError
 from conformance.stages.fuzz import corpus
 from conformance.stages.fuzz.aiming import FuzzTarget
 from conformance.stages.fuzz.budget import DEFAULT_SEED, tier
+from conformance.target.profile import Profile
 from conformance.target.resolution import new_run_id, preflight, resolve
 from conformance.traffic.client import Client
+
+if TYPE_CHECKING:  # schemathesis comes in only when a replay runs
+    from conformance.stages.fuzz.execution import FuzzRun
 
 EXIT_PASS, EXIT_FAILS, EXIT_USAGE, EXIT_INCONCLUSIVE = 0, 1, 2, 3
 DEFAULT_CORPUS = Path("reports") / "fuzz-corpus"  # as a run with the default --report-dir
@@ -55,7 +59,7 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 @contextmanager
-def fuzz_run(options: argparse.Namespace) -> Iterator[Any]:
+def fuzz_run(options: argparse.Namespace) -> Iterator[FuzzRun]:
     """A ``FuzzRun`` against the chosen target, with the objects cases refer to created."""
     from conformance.stages.fuzz.execution import FuzzRun
 
@@ -112,7 +116,7 @@ def replay_one(options: argparse.Namespace) -> int:
     return {FAILS: EXIT_FAILS, FIXED: EXIT_PASS}.get(result.verdict, EXIT_INCONCLUSIVE)
 
 
-def _profile_corpus(profile: Any) -> Path | None:
+def _profile_corpus(profile: Profile) -> Path | None:
     if not profile.fuzz.corpus:
         return None
     base = Path(profile.source).parent if profile.source is not None else Path()

@@ -23,10 +23,10 @@ import dataclasses
 import gc
 import os
 import time
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import pytest
 
@@ -35,7 +35,7 @@ from conformance.contract.document import operations
 from conformance.contract.specialisation import default_profile
 from conformance.run.handover import target_of
 from conformance.run.state import DEFAULT_REPORT_DIR, RUN_ID
-from conformance.stages.declaration import STAGE_PROPERTY
+from conformance.stages.declaration import STAGE_PROPERTY, Details
 from conformance.stages.fuzz.aiming import FuzzTarget
 from conformance.stages.fuzz.auth import auth_requirements
 from conformance.stages.fuzz.budget import DEFAULT_SEED, DEFAULT_TIER, Tier, tier
@@ -46,6 +46,7 @@ from conformance.stages.fuzz.execution import FuzzRun
 from conformance.stages.fuzz.replay import forget, replay_once
 from conformance.stages.fuzz.response_checks import operation_requirements
 from conformance.stages.fuzz.summary import merge_details, summary_lines
+from conformance.target.resolution import Target
 from conformance.traffic.client import Client
 
 if TYPE_CHECKING:
@@ -76,8 +77,8 @@ class FuzzSettings:
 
 
 _ACTIVE: dict[str, FuzzSettings] = {}
-RUN = pytest.StashKey[Any]()
-DETAILS = pytest.StashKey[dict[str, dict[str, Any]]]()
+RUN = pytest.StashKey[FuzzRun]()
+DETAILS = pytest.StashKey[dict[str, Details]]()
 
 
 def active_settings() -> FuzzSettings:
@@ -97,7 +98,7 @@ def pytest_configure(config: pytest.Config) -> None:
     config.stash[DETAILS] = {}
 
 
-def corpus_directory(config: pytest.Config, profile: Any) -> Path:
+def corpus_directory(config: pytest.Config, profile: Profile) -> Path:
     """``--fuzz-corpus``, else the profile's ``fuzz.corpus`` (relative to the profile file),
     else ``fuzz-corpus`` under the run's report directory."""
 
@@ -179,7 +180,7 @@ def pytest_collection_finish(session: pytest.Session) -> None:
 
 
 @pytest.fixture(scope="session")
-def fuzz_run(request: pytest.FixtureRequest, target: Any, run_prefix: str) -> Iterator[Any]:
+def fuzz_run(request: pytest.FixtureRequest, target: Target, run_prefix: str) -> Iterator[FuzzRun]:
     """The session's FuzzRun against ``target``; experiments it created are terminated after."""
 
     settings = active_settings()
@@ -210,7 +211,9 @@ def fuzz_run(request: pytest.FixtureRequest, target: Any, run_prefix: str) -> It
 
 
 @pytest.hookimpl(wrapper=True, tryfirst=True)
-def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
+def pytest_runtest_makereport(
+    item: pytest.Item, call: pytest.CallInfo[None]
+) -> Generator[None, pytest.TestReport, pytest.TestReport]:
     report = yield
     described = item.stash.get(_ITEM, None)
     run = item.config.stash.get(RUN, None)
@@ -282,14 +285,16 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
         forget(run_id)
 
 
-def stage_details(config: pytest.Config) -> dict[str, Any] | None:
+def stage_details(config: pytest.Config) -> Details | None:
     """The fuzz stage summary of this session, merged across workers (None: no fuzz test ran)."""
 
     per_worker = config.stash.get(DETAILS, {})
     return merge_details(list(per_worker.values())) if per_worker else None
 
 
-def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:
+def pytest_terminal_summary(
+    terminalreporter: pytest.TerminalReporter, config: pytest.Config
+) -> None:
     details = stage_details(config)
     if not details:
         return

@@ -17,8 +17,8 @@ from collections.abc import Iterator
 import pytest
 
 from conformance.redaction.placeholders import spelled
+from conformance.run.launch import BASE_PLUGINS
 from conformance.run.state import REDACTION_NAME
-from conformance.stages.scenarios import STAGE as SCENARIOS
 from tests.support.holding_server import holding_server, write_profile
 
 pytest_plugins = ("pytester",)
@@ -175,7 +175,7 @@ def hostile_run(
     pytester.makeconftest(LATE_RECORD)
     monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
     result = pytester.runpytest_subprocess(
-        *(arg for name in SCENARIOS.plugins or () for arg in ("-p", name)),
+        *(arg for name in BASE_PLUGINS for arg in ("-p", name)),
         "-p",
         "no:cacheprovider",
         "--base-url",
