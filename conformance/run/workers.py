@@ -1,12 +1,12 @@
 """How many pytest-xdist workers ``--workers auto`` uses: more the farther away the target is.
 
 Most scenarios are chains of requests, each waiting for the previous answer, so against a
-distant target a run is bound by round trips, not by CPU: 40 ms per exchange turned an 8 s
-certification into a minute on two workers. Independent scenarios then overlap best in more
-processes (``--dist loadgroup`` keeps each xdist group on one worker; the pacer splits shared
-buckets between however many there are). On loopback, where the CPU is the bound, every extra
-worker only adds its start-up (importing pytest and the suite, collecting, session fixtures:
-about 2.5 CPU-seconds), so ``auto`` stays at ``NEAR_WORKERS`` there.
+distant target a run is bound by round trips, not by CPU, and independent scenarios overlap best
+in more processes (``--dist loadgroup`` keeps each xdist group on one worker; the pacer splits
+shared buckets between however many there are). On loopback, where the CPU is the bound, every
+extra worker only adds its start-up (importing pytest and the suite, collecting, session
+fixtures), so ``auto`` stays at ``NEAR_WORKERS`` there. The figures behind the constants:
+benchmarks/README.md, "Workers for a distant target".
 
 The round trip is measured, not guessed: the fastest of ``PROBES`` status polls on one
 keep-alive connection (the first pays the handshake too), after the pre-flight check proved
@@ -26,17 +26,13 @@ from conformance.target.profile import Profile
 NEAR_WORKERS = 2  # loopback: two CPU-bound workers were the fastest on two cores
 NEAR_SECONDS = 0.005  # a round trip below this is "near"
 SECONDS_PER_WORKER = 0.010  # one worker per this much round trip, from NEAR_WORKERS up
-MAX_WORKERS = 8  # each costs about 2.5 to 3 CPU-seconds (imports, collection, fixtures)
+MAX_WORKERS = 8  # past this a worker's start-up costs more than it overlaps
 PROBES = 5
 PROBE_INSTANCE = "cf-preflight"
 
 
 def for_round_trip(seconds: float) -> int:
-    """Workers for a target this far away: 2 when near, one per 10 ms of round trip, at most 8.
-
-    Against a target 40 ms away the stage costs about 11 CPU-seconds plus 2.5 to 3 per worker.
-    On two shared cores (load average 4 to 7) 4 workers took 36 to 41 s and 16 to 19 CPU-s, 7
-    workers 36 to 53 s and 26 to 30 CPU-s: past 4 or 5, a worker costs more than it overlaps."""
+    """Workers for a target this far away: 2 when near, one per 10 ms of round trip, at most 8."""
     if seconds < NEAR_SECONDS:
         return NEAR_WORKERS
     return max(NEAR_WORKERS, min(MAX_WORKERS, math.ceil(seconds / SECONDS_PER_WORKER)))

@@ -169,8 +169,7 @@ _ITEM = pytest.StashKey[FuzzItem]()
 @pytest.hookimpl(trylast=True)
 def pytest_collection_finish(session: pytest.Session) -> None:
     """Freeze what collection built (the contract, the schemas, every item) out of the garbage
-    collector's sight: each full collection during fuzzing would walk it again (a quarter of
-    the objects a run tracks are there; collecting them was about a tenth of a run's CPU)."""
+    collector's sight: each full collection during fuzzing would walk it again."""
     if any(_ITEM in item.stash for item in session.items):
         gc.collect()
         gc.freeze()
@@ -185,7 +184,7 @@ def fuzz_run(request: pytest.FixtureRequest, target: Target, run_prefix: str) ->
 
     settings = active_settings()
     fuzz_target = FuzzTarget(target.base_url, target.profile, run_prefix)
-    # One client creates the objects and cleans up after (each new one costs ~0.1 s to set up).
+    # One client creates the objects and cleans up after (a new one is costly to set up).
     client = Client(target.base_url, target.profile, run_prefix=run_prefix)
     fuzz_target.provision(client)
     run = FuzzRun(settings.tier, settings.seed, fuzz_target)
