@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from conformance.stages.load import requirement_ids
+from conformance.stages.load import STAGE
 from faulty.asgi import FaultyApp
 from faulty.catalogue import LOAD_SECTIONS
 from faulty.context import Context
@@ -60,7 +60,7 @@ def run_load_fault(fault: Fault, workdir: Path, port: int) -> tuple[dict[str, st
 def test_load_fault_is_caught_exactly(
     fault: Fault, tmp_path: Path, record_property: Callable[[str, object], None]
 ) -> None:
-    assert fault.breaks <= requirement_ids(), "a load fault must break what the stage judges"
+    assert fault.breaks <= STAGE.requirements(), "a load fault must break what the stage judges"
     record_property("fault_breaks", sorted(fault.breaks))  # what conformance selftest tallies
     started = time.monotonic()
     outcomes, output = run_load_fault(fault, tmp_path, 5700)
@@ -81,4 +81,4 @@ def test_the_reference_server_meets_every_objective_the_faults_declare(tmp_path:
         declared["load"].update(part["load"])
     correct = fault("reference", "", "the reference server", passthrough, profile=declared)
     outcomes, output = run_load_fault(correct, tmp_path, 5710)
-    assert outcomes == dict.fromkeys(requirement_ids(), "pass"), output[-3000:]
+    assert outcomes == dict.fromkeys(STAGE.requirements(), "pass"), output[-3000:]
