@@ -1,8 +1,8 @@
 """The options a scenario passes through a driver to one management or SDK call.
 
 ``ManagementOptions`` are the keyword arguments of ``Client.management`` a driver method passes
-on (``**options: Unpack[ManagementOptions]``); ``SdkOptions`` those of ``Client.sdk`` besides
-the key and environment the driver picks. ``Environment`` names an environment as a call takes it:
+on (``**options: Unpack[ManagementOptions]``); an SDK call's are the traffic client's own
+``SdkCallOptions``. ``Environment`` names an environment as a call takes it:
 an alias, an id, or None to send none.
 """
 
@@ -24,14 +24,3 @@ class ManagementOptions(TypedDict, total=False):
     application_id: int | None
     allow_rate_limit: bool
     allow_server_error: bool
-
-
-class SdkOptions(TypedDict, total=False):
-    """Keyword arguments of ``Client.sdk`` besides the path, key and environment."""
-
-    instance_id: str | None
-    headers: Mapping[str, str] | None
-    params: Mapping[str, str] | None
-    allow_rate_limit: bool
-    allow_server_error: bool
-    pace: bool

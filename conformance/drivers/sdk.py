@@ -7,13 +7,12 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import TypeVar, Unpack
 
 from conformance.checks import expect, json_object, violation
-from conformance.drivers.call_options import SdkOptions
 from conformance.errors import NotConfigured
 from conformance.json_types import JsonObject, JsonValue
 from conformance.oracles.header_grammar import ENTITY_TAG, EntityTag, Problem, entity_tag
 from conformance.run.phases import require_serial_phase
 from conformance.target.profile import SdkKey
-from conformance.traffic.client import Client
+from conformance.traffic.client import Client, SdkCallOptions
 from conformance.traffic.transcript import Reply
 
 # Spec 4.3 (responses, 3) and 5: an environment alias outside the SDK key's scope is rejected
@@ -77,10 +76,10 @@ class Snapshots:
             )
         return min(fitting, key=lambda k: len(k.environments))
 
-    def status(self, environment: str = "development", **kw: Unpack[SdkOptions]) -> Reply:
+    def status(self, environment: str = "development", **kw: Unpack[SdkCallOptions]) -> Reply:
         return self.client.status(key=self.key(environment).key, environment=environment, **kw)
 
-    def bootstrap(self, environment: str = "development", **kw: Unpack[SdkOptions]) -> Reply:
+    def bootstrap(self, environment: str = "development", **kw: Unpack[SdkCallOptions]) -> Reply:
         return self.client.bootstrap(key=self.key(environment).key, environment=environment, **kw)
 
     def body(

@@ -60,17 +60,23 @@ def new_http_client(timeout: httpx.Timeout = TIMEOUT) -> httpx.Client:
     return httpx.Client(timeout=timeout, headers={"user-agent": USER_AGENT})
 
 
-class SdkOptions(TypedDict, total=False):
-    """The keywords of ``Client.sdk`` after the path (``status`` and ``bootstrap`` take them)."""
+class SdkCallOptions(TypedDict, total=False):
+    """The keywords of ``Client.sdk`` a caller passes on as they are (a driver that picks the key
+    and the environment itself takes these)."""
 
-    key: Required[str | None]
-    environment: str | None
     instance_id: str | None
     headers: Mapping[str, str] | None
     params: Mapping[str, str] | None
     allow_rate_limit: bool
     allow_server_error: bool
     pace: bool
+
+
+class SdkOptions(SdkCallOptions, total=False):
+    """The keywords of ``Client.sdk`` after the path (``status`` and ``bootstrap`` take them)."""
+
+    key: Required[str | None]
+    environment: str | None
 
 
 class Client:

@@ -16,11 +16,11 @@ import pytest
 
 from conformance.checks import IndependentChecks, expect, media_expected, media_problem
 from conformance.checks.declared import expect_declared_status, field_received
-from conformance.drivers.call_options import SdkOptions
 from conformance.drivers.management import Configurations
 from conformance.drivers.sdk import Snapshots, configuration_entries
 from conformance.errors import NotConfigured, NotMeasurable, Unsupported
 from conformance.json_types import JsonValue
+from conformance.traffic.client import SdkCallOptions
 from conformance.traffic.transcript import Reply
 
 requirement = pytest.mark.requirement
@@ -35,7 +35,7 @@ class Case:
     send: Callable[[Configurations, Snapshots], Reply]
 
 
-def _status(**kw: Unpack[SdkOptions]) -> Callable[[Configurations, Snapshots], Reply]:
+def _status(**kw: Unpack[SdkCallOptions]) -> Callable[[Configurations, Snapshots], Reply]:
     return lambda c, s: s.status(**kw)
 
 

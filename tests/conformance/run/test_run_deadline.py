@@ -30,7 +30,6 @@ IDS = (
     "SDK-STATUS-304-HASH-QUERY",
 )
 HOLD_S = 2.0  # every answer of the slow target (the pre-flight's excepted)
-SCENARIO_PLUGINS = ("pytest_base_url.plugin", "conformance.run.plugin")
 
 
 def slow_module() -> str:
@@ -61,7 +60,7 @@ def run(
     profile = write_profile(pytester.path / "profile.yaml", "svc_pat_deadline", "svc_pk_deadline")
     pytester.makepyfile(test_slow=slow_module())
     monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
-    plugins = [arg for name in ("xdist.plugin", *SCENARIO_PLUGINS) for arg in ("-p", name)]
+    plugins = [arg for name in launch.BASE_PLUGINS for arg in ("-p", name)]
     result = pytester.runpytest_subprocess(
         *plugins,
         "-p",
