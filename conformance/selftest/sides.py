@@ -84,8 +84,8 @@ def check_checkout(sides: Sequence[Side], root: Path | None = None) -> None:
     missing = [p for side in sides for p in side.paths if not (root / p).exists()]
     if missing:
         raise UsageError(
-            "conformance selftest needs the catalogues of one-defect variants (tests/faulty, "
-            "tests/faulty/clients, tests/load), which are part of the source checkout and not "
+            "conformance selftest needs the catalogues of one-defect variants (tests/faulty, with "
+            "its clients/ and test_load_faults.py), which are part of the source checkout and not "
             f"of the installed package (missing: {', '.join(missing)})",
             "run it from a clone of the repository, with the kit installed from it "
             '(python -m pip install -e ".[test]")',
