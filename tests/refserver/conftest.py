@@ -3,6 +3,8 @@
 ``make_server(**settings)`` starts a fresh server (stopped at teardown); ``server`` is one
 shared per module; ``Api`` wraps an httpx client with the provisioned credentials. ``store`` is
 a provisioned store without a server (``provisioned`` makes one of any ``Store``).
+``target`` and ``http``: one server per module for the experiment end-to-end tests, with its
+credentials (``experiment_api.ExperimentTarget``) and a client.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from refserver import experiment_store, schema
 from refserver.provisioning import access_token, provision, sdk_key
 from refserver.runner import RunningServer, start_server
 from refserver.store import Store
+from tests.refserver.experiment_api import ExperimentTarget
 
 StoreT = TypeVar("StoreT", bound=Store)
 
@@ -152,3 +155,21 @@ def api(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Api]:
     yield client
     client.client.close()
     server.stop()
+
+
+@pytest.fixture(scope="module")
+def target(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ExperimentTarget]:
+    """A server for the experiment end-to-end tests of one module (rate limits out of the way)."""
+    db = Path(tmp_path_factory.mktemp("experiments")) / "refserver.db"
+    with start_server(db, rate_burst=10_000, rate_refill=10_000.0) as server:
+        with server.state.store.read() as conn:
+            pat = access_token(conn, "demo")
+            viewer = access_token(conn, "viewer")
+            key, _ = sdk_key(conn, "development")
+        yield ExperimentTarget(server.base_url, pat, key, viewer)
+
+
+@pytest.fixture(scope="module")
+def http(target: ExperimentTarget) -> Iterator[httpx.Client]:
+    with target.client() as client:
+        yield client
