@@ -50,7 +50,13 @@ STAGE = Stage(
             default=0,
             metavar="M",
         ),
-        Option("--load-port", "the Locust master's port", type=int, default=DEFAULT_PORT),
+        Option(
+            "--load-port",
+            "the Locust master's port",
+            type=int,
+            default=DEFAULT_PORT,
+            metavar="PORT",
+        ),
         Option("--load-bind", "the Locust master's address", metavar="HOST"),
         Option(
             "--load-progress",
