@@ -54,9 +54,10 @@ def receive(config: pytest.Config) -> None:
 
 
 def at_session_start(session: pytest.Session) -> Target | None:
-    """Plain pytest's controller: establish the target once when the run needs one (it collects
-    a stage that judges a server, or names a target) and none was handed over; a wrong URL or
-    profile ends the run as one usage error. The caller stops what this returns."""
+    """Plain pytest's controller: establish the target once when the run needs one (it names a
+    target, or runs the tests of a stage that judges a server; collecting them alone starts no
+    embedded server) and none was handed over; a wrong URL or profile ends the run as one usage
+    error. The caller stops what this returns."""
     config = session.config
     if hasattr(config, "workerinput") or target_of(config) is not None:
         return None
@@ -65,8 +66,9 @@ def at_session_start(session: pytest.Session) -> Target | None:
     stages = collected_by(config.args, config.invocation_params.dir)
     if stages and all(stage.subject != "server" for stage in stages):
         return None
-    if not stages and not (base_url or profile_path):
-        return None
+    named = bool(base_url or profile_path)
+    if not named and (not stages or config.option.collectonly):
+        return None  # nothing to certify yet: an embedded server waits for a test that runs
     try:
         target = establish(base_url, profile_path)
     except UsageError as error:

@@ -143,3 +143,39 @@ def _config(**extra: Any) -> Any:
     """Enough of a pytest config for the hand-over: a stash, a plugin manager, options."""
     plugins = SimpleNamespace(get_plugins=lambda: [], get_plugin=lambda name: None)
     return SimpleNamespace(stash=pytest.Stash(), pluginmanager=plugins, **extra)
+
+
+@pytest.mark.parametrize(
+    ("args", "collect_only", "options", "established"),
+    [
+        (["conformance.stages.scenarios"], False, {}, True),  # runs a server stage: embedded
+        (["conformance.stages.scenarios"], True, {}, False),  # only collects: nothing started
+        (["conformance.stages.scenarios"], True, {"base_url": "http://t"}, True),  # named: checked
+        (["conformance.stages.client"], False, {}, False),  # a client stage plays the server
+        (["tests"], False, {}, False),  # no stage, no target named: nothing until a fixture asks
+    ],
+)
+def test_plain_pytest_establishes_a_target_only_when_the_run_needs_one(
+    monkeypatch: pytest.MonkeyPatch,
+    args: list[str],
+    collect_only: bool,
+    options: dict[str, str],
+    established: bool,
+) -> None:
+    calls: list[tuple[object, object]] = []
+
+    def establish(base_url: object, profile_path: object) -> Target:
+        calls.append((base_url, profile_path))
+        return Target("http://t.invalid", default_profile(), None)
+
+    monkeypatch.setattr(handover, "establish", establish)
+    values = {"base_url": None, "target_profile": None, **options}
+    config = _config(
+        args=args,
+        invocation_params=SimpleNamespace(dir=Path.cwd()),
+        option=SimpleNamespace(collectonly=collect_only),
+        getoption=lambda name, default=None: values.get(name, default),
+    )
+    handover.at_session_start(SimpleNamespace(config=config))  # type: ignore[arg-type]
+    assert bool(calls) is established
+    assert (handover.target_of(config) is not None) is established  # type: ignore[arg-type]
