@@ -70,7 +70,7 @@ class Stage:
     # The stage's own pytest plugin (module name): ``conformance.run.plugin`` registers it in
     # every process of a run that collects the stage's tests, whichever way pytest was started.
     plugin: str | None = None
-    # It needs installed pytest plugins autoloaded (schemathesis registers itself through
+    # It needs installed pytest plugins autoloaded (a plugin that registers itself through
     # pytest11); otherwise ``conformance run`` turns autoloading off (start-up cost per worker).
     autoload: bool = False
     subject: str = "server"  # whose requirements it judges: "server" or "client"

@@ -53,4 +53,4 @@ def test_one_distinct_id_per_operation(collected: list[str], family: str) -> Non
 
 
 def test_stateful_scenarios_are_collected(collected: list[str]) -> None:
-    assert any("TestFuzzStateful" in line for line in collected)
+    assert any("test_fuzz_stateful" in line for line in collected)

@@ -37,7 +37,7 @@ STAGE = Stage(
     help="schemathesis fuzzing from the OpenAPI contract (budget: --tier)",
     test_package=TEST_MODULE,
     plugin="conformance.stages.fuzz.plugin",
-    autoload=True,
+    autoload=False,
     options=(
         Option(
             "--fuzz-tier",

@@ -25,7 +25,9 @@ class Tier:
     stateful_examples: int  # state-machine scenarios (0: no stateful testing)
     stateful_steps: int  # maximum steps per scenario
     time_budget_s: float  # the whole stage; what is left unsent past it is reported, not failed
-    coverage: bool = False  # also run schemathesis's deterministic coverage phase (many cases)
+    # Also run the engine's coverage phase: deterministic boundary and invalid values of every
+    # parameter and field (many cheap cases; a few seconds per operation).
+    coverage: bool = False
 
     def describe(self) -> JsonObject:
         """The tier as the stage summary records it (every field, by name)."""
@@ -51,6 +53,7 @@ TIERS: dict[str, Tier] = {
             stateful_examples=20,
             stateful_steps=10,
             time_budget_s=120.0,
+            coverage=True,
         ),
         Tier(
             "nightly",

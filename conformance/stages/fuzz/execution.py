@@ -48,7 +48,7 @@ if TYPE_CHECKING:
     from conformance.stages.fuzz.corpus_run import CorpusRun
     from conformance.target.profile import Profile
 
-REQUEST_TIMEOUT_S = 10.0
+
 RATE_LIMITED = 429
 # Checks still run on a 429 the fuzzer's own pace caused (replayed through the declared bucket:
 # the only excuse for a 429); a 429 the fuzzer did not cause fails the operation's answer rule.
@@ -58,11 +58,21 @@ RATE_LIMIT_CHECKS = (
     "content_type_grammar",
     "error_body_shape",
 )
+UNPROVOKED = "unprovoked_rate_limit"
 # Built-ins left out: positive_data_acceptance judges semantics the contract cannot express (a
-# schema-valid experiment whose weights do not add up to 10000 is rightly refused);
+# schema-valid experiment whose weights do not add up to 10000 is rightly refused), and so does
+# ensure_resource_availability (it reads any 404 after a create as "created resource not found",
+# but unenrolling a unit that is no member of the experiment just created is rightly a 404);
 # ignored_auth takes the profile's real credentials for generated ones (``test_fuzz_credentials``
 # covers missing and wrong credentials instead); max_response_time has no limit set.
-EXCLUDED_BUILTINS = frozenset({"positive_data_acceptance", "ignored_auth", "max_response_time"})
+EXCLUDED_BUILTINS = frozenset(
+    {
+        "positive_data_acceptance",
+        "ensure_resource_availability",
+        "ignored_auth",
+        "max_response_time",
+    }
+)
 
 
 @dataclass
@@ -82,6 +92,7 @@ class SeenFailure:
     # What the corpus keeps: the last request that failed (the shrunk one), or for a stateful
     # failure the shortest call sequence that ended in it.
     sent: list[Sent] = field(default_factory=list)
+    chained: bool = False  # ``sent`` is a stateful call sequence (``FuzzRun.keep_chain``)
 
 
 @dataclass
@@ -112,9 +123,9 @@ class FuzzRun:
         self.checks: list[CheckFunction] = custom_checks(self.target.profile.errors)
         self._by_name = {check.__name__: check for check in self.checks}
         self.budget_exhausted = False
-        self.stateful_stopped_early = False
+        # What the engine could not generate (the contract's doing, not the target's).
+        self.suite_errors: list[str] = []
         self.ledger = Ledger()
-        self.scenario: list[Sent] = []  # the stateful scenario in progress, step by step
         self.corpus: CorpusRun | None = None  # the failure corpus (set by the plugin)
         self.contract = contract_details(self.target.profile)
 
@@ -125,44 +136,26 @@ class FuzzRun:
             self.budget_exhausted = True
         return self.budget_exhausted
 
-    def execute(
-        self,
-        case: OpenApiCase,
-        mode: AuthMode = AuthMode.VALID,
-        *,
-        aim_ids: bool = True,
-        tally: str | None = None,
-        raise_failures: bool = True,
-    ) -> Response | None:
-        """Send one case and check it; real failures raise ``FailureGroup``.
+    def budget_left(self) -> float:
+        """Seconds of the tier's time budget still to spend (0: spent)."""
+        return max(0.0, self.tier.time_budget_s - (time.monotonic() - self.started))
 
-        ``tally`` names the tally the case counts in (default: the credentials mode); a
-        stateful step (``tally="stateful"``) is sent even past the time budget, so that a
-        scenario in progress can finish.
-        """
-        operation_id = _operation_id(case)
-        kind = tally or mode.value
-        counts = self.tallies.setdefault((operation_id, kind), OperationTally())
-        if self.over_budget() and kind != "stateful":
-            counts.unsent += 1
-            return None
-        self.target.prepare(case, mode, aim_ids=aim_ids)
-        sent_at = time.monotonic()
-        response = case.call(
-            base_url=self.target.base_url, session=self.session, timeout=REQUEST_TIMEOUT_S
-        )
+    def tally(self, operation_id: str, kind: str) -> OperationTally:
+        return self.tallies.setdefault((operation_id, kind), OperationTally())
+
+    def answered(
+        self, case: OpenApiCase, response: Response, mode: AuthMode, kind: str, sent_at: float
+    ) -> Replay | None:
+        """Count one answer in the tally of ``kind``; return the declared bucket as the run's
+        own traffic left it (None: not an SDK call with valid credentials)."""
+        counts = self.tally(_operation_id(case), kind)
         counts.cases += 1
         counts.statuses[response.status_code] += 1
-        if kind == "stateful":
-            self.scenario.append(Sent.of(operation_id, case, response))
         replay = self._replay(case, response, mode, sent_at)
-        found = self._check(case, response, mode, counts, replay)
-        real = [f for f in found if self._note(operation_id, kind, case, response, f) is None]
-        if real and raise_failures:
-            raise FailureGroup(
-                real, f"{len(real)} conformance failure(s) on {case.operation.label}"
-            )
-        return response
+        if response.status_code == RATE_LIMITED and replay is not None and replay.suite_exceeded:
+            counts.rate_limited += 1
+            counts.own_pace = replay.describe()
+        return replay
 
     def _replay(
         self, case: OpenApiCase, response: Response, mode: AuthMode, sent_at: float
@@ -183,6 +176,33 @@ class FuzzRun:
         bucket = declared.bucket(str(key), None if instance is None else str(instance))
         return self.ledger.record(bucket, limit, at=sent_at)
 
+    @staticmethod
+    def counts_against(check: str, response: Response, replay: Replay | None) -> bool:
+        """Whether a failure of ``check`` speaks: on a 429 to a call the declared bucket
+        covers, only the rate-limit checks do (the answer is a refusal, not the operation's)."""
+        limited = response.status_code == RATE_LIMITED and replay is not None
+        return not limited or check in (*RATE_LIMIT_CHECKS, UNPROVOKED)
+
+    def unprovoked(
+        self, case: OpenApiCase, response: Response, replay: Replay | None
+    ) -> RuleFailure | None:
+        """A 429 the fuzzer's own pace does not explain, as a failure (None: none)."""
+        if response.status_code != RATE_LIMITED or replay is None or replay.suite_exceeded:
+            return None
+        return RuleFailure(
+            check=UNPROVOKED,
+            requirement_ids=requirements_for("status_code_conformance", _operation_id(case)),
+            operation=case.operation.label,
+            title="a valid request was refused with 429 the fuzzer did not provoke",
+            message="Expected: an answer; the fuzzer's own traffic stayed within the "
+            "rate limit the profile declares (rate_limit)\n"
+            f"Received: 429; {replay.describe()}",
+        )
+
+    def check_named(self, name: str) -> CheckFunction:
+        """The suite's own check ``name`` bound to this target's error shape."""
+        return self._by_name[name]
+
     def _check(
         self,
         case: OpenApiCase,
@@ -193,27 +213,15 @@ class FuzzRun:
     ) -> list[Failure]:
         if mode is not AuthMode.VALID:
             return self._run(
-                case, response, [*self._credential_checks(mode), self._by_name["error_body_shape"]]
+                case, response, [self.credential_check(mode), self._by_name["error_body_shape"]]
             )
         if response.status_code == RATE_LIMITED and replay is not None:
             found = self._run(case, response, [self._by_name[n] for n in RATE_LIMIT_CHECKS])
             if replay.suite_exceeded:
                 tally.rate_limited += 1
                 tally.own_pace = replay.describe()
-                return found
-            operation_id = _operation_id(case)
-            return [
-                *found,
-                RuleFailure(
-                    check="unprovoked_rate_limit",
-                    requirement_ids=requirements_for("status_code_conformance", operation_id),
-                    operation=case.operation.label,
-                    title="a valid request was refused with 429 the fuzzer did not provoke",
-                    message="Expected: an answer; the fuzzer's own traffic stayed within the "
-                    "rate limit the profile declares (rate_limit)\n"
-                    f"Received: 429; {replay.describe()}",
-                ),
-            ]
+            unprovoked = self.unprovoked(case, response, replay)
+            return found if unprovoked is None else [*found, unprovoked]
         return self._run(case, response, None)
 
     def _run(
@@ -233,7 +241,8 @@ class FuzzRun:
             return list(group.exceptions)
         return []
 
-    def _credential_checks(self, mode: AuthMode) -> list[CheckFunction]:
+    def credential_check(self, mode: AuthMode) -> CheckFunction:
+        """The check that a request sent with ``mode``'s credentials is refused."""
         accepted = self.target.profile.errors.missing_credentials_status
 
         def credentials_rejected(
@@ -254,27 +263,26 @@ class FuzzRun:
                 f"Received: {response.status_code}",
             )
 
-        return [credentials_rejected]
+        return credentials_rejected
 
-    def _note(
+    def note(
         self, operation_id: str, kind: str, case: OpenApiCase, response: Response, failure: Failure
     ) -> str | None:
-        """Remember a failure; return its doubt (None: a real failure)."""
+        """Remember a failure; return its doubt (None: a real failure). A stateful failure keeps
+        the request that failed until ``keep_chain`` gives it the call sequence behind it."""
         check = check_name_of(failure)
         ids = requirements_for(check, operation_id, failure)
         doubt = doubt_of_failure(operation_id, check, failure, case, response)
         key = (operation_id, kind, check)
         seen = self.failures.get(key)
-        sent = (
-            list(self.scenario) if kind == "stateful" else [Sent.of(operation_id, case, response)]
-        )
+        sent = [Sent.of(operation_id, case, response)]
         if seen is not None:
             seen.count += 1
-            if kind != "stateful" or len(sent) < len(seen.sent):
+            if not seen.chained:
                 seen.sent = sent
             # The last one seen is the one Hypothesis shrank to: the simplest reproduction.
             seen.curl, seen.message, seen.status = (
-                self._curl(case, response),
+                self.curl_of(response),
                 self.redactor.text(failure.message),
                 response.status_code,
             )
@@ -288,11 +296,17 @@ class FuzzRun:
             doubt=doubt,
             title=failure.title,
             message=self.redactor.text(failure.message),
-            curl=self._curl(case, response),
+            curl=self.curl_of(response),
             status=response.status_code,
             sent=sent,
         )
         return doubt
+
+    def keep_chain(self, key: tuple[str, str, str], chain: list[Sent]) -> None:
+        """Keep ``chain`` (the calls a stateful failure needs) if it is the shortest yet."""
+        seen = self.failures.get(key)
+        if seen is not None and chain and (not seen.chained or len(chain) < len(seen.sent)):
+            seen.sent, seen.chained = chain, True
 
     def judge(
         self, case: OpenApiCase, response: Response, mode: AuthMode, sent_at: float
@@ -304,10 +318,6 @@ class FuzzRun:
 
     def curl_of(self, response: Response) -> str:
         """The request behind ``response`` as a curl line, secrets as placeholders."""
-        return curl_line(response.request, self.redactor)
-
-    def _curl(self, case: OpenApiCase, response: Response) -> str:
-        """The request as sent, as a curl line; secrets become ``$RCES_...`` placeholders."""
         return curl_line(response.request, self.redactor)
 
     # ------------------------------------------------------------------ results
@@ -387,12 +397,15 @@ class FuzzRun:
             seed=self.seed,
         )
 
-    def real_failures(self, kind: str) -> list[str]:
-        """One line per distinct real (not spec-doubt) failure noted under ``kind``."""
+    def real_failures(self, kind: str, operation_id: str | None = None) -> list[str]:
+        """One line per distinct real (not spec-doubt) failure noted under ``kind`` (for one
+        operation; None: any)."""
         return [
             f"[{seen.check}] {seen.operation_id}: {seen.title} (x{seen.count})"
             for seen in self.failures.values()
-            if seen.mode == kind and seen.doubt is None
+            if seen.mode == kind
+            and seen.doubt is None
+            and operation_id in (None, seen.operation_id)
         ]
 
     def _unmeasured_reason(self, tallies: list[OperationTally]) -> str:
@@ -420,7 +433,7 @@ class FuzzRun:
             "rate_limited": sum(t.rate_limited for t in self.tallies.values()),
             "unsent": sum(t.unsent for t in self.tallies.values()),
             "budget_exhausted": self.budget_exhausted,
-            "stateful_stopped_early": self.stateful_stopped_early,
+            "suite_errors": list(dict.fromkeys(self.suite_errors)),
             "duration_s": round(time.monotonic() - self.started, 3),
             "failures_by_check": dict(sorted(by_check.items())),
             "spec_doubts_by_check": dict(sorted(doubts.items())),

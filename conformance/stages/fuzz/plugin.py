@@ -45,6 +45,7 @@ from conformance.stages.fuzz.corpus_run import CorpusRun
 from conformance.stages.fuzz.execution import FuzzRun
 from conformance.stages.fuzz.replay import forget, replay_once
 from conformance.stages.fuzz.response_checks import operation_requirements
+from conformance.stages.fuzz.schema import HTTP_METHODS, contract_document
 from conformance.stages.fuzz.summary import merge_details, summary_lines
 from conformance.target.resolution import Target
 from conformance.traffic.client import Client
@@ -133,6 +134,19 @@ def stage_requirements() -> frozenset[str]:
     return frozenset(ids)
 
 
+def fuzzed_operations(profile: Profile) -> list[tuple[str, str]]:
+    """(operationId, "<METHOD> <path>") of every operation, in the terms ``profile`` declares."""
+
+    found = []
+    paths = contract_document(profile, inferred_links=False).get("paths", {})
+    for path, item in paths.items() if isinstance(paths, dict) else ():
+        for method in HTTP_METHODS:
+            operation = item.get(method) if isinstance(item, dict) else None
+            if isinstance(operation, dict):
+                found.append((str(operation["operationId"]), f"{method.upper()} {path}"))
+    return found
+
+
 def fuzz_item(item: pytest.Item) -> FuzzItem | None:
     """Classify a collected item of the fuzz module (None for anything else)."""
 
@@ -140,16 +154,16 @@ def fuzz_item(item: pytest.Item) -> FuzzItem | None:
     if not module.startswith(FUZZ_MODULE):
         return None
     name = getattr(item, "originalname", None) or item.name
-    if "Stateful" in item.nodeid:
+    if name == "test_fuzz_stateful":
         return FuzzItem("stateful", None, STATEFUL_REQUIREMENTS)
-    label = getattr(item, "operation_label", None)
-    by_label = {f"{op.method} {op.path}": op for op in operations()}
-    operation = by_label.get(str(label))
-    if operation is None:
+    callspec = getattr(item, "callspec", None)
+    operation_id = callspec.params.get("operation_id") if callspec is not None else None
+    path = {op.operation_id: op.path for op in operations()}.get(str(operation_id))
+    if path is None:
         return None
-    if "credentials" in str(name):
-        return FuzzItem("auth", operation.operation_id, auth_requirements(operation.path))
-    return FuzzItem("valid", operation.operation_id, operation_requirements(operation.operation_id))
+    if name == "test_fuzz_credentials":
+        return FuzzItem("auth", str(operation_id), auth_requirements(path))
+    return FuzzItem("valid", str(operation_id), operation_requirements(str(operation_id)))
 
 
 @pytest.hookimpl(tryfirst=True)

@@ -25,9 +25,9 @@ from conformance.contract.renamer import Renamer
 from conformance.stages.fuzz import corpus
 from conformance.stages.fuzz.auth import AuthMode
 from conformance.stages.fuzz.capture import captures, renamed_generation
-from conformance.stages.fuzz.execution import REQUEST_TIMEOUT_S, FuzzRun
+from conformance.stages.fuzz.execution import FuzzRun
 from conformance.stages.fuzz.response_checks import check_name_of
-from conformance.stages.fuzz.schema import build_schema
+from conformance.stages.fuzz.schema import REQUEST_TIMEOUT_S, build_schema
 
 if TYPE_CHECKING:
     from schemathesis import BaseSchema, Response

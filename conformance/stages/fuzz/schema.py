@@ -17,6 +17,8 @@ from conformance.contract.specialisation import default_profile, specialise
 from conformance.json_types import JsonObject
 from conformance.stages.fuzz.budget import Tier
 
+REQUEST_TIMEOUT_S = 10.0  # one answer; slower is evidence against the target
+
 if TYPE_CHECKING:
     from schemathesis import BaseSchema
 
@@ -124,15 +126,24 @@ def build_schema(
     max_examples: int | None = None,
     positive_only: bool = False,
 ) -> BaseSchema:
-    """The schemathesis schema for one fuzz test function."""
+    """The schemathesis schema of a fuzz run, configured for schemathesis's engine."""
     import schemathesis
     from schemathesis import GenerationMode
-    from schemathesis.config._health_check import HealthCheck
 
-    # A slow or filtering-heavy generator is a property of the contract, not a target failure.
-    config = schemathesis.Config(seed=seed, suppress_health_check=[HealthCheck.all])
+    config = schemathesis.Config.from_dict(
+        {
+            "seed": seed,
+            # A run depends on its seed alone: no replay of an earlier run, nothing written.
+            "cache": {"enabled": False},
+            # A slow or filtering-heavy generator is a property of the contract, not a failure.
+            "suppress-health-check": ["all"],
+        }
+    )
     schema = schemathesis.openapi.from_dict(contract_document(profile), config=config)
     project = schema.config
+    # One engine thread: more do not help on a small machine and make the cases depend on
+    # the threads' interleaving.
+    project.update(workers=1, request_timeout=REQUEST_TIMEOUT_S)
     project.generation.update(
         max_examples=tier.max_examples if max_examples is None else max_examples,
         with_security_parameters=False,  # credentials come from the target profile
@@ -144,10 +155,14 @@ def build_schema(
         else [GenerationMode.POSITIVE, GenerationMode.NEGATIVE],
         database="none",  # reproducible from the seed alone, nothing written to .hypothesis/
     )
+    # The stage aims ids at real objects itself; values captured from answers would only make
+    # an operation's cases depend on what ran before it (and cost a third of the engine's time).
+    for phase in (project.phases.examples, project.phases.coverage, project.phases.fuzzing):
+        phase.extra_data_sources.responses = False
+    project.phases.stateful.max_steps = tier.stateful_steps
+    project.phases.stateful.generation.update(max_examples=tier.stateful_examples)
     # Invalid input may be refused with any status the target declares for refusing it.
     declared = declared_error_statuses(profile or default_profile())
     for check in (project.checks.negative_data_rejection, project.checks.missing_required_header):
         check.expected_statuses = list(dict.fromkeys([*check.expected_statuses, *declared]))
-    phases = ["examples", "fuzzing", "stateful"] + (["coverage"] if tier.coverage else [])
-    project.phases.update(phases=phases)
     return schema

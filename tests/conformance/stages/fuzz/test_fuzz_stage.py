@@ -33,7 +33,7 @@ def test_smoke_tier_is_clean_against_the_reference_server(tmp_path: Path) -> Non
     ids = [t["test_id"] for t in result.fuzz_tests()]
     assert sum("test_fuzz[" in i for i in ids) == 19
     assert sum("test_fuzz_credentials[" in i for i in ids) == 19
-    assert any("TestFuzzStateful" in i for i in ids)
+    assert any("test_fuzz_stateful" in i for i in ids)
     assert "fuzz: tier smoke, seed 20261122" in result.output
     # The experiments the stage created were terminated at the end.
     with serve(tmp_path) as server:

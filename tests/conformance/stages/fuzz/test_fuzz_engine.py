@@ -1,0 +1,139 @@
+"""The fuzz stage on schemathesis's engine, one item at a time, against real servers on loopback:
+what an item sends and counts, that the kit's process-wide hooks and checks serve only the run in
+progress, that the time budget stops the engine in the middle of an item, and that a target that
+breaks the exchange fails the item."""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from conformance.report.model import Outcome
+from conformance.stages.fuzz import engine
+from conformance.stages.fuzz.aiming import FuzzTarget
+from conformance.stages.fuzz.auth import AuthMode
+from conformance.stages.fuzz.budget import tier
+from conformance.stages.fuzz.engine import EngineErrors, EngineSchemas, fuzz
+from conformance.stages.fuzz.execution import FuzzRun
+from conformance.stages.fuzz.schema import build_schema
+from conformance.target.profile import load
+from conformance.traffic.client import Client
+from tests.conformance.stages.fuzz.conftest import response
+from tests.support.latency_proxy import LatencyProxy
+
+if TYPE_CHECKING:
+    from refserver.runner import RunningServer
+
+
+def provisioned_run(base_url: str, profile_path: Path, **tier_changes: Any) -> FuzzRun:
+    profile = load(profile_path)
+    target = FuzzTarget(base_url, profile, "cf-engine0")
+    with Client(base_url, profile, run_prefix=target.run_prefix) as client:
+        target.provision(client)
+    return FuzzRun(dataclasses.replace(tier("smoke"), **tier_changes), 7, target)
+
+
+@pytest.fixture
+def run(fresh_reference_server: RunningServer) -> Iterator[FuzzRun]:
+    fuzz_run = provisioned_run(
+        fresh_reference_server.base_url, Path(fresh_reference_server.profile_path)
+    )
+    yield fuzz_run
+    fuzz_run.session.close()
+
+
+def test_an_item_fuzzes_its_own_operation_and_the_reference_server_passes(run: FuzzRun) -> None:
+    schemas = EngineSchemas.of(run)
+
+    assert fuzz(run, schemas, "getSdkStatus", AuthMode.VALID) == []
+
+    assert set(run.tallies) == {("getSdkStatus", "valid")}
+    counts = run.tallies[("getSdkStatus", "valid")]
+    assert counts.cases >= run.tier.max_examples
+    assert counts.statuses[200] > 0, counts.statuses  # aimed: the real project and credentials
+    assert not engine._ACTIVE, "the run in progress is forgotten when the item ends"
+
+
+def test_credentials_items_count_in_their_mode_and_are_refused(run: FuzzRun) -> None:
+    schemas = EngineSchemas.of(run)
+
+    assert fuzz(run, schemas, "getSdkStatus", AuthMode.MISSING) == []
+
+    counts = run.tallies[("getSdkStatus", "missing")]
+    refusing = set(run.target.profile.errors.missing_credentials_status)
+    assert counts.cases > 0 and set(counts.statuses) <= refusing, counts.statuses
+
+
+def test_the_stateful_item_follows_links_across_operations(run: FuzzRun) -> None:
+    schemas = EngineSchemas.of(run)
+
+    assert fuzz(run, schemas, None, AuthMode.VALID) == []
+
+    stateful = {op for op, kind in run.tallies if kind == "stateful"}
+    assert len(stateful) > 1, run.tallies
+
+
+def test_the_kit_leaves_every_other_schema_alone(run: FuzzRun) -> None:
+    mine = EngineSchemas.of(run).valid
+    other = build_schema(run.tier, 1)
+    case = other["/sdk/v2/status"]["GET"].Case(headers={"x-own": "1"})
+    broken = response(500, b"not json")
+    engine._ACTIVE[:] = [engine._Active(run, mine, AuthMode.VALID, "valid", aim_ids=True)]
+    try:
+        engine.before_call(None, case, {})  # type: ignore[arg-type]
+        assert case.headers == {"x-own": "1"}, "a case of another schema is not aimed"
+        check = engine._delegate("error_body_shape")
+        assert check(None, broken, case) is None  # type: ignore[arg-type]
+        assert engine.filter_failure(None, AssertionError(), case, broken) is True  # type: ignore[arg-type]
+    finally:
+        engine._ACTIVE.clear()
+    assert run.tallies == {} and run.failures == {}
+
+
+def test_the_time_budget_stops_the_engine_inside_an_item(
+    fresh_reference_server: RunningServer,
+) -> None:
+    with LatencyProxy(fresh_reference_server.base_url, 100) as proxy:
+        run = provisioned_run(
+            proxy.base_url,
+            Path(fresh_reference_server.profile_path),
+            max_examples=500,
+            time_budget_s=3.0,
+        )
+        schemas = EngineSchemas.of(run)
+        started = time.monotonic()
+        assert fuzz(run, schemas, "getSdkBootstrap", AuthMode.VALID) == []
+        took = time.monotonic() - started
+        assert fuzz(run, schemas, "getSdkStatus", AuthMode.VALID) == []
+    # 500 examples at 100 ms each would take over 50 s: the engine stopped at the budget (plus
+    # the case in flight), counted what it sent and says the rest went unsent.
+    assert took < 3.0 + 5.0, took
+    assert run.budget_exhausted
+    bootstrap = run.tallies[("getSdkBootstrap", "valid")]
+    assert 0 < bootstrap.cases < 500 and bootstrap.unsent == 1
+    status = run.tallies[("getSdkStatus", "valid")]
+    assert status.cases == 0 and status.unsent == 1, "an item past the budget sends nothing"
+    record = run.record_for("t", "getSdkStatus", ("valid",), ("R-1",), 0.0, None)
+    assert record.outcomes["R-1"] is Outcome.NOT_MEASURABLE
+    assert "time budget" in record.note["R-1"]
+
+
+def test_a_target_that_refuses_connections_fails_the_item(
+    closed_port_url: str, reference_server: RunningServer
+) -> None:
+    profile = load(Path(reference_server.profile_path))
+    run = FuzzRun(tier("smoke"), 7, FuzzTarget(closed_port_url, profile, "cf-engine1"))
+    schemas = EngineSchemas.of(run)
+
+    with pytest.raises(EngineErrors) as raised:
+        fuzz(run, schemas, "getSdkStatus", AuthMode.VALID)
+
+    record = run.record_for("t", "getSdkStatus", ("valid",), ("R-1",), 0.0, raised.value)
+    assert record.outcomes["R-1"] is Outcome.FAIL
+    assert "EngineErrors" in record.message and "Connection" in record.message, record.message
+    assert profile.credentials.pat not in record.message
