@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from conformance.stages.fuzz.execution import SeenFailure
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)  # the headers hold the credentials sent
 class Sent:
     """One request as it was sent, and the response it got."""
 

@@ -108,7 +108,7 @@ class CredentialsNotRejected(RuleFailure):
     """A request without valid credentials was not refused with the profile's status."""
 
 
-@dataclass
+@dataclass(repr=False)  # its failures hold the requests as sent, credentials and all
 class FuzzRun:
     tier: Tier
     seed: int
@@ -131,10 +131,8 @@ class FuzzRun:
 
     # ------------------------------------------------------------------ one example
 
-    def over_budget(self) -> bool:
-        if time.monotonic() - self.started > self.tier.time_budget_s:
-            self.budget_exhausted = True
-        return self.budget_exhausted
+    def __repr__(self) -> str:
+        return f"FuzzRun(tier={self.tier.name!r}, seed={self.seed}, failures={len(self.failures)})"
 
     def budget_left(self) -> float:
         """Seconds of the tier's time budget still to spend (0: spent)."""

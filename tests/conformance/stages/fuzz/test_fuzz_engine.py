@@ -20,6 +20,7 @@ from conformance.stages.fuzz.auth import AuthMode
 from conformance.stages.fuzz.budget import tier
 from conformance.stages.fuzz.engine import EngineErrors, EngineSchemas, fuzz
 from conformance.stages.fuzz.execution import FuzzRun
+from conformance.stages.fuzz.response_checks import RuleFailure
 from conformance.stages.fuzz.schema import build_schema
 from conformance.target.profile import load
 from conformance.traffic.client import Client
@@ -137,3 +138,23 @@ def test_a_target_that_refuses_connections_fails_the_item(
     assert record.outcomes["R-1"] is Outcome.FAIL
     assert "EngineErrors" in record.message and "Connection" in record.message, record.message
     assert profile.credentials.pat not in record.message
+
+
+def test_what_a_traceback_shows_of_a_run_holds_no_credential(run: FuzzRun) -> None:
+    # pytest prints a failing item's arguments (the session's run among them) with their repr.
+    schemas = EngineSchemas.of(run)
+    fuzz(run, schemas, "getSdkStatus", AuthMode.VALID)
+    case = schemas.valid["/sdk/v2/status"]["GET"].Case()
+    run.target.prepare(case)
+    planted = RuleFailure(
+        check="error_body_shape",
+        requirement_ids=("ERR-BODY-SHAPE",),
+        operation=case.operation.label,
+        title="planted",
+        message="planted",
+    )
+    run.note("getSdkStatus", "valid", case, response(500), planted)
+    secrets = run.target.profile.secret_names()
+    shown = repr(run) + repr(list(run.failures.values()))
+    assert run.failures and secrets
+    assert not [name for name in secrets if str(name) in shown]
