@@ -79,10 +79,13 @@ def _patch_to_segments(value: object) -> object:
     return {**value, "op": PATCH_OPS[value["op"]], "path": segments}
 
 
+# No pattern: the specification defines no path grammar and the profile only names the form,
+# so whether a key may be empty or how a dot inside a key is escaped is the target's to decide
+# (a server that reads ".x" as the key "" then "x" is as right as one that refuses it).
 DOTTED_PATH: JsonObject = {
     "type": "string",
-    "pattern": r"^([^.]+(\.[^.]+)*)?$",
-    "description": "A dotted path (economy.secretSeed); the root is the empty string.",
+    "description": "A dotted path (economy.secretSeed); the root is the empty string. Its "
+    "grammar beyond that (empty keys, escapes) is the target's own.",
 }
 
 

@@ -33,6 +33,9 @@ def merge_details(per_worker: Sequence[JsonObject]) -> JsonObject:
     merged["budget_exhausted"] = any(d.get("budget_exhausted") for d in per_worker)
     merged["workers"] = len(per_worker)
     merged["failures"] = failures
+    # What the engine could not generate: the contract's doing, listed once whoever met it.
+    unmet = sorted({text for d in per_worker for text in _texts(d.get("suite_errors"))})
+    merged["suite_errors"] = list[JsonValue](unmet)
     corpora = [c for d in per_worker if isinstance(c := d.get("corpus"), dict) and c]
     if corpora:
         # Every worker read the same replay (done once per run); each wrote its own new cases.
@@ -80,6 +83,7 @@ def summary_lines(details: Mapping[str, object]) -> list[str]:
     ]
     for title, table in (("failing", failures), ("spec-doubt", doubts)):
         lines += [f"  {title}: {check} on {count} operation(s)" for check, count in table.items()]
+    lines += [f"  not generated: {text}" for text in _texts(details.get("suite_errors"))]
     return (
         lines
         + contract_lines(_mapping(details.get("contract")))

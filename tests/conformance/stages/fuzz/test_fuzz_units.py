@@ -40,7 +40,7 @@ from conformance.stages.fuzz.response_checks import (
     requirements_for,
 )
 from conformance.stages.fuzz.schema import INFERRED_LINKS, build_schema, contract_document
-from conformance.stages.fuzz.summary import merge_details
+from conformance.stages.fuzz.summary import merge_details, summary_lines
 from conformance.target.profile import build
 from tests.conformance.stages.fuzz.conftest import KEYS, PAT, operation, response, status_case
 
@@ -302,8 +302,15 @@ def test_merge_details_sums_workers() -> None:
         "spec_doubts_by_check": {},
         "duration_s": 2.0,
     }
-    two = one | {"cases": 4, "failures_by_check": {"a": 1, "b": 2}, "duration_s": 3.0}
+    two = one | {
+        "cases": 4,
+        "failures_by_check": {"a": 1, "b": 2},
+        "duration_s": 3.0,
+        "suite_errors": ["GET /x: Unsatisfiable"],
+    }
     merged = merge_details([one, two])
+    assert merged["suite_errors"] == ["GET /x: Unsatisfiable"]
+    assert "  not generated: GET /x: Unsatisfiable" in summary_lines(merged)
     assert merged["cases"] == 7
     assert merged["failures_by_check"] == {"a": 2, "b": 2}
     assert merged["failures"] == 4
