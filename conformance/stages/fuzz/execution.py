@@ -19,7 +19,7 @@ import requests
 from schemathesis.core.failures import Failure, FailureGroup
 
 from conformance.catalogue.outcomes import TestRecord
-from conformance.contract.document import contract_sha256
+from conformance.contract.document import contract_sha256, operations
 from conformance.contract.specialisation import declared_keys, document_sha256
 from conformance.redaction.placeholders import Redactor
 from conformance.report.model import SEVERITY, Evidence, Outcome
@@ -34,6 +34,7 @@ from conformance.stages.fuzz.response_checks import (
     RuleFailure,
     check_name_of,
     custom_checks,
+    operation_requirements,
     requirements_for,
 )
 from conformance.stages.fuzz.schema import contract_document
@@ -329,10 +330,16 @@ class FuzzRun:
         duration_s: float,
         error: BaseException | None,
     ) -> TestRecord:
-        """Per-requirement outcomes of one fuzz test: one operation (None: all) in ``modes``."""
+        """Per-requirement outcomes of one fuzz test: one operation (None: all) in ``modes``.
+
+        A test of every operation (the stateful scenarios) speaks only for the requirements of
+        operations its cases reached: the scenarios follow links and may never call one."""
         tallies = [
             t for (op, m), t in self.tallies.items() if m in modes and operation_id in (None, op)
         ]
+        if operation_id is None:
+            reached = {op for (op, m), t in self.tallies.items() if m in modes and t.cases}
+            ids = tuple(rid for rid in ids if _reached(rid, reached))
         sent = sum(t.cases - t.rate_limited for t in tallies)
         outcomes: dict[str, Outcome] = {}
         note: dict[str, str] = {}
@@ -480,6 +487,12 @@ def curl_line(request: requests.PreparedRequest, redactor: Redactor) -> str:
 
 def _operation_id(case: OpenApiCase) -> str:
     return str(case.operation.schema.get_operation_id(case.operation) or case.operation.label)
+
+
+def _reached(requirement_id: str, reached: set[str]) -> bool:
+    """Whether an operation that ``requirement_id`` belongs to is among those ``reached``."""
+    holders = reached if reached else {op.operation_id for op in operations()}
+    return any(requirement_id in operation_requirements(op) for op in holders)
 
 
 def _worse(a: Outcome, b: Outcome) -> bool:

@@ -18,6 +18,7 @@ from conformance.stages.fuzz import engine
 from conformance.stages.fuzz.aiming import FuzzTarget
 from conformance.stages.fuzz.auth import AuthMode
 from conformance.stages.fuzz.budget import tier
+from conformance.stages.fuzz.capture import Sent
 from conformance.stages.fuzz.engine import EngineErrors, EngineSchemas, fuzz
 from conformance.stages.fuzz.execution import FuzzRun
 from conformance.stages.fuzz.response_checks import RuleFailure
@@ -158,3 +159,44 @@ def test_what_a_traceback_shows_of_a_run_holds_no_credential(run: FuzzRun) -> No
     shown = repr(run) + repr(list(run.failures.values()))
     assert run.failures and secrets
     assert not [name for name in secrets if str(name) in shown]
+
+
+def test_a_stateful_failure_keeps_the_calls_that_led_to_it(run: FuzzRun) -> None:
+    from schemathesis.engine.recorder import ScenarioRecorder
+
+    schema = EngineSchemas.of(run).valid
+    first, second, failing = (
+        schema[path]["GET"].Case()
+        for path in ("/sdk/v2/bootstrap", "/sdk/v2/status", "/sdk/v2/status")
+    )
+    active = engine._Active(run, schema, AuthMode.VALID, "stateful", aim_ids=False)
+    recorder = ScenarioRecorder(label="stateful")
+    parent = None
+    for case, operation_id in zip(
+        (first, second, failing), ("getSdkBootstrap", "getSdkStatus", "getSdkStatus"), strict=True
+    ):
+        recorder.record_case(case=case, parent_id=parent)
+        active.sent[case.id] = Sent.of(operation_id, case, response(200))
+        parent = case.id
+    planted = RuleFailure(
+        check="etag_equals_body_hash",
+        requirement_ids=("SDK-STATUS-ETAG-EQUALS-HASH",),
+        operation=failing.operation.label,
+        title="planted",
+        message="planted",
+    )
+    run.note("getSdkStatus", "stateful", failing, response(200), planted)
+    recorder.record_check_failure(
+        name="etag_equals_body_hash", case_id=failing.id, code_sample="", failure=planted
+    )
+
+    engine._keep_chains(run, active, recorder)
+
+    seen = run.failures[("getSdkStatus", "stateful", "etag_equals_body_hash")]
+    # The corpus keeps the sequence the engine linked, in the order it was sent.
+    assert seen.chained
+    assert [sent.operation_id for sent in seen.sent] == [
+        "getSdkBootstrap",
+        "getSdkStatus",
+        "getSdkStatus",
+    ]
