@@ -9,6 +9,7 @@ output: the stage's summary line ("fuzz: ... N cases in T s") and the CLI's "Tes
 generated" and "in T s".
 
     python benchmarks/bench_fuzz.py [--examples 30] [--seed 20261122] [--rounds 3]
+    python benchmarks/bench_fuzz.py --phases unit   # examples and fuzzing per operation only
     python benchmarks/bench_fuzz.py --profile [--examples 30]   # py-spy on the stage: top entries
     python benchmarks/bench_fuzz.py --replay 100                 # replay a corpus of 100 cases
     python benchmarks/bench_fuzz.py --baseline DIR   # also the stage of another checkout (before)
@@ -47,10 +48,31 @@ from conformance.stages.fuzz.budget import tier
 ROOT = Path(__file__).resolve().parents[1]
 CONTRACT = ROOT / "openapi" / "openapi.yaml"
 HIGH_BURST, HIGH_REFILL = 10**7, 10.0**7  # never a 429
-TIER = tier("pr")
-# The phases the stage's tier runs (its per-operation items, then the stateful one): the
-# schemathesis CLI's default phases.
-PHASES = ("examples", "coverage", "fuzzing", "stateful")
+
+
+@dataclass(frozen=True)
+class Shape:
+    """What both sides run: the stage's tier and items, and the CLI's phases (the same)."""
+
+    tier: str
+    items: str  # pytest -k of the stage's items
+    phases: tuple[str, ...]
+
+
+SHAPES = {
+    # The pr tier's phases (per operation examples, coverage, fuzzing; then the stateful item):
+    # the schemathesis CLI's defaults. The stage's credentials items are left out (the CLI has
+    # none).
+    "all": Shape(
+        "pr", "test_fuzz and not credentials", ("examples", "coverage", "fuzzing", "stateful")
+    ),
+    # Examples and fuzzing only, per operation (what this benchmark compared before the stage
+    # ran on the engine): the smoke tier has no coverage phase, and its stateful item is left out.
+    "unit": Shape(
+        "smoke", "test_fuzz and not credentials and not stateful", ("examples", "fuzzing")
+    ),
+}
+SHAPE = [SHAPES["all"]]  # the one chosen (--phases)
 
 
 @dataclass
@@ -94,8 +116,8 @@ def load_average() -> str:
 def stage_command(base_url: str, profile: Path, examples: int, seed: int, work: Path) -> list[str]:
     return [
         sys.executable, "-m", "pytest",
-        *pytest_args(TIER.name, seed), "--fuzz-max-examples", str(examples),
-        "-k", "test_fuzz and not credentials",
+        *pytest_args(SHAPE[0].tier, seed), "--fuzz-max-examples", str(examples),
+        "-k", SHAPE[0].items,
         "--base-url", base_url, "--target-profile", str(profile),
         "--report-dir", str(work / "stage-report"), "-q", "-p", "no:cacheprovider",
     ]  # fmt: skip
@@ -120,14 +142,15 @@ def cli(base_url: str, profile: dict[str, object], examples: int, seed: int, wor
     environment = project["environments"]["development"]
     # The stateful phase's budget as the stage's tier has it (the CLI has no flag for it).
     config = work / "schemathesis.toml"
+    chosen = tier(SHAPE[0].tier)
     config.write_text(
-        f"[phases.stateful]\nmax-steps = {TIER.stateful_steps}\n"
-        f"[phases.stateful.generation]\nmax-examples = {TIER.stateful_examples}\n",
+        f"[phases.stateful]\nmax-steps = {chosen.stateful_steps}\n"
+        f"[phases.stateful.generation]\nmax-examples = {chosen.stateful_examples}\n",
         "utf-8",
     )
     command = [
         str(Path(sys.executable).with_name("schemathesis")), "--config-file", str(config),
-        "run", str(CONTRACT), "--url", base_url, "--phases", ",".join(PHASES),
+        "run", str(CONTRACT), "--url", base_url, "--phases", ",".join(SHAPE[0].phases),
         "--max-examples", str(examples), "--seed", str(seed), "--workers", "1",
         "--generation-database", "none",
         "-H", f"Authorization: Bearer {credentials['pat']}",
@@ -255,6 +278,13 @@ def main() -> None:
     parser.add_argument("--examples", type=int, default=30, help="examples per operation")
     parser.add_argument("--seed", type=int, default=20261122)
     parser.add_argument("--rounds", type=int, default=3, help="alternating rounds (median taken)")
+    parser.add_argument(
+        "--phases",
+        choices=tuple(SHAPES),
+        default="all",
+        help="all: the pr tier and the CLI's four default phases; unit: examples and fuzzing "
+        "per operation only (the smoke tier without its stateful item)",
+    )
     parser.add_argument("--profile", action="store_true", help="py-spy the stage, print top")
     parser.add_argument("--replay", type=int, metavar="N", help="time replaying N corpus cases")
     parser.add_argument(
@@ -265,6 +295,7 @@ def main() -> None:
         "runs in every round too, with its own ratios to the CLI",
     )
     options = parser.parse_args()
+    SHAPE[0] = SHAPES[options.phases]
 
     with tempfile.TemporaryDirectory(prefix="bench-fuzz-") as tmp:
         if options.profile:
