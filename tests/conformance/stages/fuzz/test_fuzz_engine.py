@@ -141,20 +141,21 @@ def test_a_target_that_refuses_connections_fails_the_item(
     assert profile.credentials.pat not in record.message
 
 
+def planted(check: str, case: Any) -> RuleFailure:
+    """A failure of ``check`` on ``case``, as the suite's own checks raise one."""
+    return RuleFailure(
+        check=check, requirement_ids=("R-1",), operation=case.operation.label, title="planted",
+        message="planted",
+    )  # fmt: skip
+
+
 def test_what_a_traceback_shows_of_a_run_holds_no_credential(run: FuzzRun) -> None:
     # pytest prints a failing item's arguments (the session's run among them) with their repr.
     schemas = EngineSchemas.of(run)
     fuzz(run, schemas, "getSdkStatus", AuthMode.VALID)
     case = schemas.valid["/sdk/v2/status"]["GET"].Case()
     run.target.prepare(case)
-    planted = RuleFailure(
-        check="error_body_shape",
-        requirement_ids=("ERR-BODY-SHAPE",),
-        operation=case.operation.label,
-        title="planted",
-        message="planted",
-    )
-    run.note("getSdkStatus", "valid", case, response(500), planted)
+    run.note("getSdkStatus", "valid", case, response(500), planted("error_body_shape", case))
     secrets = run.target.profile.secret_names()
     shown = repr(run) + repr(list(run.failures.values()))
     assert run.failures and secrets
@@ -178,16 +179,10 @@ def test_a_stateful_failure_keeps_the_calls_that_led_to_it(run: FuzzRun) -> None
         recorder.record_case(case=case, parent_id=parent)
         active.sent[case.id] = Sent.of(operation_id, case, response(200))
         parent = case.id
-    planted = RuleFailure(
-        check="etag_equals_body_hash",
-        requirement_ids=("SDK-STATUS-ETAG-EQUALS-HASH",),
-        operation=failing.operation.label,
-        title="planted",
-        message="planted",
-    )
-    run.note("getSdkStatus", "stateful", failing, response(200), planted)
+    failure = planted("etag_equals_body_hash", failing)
+    run.note("getSdkStatus", "stateful", failing, response(200), failure)
     recorder.record_check_failure(
-        name="etag_equals_body_hash", case_id=failing.id, code_sample="", failure=planted
+        name="etag_equals_body_hash", case_id=failing.id, code_sample="", failure=failure
     )
 
     engine._keep_chains(run, active, recorder)
