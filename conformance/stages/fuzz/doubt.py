@@ -42,6 +42,12 @@ def _response(failure: Failure, case: OpenApiCase, response: Response) -> list[s
     return [f"response:{_status(response)}"]
 
 
+def _media_type(failure: Failure, case: OpenApiCase, response: Response) -> list[str]:
+    """The answer's documented media type: a stated one is no gap, even where the status that
+    carries it is (a create's success status is the target's to choose, its JSON is not)."""
+    return [f"response:{_status(response)}:body"]
+
+
 def _schema(failure: Failure, case: OpenApiCase, response: Response) -> list[str]:
     path = _body_path(getattr(failure, "instance_path", ()) or ())
     base = f"response:{_status(response)}:body"
@@ -108,7 +114,7 @@ def _status_header(header: str) -> Locator:
 
 LOCATORS: dict[str, Locator] = {
     "status_code_conformance": _response,
-    "content_type_conformance": _response,
+    "content_type_conformance": _media_type,
     "response_schema_conformance": _schema,
     "response_headers_conformance": _headers,
     "negative_data_rejection": _negated_input,

@@ -269,6 +269,22 @@ def test_failures_on_gaps_are_doubts_and_on_stated_elements_real(schema: Any) ->
         )
         is None
     )
+    # A create's success status is a gap, but the JSON it answers with is stated: a create
+    # answered with another media type is a real failure.
+    create = operation(schema, "POST", "/application/{applicationId}/v2/configuration").Case()
+    wrong_type = undefined(201)
+    assert (
+        doubt_of_failure(
+            "createConfiguration", "content_type_conformance", wrong_type, create, response(201)
+        )
+        is None
+    )
+    assert (
+        doubt_of_failure(
+            "createConfiguration", "status_code_conformance", wrong_type, create, response(201)
+        )
+        == "not-shown"
+    )
 
 
 # ------------------------------------------------------------------ schema and summary
