@@ -3,8 +3,8 @@
 the stage (``conformance.stages.fuzz``).
 
 - ``--fuzz-tier`` / ``--fuzz-seed`` choose the budget; they are read before the fuzz test module
-  is imported (``active_settings``), because schemathesis fixes examples and seed at collection,
-  and so is the target profile (the run's hand-over) whose terms the contract is fuzzed in.
+  is imported (``active_settings``), and so is the target profile (the run's hand-over) whose
+  terms the contract is fuzzed in: the items are the operations as that profile names them.
 - ``--fuzz-corpus DIR``: the failure corpus (else the profile's ``fuzz.corpus``, else
   ``<report dir>/fuzz-corpus``).
 - ``fuzz_run``: the session's ``FuzzRun`` (provisions real objects first, replays the corpus
@@ -182,8 +182,8 @@ _ITEM = pytest.StashKey[FuzzItem]()
 
 @pytest.hookimpl(trylast=True)
 def pytest_collection_finish(session: pytest.Session) -> None:
-    """Freeze what collection built (the contract, the schemas, every item) out of the garbage
-    collector's sight: each full collection during fuzzing would walk it again."""
+    """Freeze what collection built (the contract, every item) out of the garbage collector's
+    sight: each full collection during fuzzing would walk it again."""
     if any(_ITEM in item.stash for item in session.items):
         gc.collect()
         gc.freeze()
