@@ -200,7 +200,13 @@ def fuzz(
     schema.config.phases.update(phases=list(phases))
     active = _Active(run, schema, mode, kind, aim_ids=operation_id is not None)
     stream = from_schema(schema).execute()
-    timer = threading.Timer(left, stream.stop)
+    cut = threading.Event()  # set when the budget, not the engine, ended the run
+
+    def stop() -> None:
+        cut.set()
+        stream.stop()
+
+    timer = threading.Timer(left, stop)
     timer.daemon = True
     recorders: list[ScenarioRecorder] = []
     errors: list[str] = []
@@ -221,7 +227,7 @@ def fuzz(
         timer.cancel()
         stream.stop()
         _ACTIVE.clear()
-    if stream.stop_event.is_set() and run.budget_left() <= 0:
+    if cut.is_set():
         run.budget_exhausted = True
         run.tally(operation_id or "*", kind).unsent += 1
     for recorder in recorders:

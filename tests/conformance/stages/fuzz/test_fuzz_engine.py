@@ -195,3 +195,16 @@ def test_a_stateful_failure_keeps_the_calls_that_led_to_it(run: FuzzRun) -> None
         "getSdkStatus",
         "getSdkStatus",
     ]
+
+
+def test_the_stateful_record_speaks_only_for_operations_its_scenarios_reached(
+    run: FuzzRun,
+) -> None:
+    ids = ("ERR-NO-SERVER-ERROR", "SDK-STATUS-ETAG-EQUALS-HASH")
+    run.tally("createConfiguration", "stateful").cases = 3
+    record = run.record_for("t", None, ("stateful",), ids, 0.0, None)
+    # No scenario polled the status: the stateful test claims nothing about its ETag.
+    assert record.outcomes == {"ERR-NO-SERVER-ERROR": Outcome.PASS}
+    run.tally("getSdkStatus", "stateful").cases = 1
+    record = run.record_for("t", None, ("stateful",), ids, 0.0, None)
+    assert record.outcomes == dict.fromkeys(ids, Outcome.PASS)
