@@ -36,7 +36,7 @@ from schemathesis.engine import events, from_schema
 from conformance.stages.fuzz.auth import AuthMode
 from conformance.stages.fuzz.capture import Sent
 from conformance.stages.fuzz.execution import EXCLUDED_BUILTINS, UNPROVOKED, FuzzRun
-from conformance.stages.fuzz.response_checks import CUSTOM_BY_NAME, check_name_of
+from conformance.stages.fuzz.response_checks import CUSTOM_BY_NAME, check_name_of, operation_id_of
 from conformance.stages.fuzz.schema import build_schema
 
 if TYPE_CHECKING:
@@ -84,10 +84,6 @@ def _serving(case: OpenApiCase) -> _Active | None:
     return active
 
 
-def _operation_id(case: OpenApiCase) -> str:
-    return str(case.operation.schema.get_operation_id(case.operation) or case.operation.label)
-
-
 # ------------------------------------------------------------------ process-wide registrations
 
 
@@ -107,7 +103,7 @@ def after_call(context: HookContext, case: OpenApiCase, response: Response) -> N
     replay = active.run.answered(case, response, active.mode, active.kind, sent_at)
     active.replays[case.id] = replay
     if active.kind == "stateful":
-        active.sent[case.id] = Sent.of(_operation_id(case), case, response)
+        active.sent[case.id] = Sent.of(operation_id_of(case), case, response)
 
 
 @schemathesis.hook
@@ -119,7 +115,7 @@ def filter_failure(
         return True
     if not active.run.counts_against(check_name_of(failure), response, active.replays.get(case.id)):
         return False
-    doubt = active.run.note(_operation_id(case), active.kind, case, response, failure)
+    doubt = active.run.note(operation_id_of(case), active.kind, case, response, failure)
     return doubt is None
 
 
@@ -251,4 +247,4 @@ def _keep_chains(run: FuzzRun, active: _Active, recorder: ScenarioRecorder) -> N
         for check in recorder.checks.get(case_id, []):
             if check.failure_info is not None:
                 name = check_name_of(check.failure_info.failure)
-                run.keep_chain((_operation_id(node.value), "stateful", name), chain)
+                run.keep_chain((operation_id_of(node.value), "stateful", name), chain)

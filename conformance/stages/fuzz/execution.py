@@ -34,6 +34,7 @@ from conformance.stages.fuzz.response_checks import (
     RuleFailure,
     check_name_of,
     custom_checks,
+    operation_id_of,
     operation_requirements,
     requirements_for,
 )
@@ -147,7 +148,7 @@ class FuzzRun:
     ) -> Replay | None:
         """Count one answer in the tally of ``kind``; return the declared bucket as the run's
         own traffic left it (None: not an SDK call with valid credentials)."""
-        counts = self.tally(_operation_id(case), kind)
+        counts = self.tally(operation_id_of(case), kind)
         counts.cases += 1
         counts.statuses[response.status_code] += 1
         replay = self._replay(case, response, mode, sent_at)
@@ -190,7 +191,7 @@ class FuzzRun:
             return None
         return RuleFailure(
             check=UNPROVOKED,
-            requirement_ids=requirements_for("status_code_conformance", _operation_id(case)),
+            requirement_ids=requirements_for("status_code_conformance", operation_id_of(case)),
             operation=case.operation.label,
             title="a valid request was refused with 429 the fuzzer did not provoke",
             message="Expected: an answer; the fuzzer's own traffic stayed within the "
@@ -483,10 +484,6 @@ def curl_line(request: requests.PreparedRequest, redactor: Redactor) -> str:
             body.decode("utf-8", "replace") if isinstance(body, bytes) else str(body)
         )
     return curl_command(str(request.method), redactor.text(str(request.url)), headers, text)
-
-
-def _operation_id(case: OpenApiCase) -> str:
-    return str(case.operation.schema.get_operation_id(case.operation) or case.operation.label)
 
 
 def _reached(requirement_id: str, reached: set[str]) -> bool:

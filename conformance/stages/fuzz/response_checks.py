@@ -203,7 +203,8 @@ def _json_body(response: Response) -> JsonValue:
     return body
 
 
-def _operation_id(case: OpenApiCase) -> str:
+def operation_id_of(case: OpenApiCase) -> str:
+    """The operationId of the operation ``case`` belongs to (its label when it has none)."""
     return str(case.operation.schema.get_operation_id(case.operation) or case.operation.label)
 
 
@@ -218,7 +219,7 @@ class CustomCheck:
 def _fail(spec: CustomCheck, case: OpenApiCase, title: str, message: str) -> RuleFailure:
     return RuleFailure(
         check=spec.name,
-        requirement_ids=requirements_for(spec.name, _operation_id(case)),
+        requirement_ids=requirements_for(spec.name, operation_id_of(case)),
         operation=case.operation.label,
         title=title,
         message=message,
@@ -229,7 +230,7 @@ def _etag_equals_hash(_: ErrorShape) -> CheckFunction:
     def etag_equals_body_hash(
         ctx: CheckContext, response: Response, case: OpenApiCase
     ) -> bool | None:
-        if response.status_code != 200 or _operation_id(case) not in SNAPSHOT_OPERATIONS:
+        if response.status_code != 200 or operation_id_of(case) not in SNAPSHOT_OPERATIONS:
             return None
         body = _json_body(response)
         body_hash = body.get("hash") if isinstance(body, dict) else None
@@ -333,7 +334,7 @@ def _grammar_failure(
 
 def _etag_grammar(_: ErrorShape) -> CheckFunction:
     def etag_grammar(ctx: CheckContext, response: Response, case: OpenApiCase) -> bool | None:
-        rid = ETAG_READ.get((_operation_id(case), response.status_code))
+        rid = ETAG_READ.get((operation_id_of(case), response.status_code))
         value = _header(response, "etag")
         if rid is None or value is None:
             return None
@@ -354,7 +355,7 @@ def _content_type_grammar(_: ErrorShape) -> CheckFunction:
             return None
         found = media_type(value)
         if isinstance(found, Problem):
-            ids = requirements_for("content_type_grammar", _operation_id(case))
+            ids = requirements_for("content_type_grammar", operation_id_of(case))
             raise _grammar_failure("content_type_grammar", case, ids, found)
         return True
 
@@ -365,7 +366,7 @@ def _retry_after_grammar(_: ErrorShape) -> CheckFunction:
     def retry_after_grammar(
         ctx: CheckContext, response: Response, case: OpenApiCase
     ) -> bool | None:
-        rid = RETRY_AFTER_READ.get((_operation_id(case), response.status_code))
+        rid = RETRY_AFTER_READ.get((operation_id_of(case), response.status_code))
         value = _header(response, "retry-after")
         if rid is None or value is None:
             return None
