@@ -13,6 +13,7 @@ import sys
 from collections.abc import Sequence
 
 from conformance.errors import UsageError
+from conformance.report.model import Level
 from conformance.run import launch
 from conformance.run.deadline import seconds_option
 from conformance.stages import REGISTRY, by_name, commands
@@ -40,6 +41,14 @@ examples:
       pass anything after -- on to pytest
   conformance run --accept-incomplete
       exit 0 even if some requirement could not be measured (the verdict still says incomplete)
+  conformance run --level drop-in
+      also exit 1 when the target departs from a production convention its profile leaves at
+      the default (a drop-in difference; never an interface failure)
+
+levels: every run judges the interface (the specification's words and what the profile writes
+explicitly) and drop-in compatibility (also the production conventions: every key's default the
+profile leaves out; `conventions: production` in the profile declares them all). The exit status
+follows --level (default interface).
 
 exit status: 0 conformant (also "conformant with declared exceptions": unsupported
 capabilities, optional profile inputs not configured, baseline known failures, spec doubts),
@@ -117,6 +126,14 @@ def _parser() -> argparse.ArgumentParser:
         action="store_true",
         help="exit 0 for an incomplete verdict (requirements not measured); the reports still "
         "say incomplete",
+    )
+    run.add_argument(
+        "--level",
+        choices=[level.value for level in Level],
+        default=Level.INTERFACE.value,
+        help="the level the exit status follows: interface (the specification and what the "
+        "profile declares) or drop-in (also every production convention the profile leaves at "
+        "its default: a difference exits 1); the reports show both (default: interface)",
     )
     run.add_argument("pytest_args", nargs="*", metavar="-- PYTEST-ARGS", help=argparse.SUPPRESS)
     for stage in REGISTRY:

@@ -44,6 +44,29 @@ class ContractViolation(ConformanceError, AssertionError):
         return "\n".join(lines)
 
 
+class ConventionMiss(ContractViolation):
+    """The target departs from a production convention its profile does not declare (a key's
+    default), where the test cannot go on without it: its requirements are not judged at the
+    interface level (not measurable, naming ``key``), and the difference is listed at the
+    drop-in level. Never an interface failure."""
+
+    def __init__(
+        self,
+        requirement_ids: Sequence[str],
+        title: str,
+        expected: str,
+        received: str,
+        curl: str | None = None,
+        sections: Sequence[str] = (),
+        *,
+        key: str,
+        convention: str,
+    ) -> None:
+        self.key = key
+        self.convention = convention
+        super().__init__(requirement_ids, title, expected, received, curl, sections)
+
+
 class NoAnswer(ContractViolation):
     """The target gave no answer, even to one retry: refused, reset or silent past the timeout."""
 

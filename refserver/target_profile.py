@@ -52,6 +52,7 @@ def build(store: Store, settings: Settings) -> dict[str, Any]:
     load_shedding.update({"window_seconds": 1.0, "settle_seconds": 1.5})
     return {
         "profile_version": 1,
+        "conventions": "production",  # the reference's choices are the production conventions
         "credentials": {
             "pat": pat,
             "sdk_keys": [_sdk_key(store, label) for label in ("development", "production", "all")],

@@ -10,16 +10,28 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 from conformance import __version__
 from conformance.catalogue.requirements import catalogue_index, current_baseline, load_catalogue
 from conformance.contract.document import contract_sha256
-from conformance.errors import ContractViolation, NotConfigured, NotMeasurable, Unsupported
+from conformance.errors import (
+    ContractViolation,
+    ConventionMiss,
+    NotConfigured,
+    NotMeasurable,
+    Unsupported,
+)
 from conformance.json_types import JsonObject
-from conformance.report.json_report import evidence_from_json, evidence_to_json
+from conformance.report.json_report import (
+    difference_from_json,
+    difference_to_json,
+    evidence_from_json,
+    evidence_to_json,
+)
 from conformance.report.model import (
+    Difference,
     Evidence,
     Exchange,
     Outcome,
@@ -52,6 +64,8 @@ class TestRecord:
     note: dict[str, str] = field(default_factory=dict)  # per requirement id, e.g. why unmeasured
     # per requirement id, where the test knows which of its failures broke which requirement
     evidence_by_requirement: dict[str, Evidence] = field(default_factory=dict)
+    # drop-in level: conventions the target departs from, which the profile does not declare
+    differences: tuple[Difference, ...] = ()
 
     @property
     def outcome(self) -> Outcome:
@@ -68,6 +82,7 @@ class TestRecord:
             rid: evidence_to_json(e) for rid, e in self.evidence_by_requirement.items()
         }
         data["outcomes"] = {k: v.value for k, v in self.outcomes.items()}
+        data["differences"] = [difference_to_json(d) for d in self.differences]
         return data
 
     @classmethod
@@ -86,6 +101,7 @@ class TestRecord:
                 rid: evidence_from_json(e)
                 for rid, e in data.get("evidence_by_requirement", {}).items()
             },
+            differences=tuple(difference_from_json(d) for d in data.get("differences", ())),
         )
 
 
@@ -116,8 +132,12 @@ def classify(
     duration_s: float = 0.0,
     exchanges: Sequence[Exchange] = (),
     message: str = "",
+    differences: Sequence[Difference] = (),
 ) -> TestRecord:
     """Per-requirement outcomes of one test.
+
+    ``differences``: the conventions the test found the target departing from (drop-in level);
+    each is kept on the record whatever the outcome.
 
     - passed: every id passes.
     - ``ContractViolation``: its ids fail (all the test's ids if it names none); the test's other
@@ -126,11 +146,18 @@ def classify(
     - ``NotConfigured`` (the profile leaves out an optional input): its ids are not configured,
       with a note naming the profile key that would enable them (a declared exception).
     - ``NotMeasurable`` / ``Unsupported``: every id takes that outcome.
+    - ``ConventionMiss`` (an undeclared convention the test could not go past): its ids are not
+      measurable at the interface level, the note naming the key; the miss is a difference.
     - any other failure or error (a plain assert, a crash on a malformed answer): every id fails.
     - a plain skip (no reason the suite knows): not measurable, never pass.
     """
     ids = tuple(requirement_ids)
     record = TestRecord(test_id, stage, ids, {}, duration_s, message)
+    record.differences = tuple(differences)
+    if isinstance(error, ConventionMiss):
+        record.differences += (_difference_of(test_id, error, ids),)
+        unjudged = tuple(i for i in error.requirement_ids if i in ids) or ids
+        error = NotMeasurable(convention_note(error.key), unjudged, error.passed_ids)
     if isinstance(error, Unsupported):
         absent = set(error.requirement_ids) & set(ids) or set(ids)
         record.outcomes = {
@@ -199,6 +226,26 @@ def classify(
     return record
 
 
+def convention_note(key: str) -> str:
+    """Why a requirement resting on an undeclared convention is not judged at the interface."""
+    return (
+        f"not judged at the interface level: the target departs from the convention {key} "
+        f"defaults to; declare its own choice as {key} in the profile (drop-in: a difference)"
+    )
+
+
+def _difference_of(test_id: str, error: ConventionMiss, ids: tuple[str, ...]) -> Difference:
+    return Difference(
+        requirement_ids=tuple(i for i in error.requirement_ids if i in ids) or ids,
+        key=error.key,
+        convention=error.convention,
+        received=error.received,
+        title=error.title,
+        test_id=test_id,
+        curl=error.curl,
+    )
+
+
 def not_configured_note(profile_key: str, reason: str = "") -> str:
     """The note of a requirement the profile left unconfigured. When the key is simply not set,
     the note says to set it; when the test gave its own cause (the key is set, but what it
@@ -231,7 +278,13 @@ def fold(
     tests: dict[str, list[str]] = {}
     evidence: dict[str, list[Evidence]] = {}
     notes: dict[str, list[str]] = {}
+    differences: dict[str, list[Difference]] = {}
     for record in records:
+        for difference in record.differences:
+            if not difference.test_id:
+                difference = replace(difference, test_id=record.test_id)
+            for rid in difference.requirement_ids:
+                differences.setdefault(rid, []).append(difference)
         for rid, outcome in record.outcomes.items():
             outcomes.setdefault(rid, []).append(outcome)
             tests.setdefault(rid, []).append(record.test_id)
@@ -264,6 +317,7 @@ def fold(
                 evidence=tuple(evidence.get(info.id, [])),
                 note=note,
                 subject=info.subject,
+                differences=tuple(differences.get(info.id, [])),
             )
         )
     return tuple(results)

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any, TypedDict, Unpack
 import pytest
 
 from conformance.checks import expect, json_object, violation
-from conformance.checks.declared import status_expectation, status_received
+from conformance.checks.declared import status_expectation, status_holds, status_received
 from conformance.drivers.call_options import Environment, ManagementOptions
 from conformance.drivers.capabilities import require_capabilities
 from conformance.drivers.experiment_cleanup import Registry, session_terminator
@@ -211,15 +211,18 @@ class Experiments:
         )
         reply = self.create(body)
         wanted = self.profile.statuses.create_experiment
-        good = reply.status == wanted and isinstance(body_of(reply), dict)
+        key, title = "statuses.create_experiment", "create experiment was not accepted"
+        good = isinstance(body_of(reply), dict) and status_holds(
+            reply, self.profile, key, wanted, ids or (), title
+        )
         if not good and ids is None:
             raise setup_failed("create the experiment this scenario needs", reply)
         expect(
             good,
             ids or (),
-            "create experiment was not accepted",
-            status_expectation("statuses.create_experiment", wanted) + " with the experiment",
-            status_received(reply, "statuses.create_experiment", wanted),
+            title,
+            status_expectation(key, wanted, self.profile) + " with the experiment",
+            status_received(reply, key, wanted),
             reply,
         )
         record = json_object(reply, ids or ())

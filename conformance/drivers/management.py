@@ -91,7 +91,9 @@ class Configurations:
         reply = self.create(label, content, environment=environment, body=body, **fields)
         expected = self.profile.statuses.create_configuration
         key = "statuses.create_configuration"
-        expect_declared_status(reply, key, expected, ids, "create configuration was not accepted")
+        expect_declared_status(
+            reply, self.profile, key, expected, ids, "create configuration was not accepted"
+        )
         record = json_object(reply, ids, "a configuration record")
         if "id" in record:
             self._sent_environment[record["id"]] = (

@@ -9,6 +9,7 @@ escaped only where they must be (backslash, line breaks, anything not ASCII as `
 from __future__ import annotations
 
 from conformance.report.headline import decided_by, measured_share
+from conformance.report.levels import levels_sentence
 from conformance.report.model import Report
 
 FILE_NAME = "environment.properties"
@@ -40,6 +41,7 @@ def render(report: Report) -> str:
         ("Measured", measured_share(report)),
         ("Verdict", report.verdict.value),
         ("Decided.by", decided_by(report)),
+        ("Levels", levels_sentence(report)),
         ("Target", report.target_url),
         ("Suite.version", report.suite_version),
         ("Contract.sha256", report.contract_sha256),

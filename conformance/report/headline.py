@@ -7,6 +7,7 @@ evidence behind it.
 
 from __future__ import annotations
 
+from conformance.report.levels import drop_in_phrase
 from conformance.report.model import DECLARED, Outcome, Report, Verdict
 from conformance.report.vocabulary import OUTCOME_ORDER, OUTCOME_STYLES
 
@@ -71,5 +72,5 @@ def summary_line(report: Report, elapsed_s: float | None = None, where: str = ""
     reports = f"; reports in {where}/" if where else ""
     return (
         f"conformance: {report.verdict.value}: {measured_share(report)} "
-        f"({counts_phrase(report)}){took}{reports}"
+        f"({counts_phrase(report)}){took}; {drop_in_phrase(report)}{reports}"
     )

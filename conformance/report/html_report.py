@@ -12,6 +12,7 @@ from html import escape
 from conformance.json_types import JsonObject
 from conformance.report.evidence_text import request_text, response_text, truncate
 from conformance.report.headline import decided_by, measured_share
+from conformance.report.levels import by_key, levels_sentence
 from conformance.report.model import (
     DECLARED,
     Evidence,
@@ -167,6 +168,8 @@ def _banner(report: Report) -> str:
         f'{_e(report.verdict.value)}"><h1>{_e(style.symbol)} {_e(style.headline)} · '
         f"{_e(measured_share(report))}</h1>"
         f'<p class="decided">{_e(decided_by(report))}</p>'
+        f'<p class="levels" data-drop-in="{_e(report.drop_in_verdict.value)}">Levels: '
+        f"{_e(levels_sentence(report))}.</p>"
         f"<p>{_e(style.explanation)} {_e(not_measured_sentence(len(report.not_measured)))}</p>"
         f"<dl class=meta>{rows}</dl></header>"
     )
@@ -367,6 +370,27 @@ def _declared(report: Report) -> str:
     )
 
 
+def _differences(report: Report) -> str:
+    """The drop-in level: each convention the target departs from, with the key to declare."""
+    entries = by_key(report)
+    if not entries:
+        return ""
+    rows = "".join(
+        f"<tr><td class=mono>{_e(entry.key)}</td><td class=mono>{_e(entry.convention)}</td>"
+        f"<td>{_e(truncate('; '.join(entry.received), BODY_LIMIT))}</td>"
+        f"<td class=mono>{_e(', '.join(entry.requirement_ids))}</td></tr>"
+        for entry in entries
+    )
+    return (
+        f'<section class="differences"><h2>Drop-in differences ({len(entries)})</h2>'
+        "<p>Production conventions the target departs from and its profile does not declare: "
+        "not interface failures, but real game clients of the production service may rely on "
+        "them. Declare the target's own choice under the key, or follow the convention.</p>"
+        "<table><thead><tr><th>Profile key</th><th>Convention</th><th>Received</th>"
+        f"<th>Requirements</th></tr></thead>{rows}</table></section>"
+    )
+
+
 def _matrix(report: Report) -> str:
     sections = []
     for section, requirements in by_section(report):
@@ -413,7 +437,7 @@ def render(report: Report) -> str:
         f"<title>RCES conformance: {_e(style.headline)}, {_e(measured_share(report))}</title>"
         f"<style>{CSS}</style></head><body>"
         f"{_banner(report)}"
-        f"{_failures(report)}{_not_measured(report)}{_declared(report)}"
+        f"{_failures(report)}{_differences(report)}{_not_measured(report)}{_declared(report)}"
         f"<h2>Summary</h2>{_chips(report)}{_chart(report)}"
         f"<h2>Requirements</h2>{_filters(report)}{_matrix(report)}"
         f"{_stages(report)}"

@@ -8,6 +8,7 @@ from typing import NotRequired, TypedDict
 from conformance.json_types import JsonObject
 from conformance.report.model import (
     SCHEMA_VERSION,
+    Difference,
     Evidence,
     Exchange,
     Outcome,
@@ -48,6 +49,21 @@ class EvidenceJson(TypedDict):
     seed: NotRequired[int | None]
 
 
+class DifferenceJson(TypedDict):
+    requirement_ids: list[str]
+    key: str
+    convention: str
+    received: str
+    title: str
+    test_id: NotRequired[str]
+    curl: NotRequired[str | None]
+
+
+class LevelsJson(TypedDict):
+    interface: str
+    drop_in: str
+
+
 class TestJson(TypedDict):
     test_id: str
     stage: str
@@ -68,6 +84,7 @@ class RequirementJson(TypedDict):
     evidence: NotRequired[list[EvidenceJson]]
     note: NotRequired[str]
     subject: NotRequired[str]
+    differences: NotRequired[list[DifferenceJson]]
 
 
 class StageJson(TypedDict):
@@ -93,6 +110,8 @@ ReportJson = TypedDict(
         "$schema": NotRequired[str],
         "schema_version": str,
         "verdict": NotRequired[str],
+        "levels": NotRequired[LevelsJson],
+        "differences": NotRequired[list[DifferenceJson]],
         "measured": NotRequired[MeasuredJson],
         "counts": NotRequired[dict[str, int]],
         "not_measured": NotRequired[list[str]],
@@ -166,6 +185,32 @@ def evidence_from_json(data: EvidenceJson) -> Evidence:
     )
 
 
+def difference_to_json(difference: Difference) -> DifferenceJson:
+    """One drop-in difference as plain JSON (the report's form, also a test record's)."""
+    return {
+        "requirement_ids": list(difference.requirement_ids),
+        "key": difference.key,
+        "convention": difference.convention,
+        "received": difference.received,
+        "title": difference.title,
+        "test_id": difference.test_id,
+        "curl": difference.curl,
+    }
+
+
+def difference_from_json(data: DifferenceJson) -> Difference:
+    """The ``Difference`` a ``difference_to_json`` dict came from."""
+    return Difference(
+        requirement_ids=tuple(data["requirement_ids"]),
+        key=data["key"],
+        convention=data["convention"],
+        received=data["received"],
+        title=data["title"],
+        test_id=data.get("test_id", ""),
+        curl=data.get("curl"),
+    )
+
+
 def _test_to_json(test: TestResult) -> TestJson:
     return {
         "test_id": test.test_id,
@@ -202,6 +247,7 @@ def _requirement_to_json(requirement: RequirementResult) -> RequirementJson:
         "evidence": [evidence_to_json(e) for e in requirement.evidence],
         "note": requirement.note,
         "subject": requirement.subject,
+        "differences": [difference_to_json(d) for d in requirement.differences],
     }
 
 
@@ -216,6 +262,7 @@ def _requirement_from_json(data: RequirementJson) -> RequirementResult:
         evidence=tuple(evidence_from_json(e) for e in data.get("evidence", ())),
         note=data.get("note", ""),
         subject=data.get("subject", "server"),  # a 1.0 or 1.1 file: a server's, all of them
+        differences=tuple(difference_from_json(d) for d in data.get("differences", ())),
     )
 
 
@@ -244,6 +291,8 @@ def to_json(report: Report) -> ReportJson:
         "$schema": SCHEMA_ID,
         "schema_version": report.schema_version,
         "verdict": report.verdict.value,
+        "levels": {"interface": report.verdict.value, "drop_in": report.drop_in_verdict.value},
+        "differences": [difference_to_json(d) for d in report.differences],
         "measured": {"count": report.measured, "of": len(report.requirements)},
         "counts": report.counts,
         "not_measured": list(report.not_measured),

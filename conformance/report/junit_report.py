@@ -7,6 +7,7 @@ import xml.etree.ElementTree as ET
 
 from conformance.report.evidence_text import evidence_text
 from conformance.report.headline import decided_by, measured_share
+from conformance.report.levels import levels_sentence
 from conformance.report.model import Outcome, Report, RequirementResult, TestResult
 from conformance.report.sections import by_section
 from conformance.report.vocabulary import OUTCOME_STYLES
@@ -78,6 +79,13 @@ def _testcase(
     ET.SubElement(properties, "property", {"name": "outcome", "value": requirement.outcome.value})
     for test_id in requirement.tests:
         ET.SubElement(properties, "property", {"name": "test", "value": _clean(test_id)})
+    for difference in requirement.differences:  # the drop-in level: never a failure here
+        value = f"{difference.key}: convention {difference.convention}, received "
+        ET.SubElement(
+            properties,
+            "property",
+            {"name": "drop_in_difference", "value": _clean(value + difference.received[:300])},
+        )
     element, kind, _prefix = ELEMENTS[requirement.outcome]
     if element is not None:
         child = ET.SubElement(case, element, {"type": kind, "message": _message(requirement)})
@@ -104,6 +112,8 @@ def render(report: Report) -> str:
             ("measured", measured_share(report)),
             ("verdict", report.verdict.value),
             ("decided_by", decided_by(report)),
+            ("verdict_drop_in", report.drop_in_verdict.value),
+            ("levels", levels_sentence(report)),
             ("suite_version", report.suite_version),
             ("target_url", report.target_url),
             ("target_fingerprint", report.target_fingerprint),

@@ -6,6 +6,7 @@ import re
 
 from conformance.report.evidence_text import truncate
 from conformance.report.headline import decided_by, measured_share
+from conformance.report.levels import by_key, levels_sentence
 from conformance.report.model import DECLARED, Evidence, Outcome, Report, RequirementResult
 from conformance.report.sections import by_section, outcome_counts
 from conformance.report.stage_text import summary_lines
@@ -50,6 +51,8 @@ def _header(report: Report) -> list[str]:
         f"# {style.mark} RCES conformance: {style.headline}, {measured_share(report)}",
         "",
         f"**{_cell(decided_by(report))}**",
+        "",
+        f"Levels: {_cell(levels_sentence(report))}.",
         "",
         " ".join(
             filter(None, [style.explanation, not_measured_sentence(len(report.not_measured))])
@@ -160,6 +163,31 @@ def _listing(title: str, requirements: list[RequirementResult]) -> list[str]:
     return [*lines, ""]
 
 
+def _differences(report: Report) -> list[str]:
+    """The drop-in level: each convention the target departs from, with the key to declare."""
+    entries = by_key(report)
+    if not entries:
+        return []
+    lines = [
+        f"## Drop-in differences ({len(entries)})",
+        "",
+        "Production conventions the target departs from and its profile does not declare: not "
+        "interface failures, but real game clients of the production service may rely on them. "
+        "Declare the target's own choice under the key, or follow the convention.",
+        "",
+        "| Profile key | Convention | Received | Requirements |",
+        "|---|---|---|---|",
+    ]
+    for entry in entries:
+        received = truncate("; ".join(entry.received), TEXT_LIMIT)
+        lines.append(
+            f"| `{_cell(entry.key)}` | {_cell(entry.convention)} | {_cell(received)} | "
+            + ", ".join(f"`{rid}`" for rid in entry.requirement_ids)
+            + " |"
+        )
+    return [*lines, ""]
+
+
 def _stages(report: Report) -> list[str]:
     if not report.stages:
         return []
@@ -178,6 +206,7 @@ def render(report: Report) -> str:
         *_header(report),
         *_totals(report),
         *_failures(report),
+        *_differences(report),
         *_listing("Not measured", [r for r in by_id if r.outcome is Outcome.NOT_MEASURABLE]),
         *_listing("Declared exceptions", [r for r in by_id if r.outcome in DECLARED]),
         *_section_table(report),

@@ -12,7 +12,7 @@ from enum import StrEnum
 
 from conformance.json_types import JsonObject
 
-SCHEMA_VERSION = "1.3"  # a minor version only adds keys and values (docs/reports.md lists them)
+SCHEMA_VERSION = "1.4"  # a minor version only adds keys and values (docs/reports.md lists them)
 
 
 class Outcome(StrEnum):
@@ -83,6 +83,30 @@ class Evidence:
     seed: int | None = None  # fuzz stage: the seed that reproduces it
 
 
+class Level(StrEnum):
+    """The two questions a run answers. Interface: the specification's words, what follows from
+    them, and what the profile declares explicitly. Drop-in: the interface, plus the production
+    conventions (every key's default) the profile leaves undeclared."""
+
+    INTERFACE = "interface"
+    DROP_IN = "drop-in"
+
+
+@dataclass(frozen=True)
+class Difference:
+    """Where the target departs from a production convention its profile does not declare (a
+    key's default): a drop-in difference, never an interface failure. ``key`` is the profile key
+    that would declare the target's own choice."""
+
+    requirement_ids: tuple[str, ...]
+    key: str
+    convention: str  # the convention's value, as the key's default has it
+    received: str  # what the target did instead
+    title: str
+    test_id: str = ""
+    curl: str | None = None
+
+
 @dataclass(frozen=True)
 class TestResult:
     """One executed test (scenario or fuzzed operation) and the requirements it speaks for."""
@@ -107,6 +131,7 @@ class RequirementResult:
     evidence: tuple[Evidence, ...] = ()
     note: str = ""  # e.g. "baseline entry now passes: remove it", or why it was not measured
     subject: str = "server"  # whose rule it is: "server" or "client" (the client stage)
+    differences: tuple[Difference, ...] = ()  # drop-in: conventions the target departs from
 
 
 @dataclass(frozen=True)
@@ -144,6 +169,24 @@ class Report:
         return verdict_of(r.outcome for r in self.requirements)
 
     @property
+    def differences(self) -> tuple[Difference, ...]:
+        """Each convention the target departs from, once per key and what it did."""
+        seen: dict[tuple[str, str], Difference] = {}
+        for requirement in self.requirements:
+            for found in requirement.differences:
+                seen.setdefault((found.key, found.received), found)
+        return tuple(seen.values())
+
+    @property
+    def drop_in_verdict(self) -> Verdict:
+        """The verdict at the drop-in level: the interface verdict, made not conformant by any
+        convention the target departs from."""
+        return drop_in_verdict_of(self.verdict, bool(self.differences))
+
+    def verdict_at(self, level: Level) -> Verdict:
+        return self.verdict if level is Level.INTERFACE else self.drop_in_verdict
+
+    @property
     def measured(self) -> int:
         """Requirements whose outcome is a judgement of the target (of all in the run's scope)."""
         return sum(1 for r in self.requirements if r.outcome in JUDGED)
@@ -170,3 +213,9 @@ def verdict_of(outcomes: Iterable[Outcome]) -> Verdict:
     if seen & DECLARED:
         return Verdict.CONFORMANT_WITH_EXCEPTIONS
     return Verdict.CONFORMANT
+
+
+def drop_in_verdict_of(interface: Verdict, differs: bool) -> Verdict:
+    """Drop-in compatibility needs the interface first: a difference from a convention makes a
+    run not drop-in compatible (``NOT_CONFORMANT`` at that level), whatever the interface says."""
+    return Verdict.NOT_CONFORMANT if differs else interface

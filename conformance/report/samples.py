@@ -10,6 +10,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from conformance.report.model import (
+    Difference,
     Evidence,
     Exchange,
     Outcome,
@@ -313,8 +314,38 @@ def not_conformant() -> Report:
     return replace(report, requirements=requirements, tests=tests)
 
 
+def drop_in_differs() -> Report:
+    """Conformant to the interface; two conventions the profile leaves undeclared differ."""
+    report = conformant()
+    found = {
+        "CFG-CREATE-RECORD": (
+            Difference(
+                requirement_ids=("CFG-CREATE-RECORD",),
+                key="statuses.create_configuration",
+                convention="201",
+                received="HTTP 200 application/json",
+                title="create configuration was not accepted",
+                test_id="scenarios/test_configurations.py::test_create_returns_record",
+            ),
+        ),
+        "EXP-LIST": (
+            Difference(
+                requirement_ids=("EXP-LIST",),
+                key="errors.code_field",
+                convention="errorCode",
+                received='HTTP 404 {"code": "experiment-not-found", "message": "no such"}',
+                title="error body lacks errorCode/message",
+                test_id="scenarios/test_experiments.py::test_list",
+            ),
+        ),
+    }
+    requirements = tuple(replace(r, differences=found.get(r.id, ())) for r in report.requirements)
+    return replace(report, requirements=requirements)
+
+
 SAMPLES = {
     "conformant": conformant,
+    "drop-in-differs": drop_in_differs,
     "with-exceptions": with_exceptions,
     "incomplete": incomplete,
     "not-conformant": not_conformant,

@@ -4,9 +4,10 @@ started on the chosen stages with the hand-over, the report's verdict turned int
 Exit status: 0 when the verdict is conformant (with or without declared exceptions), 1 when not
 conformant, 2 for a usage error (bad arguments or profile, unreachable target, nothing selected),
 3 when incomplete (no failure, but a requirement in scope was not measured for a reason the
-profile does not declare). ``accept_incomplete`` turns 3 into 0 on purpose; the verdict still
-reads incomplete. A run stopped by SIGINT or SIGTERM ends within seconds with every report
-written from what was measured (``stop_signals``) and exits 3, or 1 when a failure was already
+profile does not declare), judged at the level ``--level`` names (interface by default; drop-in
+also counts every convention the target departs from). ``accept_incomplete`` turns 3 into 0 on
+purpose; the verdict still reads incomplete. A run stopped by SIGINT or SIGTERM ends within
+seconds with every report written from what was measured (``stop_signals``) and exits 3, or 1 when a failure was already
 measured; ``accept_incomplete`` does not make a stopped run 0.
 """
 
@@ -26,7 +27,7 @@ import pytest
 
 from conformance.errors import UsageError
 from conformance.report.headline import summary_line
-from conformance.report.model import Verdict
+from conformance.report.model import Level, Verdict
 from conformance.run import stop_signals
 from conformance.run.collector import ReportCapture
 from conformance.run.handover import HandedOver
@@ -203,10 +204,11 @@ def _verdict(options: argparse.Namespace, capture: ReportCapture, code: int, sta
     print(summary_line(report, time.monotonic() - started, where), flush=True)
     if stop is not None:
         print(f"conformance: {stop.note(started)}: the reports hold what was measured", flush=True)
+    gated = report.verdict_at(Level(getattr(options, "level", Level.INTERFACE.value)))
     status = exit_status(
-        report.verdict, accept_incomplete=options.accept_incomplete, stopped=stop is not None
+        gated, accept_incomplete=options.accept_incomplete, stopped=stop is not None
     )
-    if report.verdict is Verdict.INCOMPLETE and status == EXIT_CONFORMANT:
+    if gated is Verdict.INCOMPLETE and status == EXIT_CONFORMANT:
         print(
             "conformance: incomplete verdict accepted on purpose (--accept-incomplete): exit 0",
             flush=True,

@@ -21,8 +21,10 @@ import pytest
 
 from conformance.catalogue.outcomes import USER_PROPERTY, classify
 from conformance.catalogue.requirements import catalogue_index
+from conformance.checks import conventions
 from conformance.errors import (
     ConformanceError,
+    ConventionMiss,
     NotConfigured,
     NotMeasurable,
     Unsupported,
@@ -192,6 +194,7 @@ def pytest_runtest_setup(item: pytest.Item) -> Generator[None, object, object]:
     deadline = item.config.stash.get(DEADLINE, None)
     if deadline is not None and deadline.passed() and requirement_ids(item):
         pytest.fail(deadline.note, pytrace=False)
+    conventions.NOTEBOOK.open()  # the test's drop-in differences, taken into its record
     result = yield
     ids = requirement_ids(item)
     target = getattr(item, "funcargs", {}).get("target")
@@ -289,12 +292,13 @@ def pytest_runtest_makereport(
         _stage_of(item),
         ids,
         error,
-        failed=report.failed and not isinstance(error, (NotMeasurable, Unsupported)),
+        failed=report.failed and not isinstance(error, UNJUDGED),
         duration_s=report.duration + item.stash.get(_SETUP_S, 0.0),
         exchanges=exchanges,
         message=message,
+        differences=conventions.NOTEBOOK.close(),
     )
-    if isinstance(error, (NotMeasurable, Unsupported)):
+    if isinstance(error, UNJUDGED):
         path, line, _ = item.reportinfo()
         label = "unsupported" if isinstance(error, Unsupported) else "not measurable"
         label = "not configured" if isinstance(error, NotConfigured) else label
@@ -310,6 +314,8 @@ def pytest_runtest_makereport(
     return report
 
 
+# What ends a test without a judgement at the interface level: shown as a skip with its note.
+UNJUDGED = (NotMeasurable, Unsupported, ConventionMiss)
 _SENT_TARGET = pytest.StashKey[bool]()
 _ESTABLISHED = pytest.StashKey[Target]()
 _SETUP_S = pytest.StashKey[float]()

@@ -326,6 +326,7 @@ class Profile:
     """A loaded, validated target profile with every default filled in: one field per section
     (the schema's top-level keys but ``profile_version``), then where it came from."""
 
+    conventions: str  # "none" | "production"
     credentials: Credentials
     project: Project
     headers: Headers
@@ -347,6 +348,24 @@ class Profile:
     baseline: tuple[BaselineEntry, ...]
     source: Path | None  # not a key: the file read (given to ``build``)
     raw: dict[str, object] = field(repr=False, compare=False)  # not a key: the merged mapping
+    # not a key: the dotted keys the file writes (a default it leaves out is a convention)
+    written: frozenset[str] = field(default=frozenset(), repr=False, compare=False)
+
+    def declares(self, key: str) -> bool:
+        """Whether the target declares ``key`` (a dotted path) as its own choice: the file
+        writes it (or a key above it), or ``conventions: production`` declares every default.
+        An expectation resting on a key it does not declare is judged at the drop-in level."""
+        if self.conventions == "production":
+            return True
+        parts = key.split(".")
+        return any(".".join(parts[:end]) in self.written for end in range(1, len(parts) + 1))
+
+    def value(self, key: str) -> object:
+        """The value of a dotted key (``errors.validation_status``), default filled in."""
+        found: object = self
+        for part in key.split("."):
+            found = found[part] if isinstance(found, dict) else getattr(found, part)
+        return found
 
     def capability(self, name: str) -> bool:
         """Whether the target declares a capability (unknown names count as present)."""
@@ -530,7 +549,20 @@ def parse(text: str, source: str = "<profile>", base: Path | None = None) -> Pro
     merged = _merge(DEFAULTS, data)
     if not isinstance(merged, dict):  # a mapping over the defaults' mapping stays one
         raise TypeError(f"{source}: the merged profile is not a mapping")
-    return build(merged, source=Path(source) if base is None else base)
+    written = written_keys(data) if isinstance(data, dict) else frozenset()
+    return build(merged, Path(source) if base is None else base, written)
+
+
+def written_keys(data: Mapping[str, object], prefix: str = "") -> frozenset[str]:
+    """The dotted keys a profile mapping writes, down to its leaves (a list is a leaf)."""
+    found: set[str] = set()
+    for name, value in data.items():
+        dotted = f"{prefix}{name}"
+        if isinstance(value, Mapping) and value:
+            found |= written_keys(value, dotted + ".")
+        else:
+            found.add(dotted)
+    return frozenset(found)
 
 
 def load(path: str | os.PathLike[str]) -> Profile:
@@ -549,9 +581,12 @@ def load(path: str | os.PathLike[str]) -> Profile:
     return parse(text, source=str(file), base=file)
 
 
-def build(data: dict[str, object], source: Path | None = None) -> Profile:
-    """Type an already validated mapping with every default merged in (``DEFAULTS``)."""
-    return _section(Profile, data, source=source, raw=data)
+def build(
+    data: dict[str, object], source: Path | None = None, written: frozenset[str] = frozenset()
+) -> Profile:
+    """Type an already validated mapping with every default merged in (``DEFAULTS``);
+    ``written``: the keys the file wrote (``written_keys``)."""
+    return _section(Profile, data, source=source, raw=data, written=written)
 
 
 def _section(cls: type[T], data: Mapping[str, object], **given: object) -> T:

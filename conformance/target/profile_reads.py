@@ -27,7 +27,7 @@ from conformance.json_types import JsonObject
 RECORD_ENV = "RCES_RECORD_PROFILE_KEYS"
 
 # Fields of ``Profile`` that are not keys of the profile (where it came from, the merged mapping).
-NOT_KEYS = frozenset({"source", "raw"})
+NOT_KEYS = frozenset({"source", "raw", "written"})
 
 T = TypeVar("T")
 

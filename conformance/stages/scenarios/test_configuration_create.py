@@ -28,7 +28,14 @@ def test_create_answers_a_full_record(configurations: Configurations) -> None:
     ids = ("CFG-CREATE-RECORD-SHAPE",)
     reply = configurations.create("shape", {"a": 1})
     created = configurations.profile.statuses.create_configuration
-    expect_declared_status(reply, "statuses.create_configuration", created, ids, "create status")
+    expect_declared_status(
+        reply,
+        configurations.profile,
+        "statuses.create_configuration",
+        created,
+        ids,
+        "create status",
+    )
     expect_shape("record", json_object(reply, ids), ids, "create answered a partial record", reply)
 
 
@@ -143,7 +150,9 @@ def test_create_keeps_member_order(configurations: Configurations) -> None:
     content = {"zeta": 1, "alpha": {"y": 1, "b": 2, "m": 3}, "mid": [{"q": 1, "c": 2}], "beta": 0}
     reply = configurations.create("order", content)
     created = configurations.profile.statuses.create_configuration
-    expect_declared_status(reply, "statuses.create_configuration", created, ids, "create")
+    expect_declared_status(
+        reply, configurations.profile, "statuses.create_configuration", created, ids, "create"
+    )
     returned = json_object(reply, ids).get("configuration")
     expect(
         _order(returned) == _order(content),

@@ -14,7 +14,7 @@ from typing import Unpack
 
 import pytest
 
-from conformance.checks import IndependentChecks, expect, media_expected, media_problem
+from conformance.checks import IndependentChecks, conventions, expect, media_expected, media_problem
 from conformance.checks.declared import expect_declared_status, field_received
 from conformance.drivers.management import Configurations
 from conformance.drivers.sdk import Snapshots, configuration_entries
@@ -211,16 +211,21 @@ def test_error_bodies_have_code_and_message(
                 continue  # not an error, or not JSON: other requirements judge it
             judged += 1
             received = reply.describe()
-            for key, name in (
+            fields = (
                 ("errors.code_field", shape.code_field),
                 ("errors.message_field", shape.message_field),
-            ):
+            )
+            for key, name in fields:
                 received = field_received(body, key, name, received, str)
+            title = f"error body of {case.label} lacks {shape.code_field}/{shape.message_field}"
+            missing = [(k, n) for k, n in fields if not isinstance(body.get(n), str)]
+            for key, name in missing:  # a name the profile leaves at its default: a convention
+                if not snapshots.profile.declares(key):
+                    conventions.differs(ids, key, name, received, title, reply)
             independent.check(
-                isinstance(body.get(shape.code_field), str)
-                and isinstance(body.get(shape.message_field), str),
+                all(not snapshots.profile.declares(key) for key, _ in missing),
                 ids,
-                f"error body of {case.label} lacks {shape.code_field}/{shape.message_field}",
+                title,
                 f"an object with string {shape.code_field!r} and {shape.message_field!r} "
                 "(profile errors.code_field / message_field)",
                 received,
@@ -248,6 +253,7 @@ def test_validation_failures_answer_the_declared_status(
     wanted = snapshots.profile.errors.validation_status
     expect_declared_status(
         reply,
+        snapshots.profile,
         "errors.validation_status",
         wanted,
         ids,
@@ -279,7 +285,9 @@ def test_body_that_is_not_json_is_refused(
         raw = ('{"name": ' + json.dumps(name) + ", " + content + ": {").encode()
         path = f"/application/{app}/v2/configuration"
         reply = client.request("POST", path, headers=headers, content=raw)
-        expect_declared_status(reply, key, malformed, ids, "a create body that is not JSON")
+        expect_declared_status(
+            reply, profile, key, malformed, ids, "a create body that is not JSON"
+        )
         snapshot = snapshots.snapshot()
         listed = {e.get("name") for e in configuration_entries(snapshot, ids, "the snapshot")}
         expect(name not in listed, ids, "a broken create made a configuration", "nothing", "listed")
@@ -290,7 +298,7 @@ def test_body_that_is_not_json_is_refused(
     reply = client.request(
         "PATCH", f"/application/{app}/v2/configuration/{record['id']}", headers=headers, content=raw
     )
-    expect_declared_status(reply, key, malformed, ids, "a patch body that is not JSON")
+    expect_declared_status(reply, profile, key, malformed, ids, "a patch body that is not JSON")
     documents = snapshots.documents("development", ids)
     expect(
         documents.get(record["id"]) == {"v": 1},
@@ -306,7 +314,14 @@ def test_unknown_configuration_is_not_found(configurations: Configurations) -> N
     ids = ("ERR-UNKNOWN-CONFIGURATION",)
     reply = configurations.patch(UNLIKELY_ID, [{"op": "add", "path": "/a", "value": 1}])
     wanted = configurations.profile.errors.not_found_status
-    expect_declared_status(reply, "errors.not_found_status", wanted, ids, "unknown configuration")
+    expect_declared_status(
+        reply,
+        configurations.profile,
+        "errors.not_found_status",
+        wanted,
+        ids,
+        "unknown configuration",
+    )
 
 
 @requirement("ERR-UNKNOWN-PROJECT")

@@ -15,7 +15,7 @@ from typing import Unpack
 import pytest
 
 from conformance.checks import IndependentChecks, expect, json_object, media_expected, media_problem
-from conformance.checks.declared import status_expectation, status_received
+from conformance.checks.declared import status_expectation, status_holds, status_received
 from conformance.drivers.call_options import ManagementOptions
 from conformance.drivers.experiments import UNKNOWN_EXPERIMENT_ID, Experiments, group_ids
 from conformance.drivers.steps import body_of, ok
@@ -305,11 +305,12 @@ def test_another_owners_project_is_forbidden(experiments: Experiments) -> None:
                 application_id=project.foreign_application_id,
                 environment=project.foreign_environment_id,
             )
+            title = f"{entry[0]} on another owner's project was not refused"
             independent.check(
-                reply.status in refused,
+                status_holds(reply, experiments.profile, key, refused, ids, title),
                 ids,
-                f"{entry[0]} on another owner's project was not refused",
-                status_expectation(key, refused),
+                title,
+                status_expectation(key, refused, experiments.profile),
                 status_received(reply, key, refused),
                 reply,
             )
@@ -330,11 +331,12 @@ def test_unknown_experiment_is_not_found(experiments: Experiments) -> None:
     with IndependentChecks() as independent:
         for entry in PER_EXPERIMENT:
             reply = _send(experiments, entry, subject, experiment_id=unknown)
+            key, title = "errors.not_found_status", f"{entry[0]} on an unknown experiment"
             independent.check(
-                reply.status == wanted,
+                status_holds(reply, experiments.profile, key, wanted, ids, title),
                 ids,
-                f"{entry[0]} on an unknown experiment",
-                status_expectation("errors.not_found_status", wanted),
+                title,
+                status_expectation(key, wanted, experiments.profile),
                 status_received(reply, "errors.not_found_status", wanted),
                 reply,
             )

@@ -7,6 +7,7 @@ import itertools
 import json
 import shutil
 import subprocess
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -21,8 +22,14 @@ from conformance.catalogue.outcomes import (
 )
 from conformance.checks import IndependentChecks
 from conformance.contract.document import contract_path
-from conformance.errors import ContractViolation, NotConfigured, NotMeasurable, Unsupported
-from conformance.report.model import Evidence, Outcome, Verdict, verdict_of
+from conformance.errors import (
+    ContractViolation,
+    ConventionMiss,
+    NotConfigured,
+    NotMeasurable,
+    Unsupported,
+)
+from conformance.report.model import Difference, Evidence, Outcome, Verdict, verdict_of
 
 
 def info(*ids: str) -> list[RequirementInfo]:
@@ -285,3 +292,38 @@ def test_the_reports_catalogue_hash_is_sha256_of_the_catalogue_file() -> None:
     path = Path(conformance.__file__).parent / "catalogue" / "requirements.yaml"
     report = report_for_run([], {}, None, started_at="t", duration_s=0.0)
     assert report.catalogue_sha256 == hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def test_a_convention_miss_is_not_judged_at_the_interface_and_lists_the_difference() -> None:
+    miss = ConventionMiss(
+        ("ERR-BODY-SHAPE", "EXP-GET"),
+        "error body lacks errorCode",
+        "errorCode (the default of errors.code_field, ...)",
+        'HTTP 404 {"code": "nope"}',
+        key="errors.code_field",
+        convention="errorCode",
+    )
+    miss.passed_ids = ("EXP-LIST",)
+    record = classify(
+        "t::x", "scenarios", ("ERR-BODY-SHAPE", "EXP-GET", "EXP-LIST"), miss, failed=True
+    )
+    assert record.outcomes == {
+        "ERR-BODY-SHAPE": Outcome.NOT_MEASURABLE,
+        "EXP-GET": Outcome.NOT_MEASURABLE,
+        "EXP-LIST": Outcome.PASS,
+    }
+    assert "declare its own choice as errors.code_field" in record.note["ERR-BODY-SHAPE"]
+    (difference,) = record.differences
+    assert difference.key == "errors.code_field"
+    assert difference.requirement_ids == ("ERR-BODY-SHAPE", "EXP-GET")
+    again = TestRecord.from_json(record.to_json())
+    assert again.differences == record.differences
+
+
+def test_differences_noted_by_a_passing_test_reach_its_requirements() -> None:
+    noted = Difference(("A",), "statuses.create_configuration", "201", "HTTP 200", "create")
+    record = classify("t::y", "scenarios", ("A",), None, failed=False, differences=(noted,))
+    assert record.outcomes == {"A": Outcome.PASS}
+    (result,) = fold([record], [RequirementInfo("A", "4.1", "text", "stated")])
+    assert result.outcome is Outcome.PASS
+    assert result.differences == (replace(noted, test_id="t::y"),)

@@ -98,11 +98,13 @@ def test_the_markdown_headline_leads_with_the_verdict_and_the_share() -> None:
 def test_the_terminal_line_leads_with_the_measured_share() -> None:
     assert summary_line(samples.incomplete(), 9.6, "reports") == (
         "conformance: incomplete: measured 6 of 9 requirements "
-        "(6 pass, 2 not-measurable, 1 not-configured) in 9.6s; reports in reports/"
+        "(6 pass, 2 not-measurable, 1 not-configured) in 9.6s; drop-in: incomplete, as the "
+        "interface; reports in reports/"
     )
     assert summary_line(samples.not_conformant()) == (
         "conformance: not-conformant: measured 7 of 9 requirements "
-        "(5 pass, 2 fail, 1 not-measurable, 1 unsupported)"
+        "(5 pass, 2 fail, 1 not-measurable, 1 unsupported); drop-in: not-conformant, as the "
+        "interface"
     )
 
 

@@ -25,7 +25,7 @@ project:
   application_id: 1
   environments: {development: 1}
 """
-NOT_KEYS = {"source", "raw"}  # fields of Profile that say where it came from
+NOT_KEYS = {"source", "raw", "written"}  # fields of Profile that say where it came from
 
 
 def keys(properties: dict[str, Any], prefix: str = "") -> list[tuple[str, dict[str, Any]]]:

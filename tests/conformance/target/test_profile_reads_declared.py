@@ -30,8 +30,10 @@ from tests.support.conformance_cli import run_conformance
 # Keys a test reads as infrastructure, never as an expectation: how to reach and authenticate
 # to the target and which project it works in, bounds on every answer, pacing under the rate
 # limits, capability gating (which decides whether a test runs, not what it expects), the
-# baseline (applied to outcomes), and the other stages' settings.
+# baseline (applied to outcomes), the other stages' settings, and ``conventions`` (which decides
+# the level a key's expectation is judged at, not what it expects).
 INFRASTRUCTURE = (
+    "conventions",
     "credentials.",
     "project.",
     "responses.",
