@@ -7,8 +7,8 @@ conformant, 2 for a usage error (bad arguments or profile, unreachable target, n
 profile does not declare), judged at the level ``--level`` names (interface by default; drop-in
 also counts every convention the target departs from). ``accept_incomplete`` turns 3 into 0 on
 purpose; the verdict still reads incomplete. A run stopped by SIGINT or SIGTERM ends within
-seconds with every report written from what was measured (``stop_signals``) and exits 3, or 1 when a failure was already
-measured; ``accept_incomplete`` does not make a stopped run 0.
+seconds with every report written from what was measured (``stop_signals``) and exits 3, or 1
+when a failure was already measured; ``accept_incomplete`` does not make a stopped run 0.
 """
 
 from __future__ import annotations
