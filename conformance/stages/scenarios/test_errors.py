@@ -15,7 +15,7 @@ from typing import Unpack
 import pytest
 
 from conformance.checks import IndependentChecks, conventions, expect, media_expected, media_problem
-from conformance.checks.declared import expect_declared_status, field_received
+from conformance.checks.declared import expect_declared_status, field_received, status_holds
 from conformance.drivers.management import Configurations
 from conformance.drivers.sdk import Snapshots, configuration_entries
 from conformance.errors import NotConfigured, NotMeasurable, Unsupported
@@ -341,11 +341,12 @@ def test_unknown_project_is_refused(configurations: Configurations) -> None:
             1, [{"op": "add", "path": "/a", "value": 1}], application_id=UNLIKELY_ID
         ),
     ]
+    profile, title = configurations.profile, "a request to an unknown project was not refused"
     for reply in replies:
         expect(
-            reply.status in refused,
+            status_holds(reply, profile, "errors.not_found_status", refused, ids, title),
             ids,
-            "a request to an unknown project was not refused",
+            title,
             "HTTP "
             + " or ".join(map(str, sorted(refused)))
             + " (profile errors.not_found_status, forbidden_status, foreign_project_status)",

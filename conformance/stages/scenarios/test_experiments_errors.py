@@ -159,19 +159,22 @@ def _refused_everywhere(
     credentials: Credentials,
     wanted: set[int],
 ) -> None:
-    """Every endpoint called with each set of bad ``credentials`` answers a status in ``wanted``,
-    and none of the refused writes (create, assign, unenroll, rollout, terminate) took effect."""
+    """Every endpoint called with each set of bad ``credentials`` answers a status in ``wanted``
+    (``errors.missing_credentials_status``, at the level the profile gives it), and none of the
+    refused writes (create, assign, unenroll, rollout, terminate) took effect."""
     subject = _subject(experiments, label)
     before = _before(experiments, subject)
-    expected = " or ".join(f"HTTP {s}" for s in sorted(wanted))
+    key = "errors.missing_credentials_status"
+    expected = status_expectation(key, wanted, experiments.profile)
     with IndependentChecks() as independent:
         for what, extra in credentials.items():
             for entry in ENDPOINTS:
                 reply = _send(experiments, entry, subject, **extra)
+                title = f"{entry[0]} {what} was not refused"
                 independent.check(
-                    reply.status in wanted,
+                    status_holds(reply, experiments.profile, key, wanted, ids, title),
                     ids,
-                    f"{entry[0]} {what} was not refused",
+                    title,
                     expected,
                     reply.describe(),
                     reply,
