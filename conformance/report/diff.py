@@ -4,7 +4,8 @@ Exit status of ``conformance diff``: 1 when a requirement newly fails (``fail`` 
 or absent before) or stops passing (``pass`` before, any other outcome now: not-measurable,
 not-configured, unsupported, known-failure, spec-doubt); 0 otherwise; 2 for a usage error (a
 missing or invalid report). A requirement that disappears from the report is a change, not a
-regression.
+regression. The drop-in level is shown beside it (the conventions that newly differ, or no
+longer do); with ``--level drop-in`` a convention that newly differs exits 1 too.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from conformance.report.model import Outcome, Report
+from conformance.report.model import Level, Outcome, Report
 from conformance.report.rerender import load_report
 
 
@@ -33,21 +34,35 @@ class ReportDiff:
     old_verdict: str
     new_verdict: str
     no_longer_passing: tuple[OutcomeChange, ...] = ()  # pass before, neither pass nor fail now
+    old_drop_in: str = ""
+    new_drop_in: str = ""
+    newly_differing: tuple[str, ...] = ()  # convention keys the new report departs from only
+    no_longer_differing: tuple[str, ...] = ()  # convention keys only the old report departs from
 
     @property
     def regressions(self) -> tuple[OutcomeChange, ...]:
         """Newly failing, and no longer passing: each one makes the diff exit 1."""
         return self.newly_failing + self.no_longer_passing
 
+    def exit_code_at(self, level: Level) -> int:
+        """1 when anything newly fails or stops passing (at the drop-in level: or a convention
+        newly differs), else 0."""
+        drop_in = level is Level.DROP_IN and bool(self.newly_differing)
+        return 1 if self.regressions or drop_in else 0
+
     @property
     def exit_code(self) -> int:
-        """1 when anything newly fails or stops passing, else 0."""
-        return 1 if self.regressions else 0
+        return self.exit_code_at(Level.INTERFACE)
 
     @property
     def unchanged(self) -> bool:
         return not (
-            self.newly_passing or self.newly_failing or self.no_longer_passing or self.changed
+            self.newly_passing
+            or self.newly_failing
+            or self.no_longer_passing
+            or self.changed
+            or self.newly_differing
+            or self.no_longer_differing
         )
 
 
@@ -75,6 +90,8 @@ def diff_reports(old: Report, new: Report) -> ReportDiff:
             stopped.append(change)
         else:
             changed.append(change)
+    old_keys = dict.fromkeys(d.key for d in old.differences)
+    new_keys = dict.fromkeys(d.key for d in new.differences)
     return ReportDiff(
         newly_passing=tuple(passing),
         newly_failing=tuple(failing),
@@ -82,6 +99,10 @@ def diff_reports(old: Report, new: Report) -> ReportDiff:
         old_verdict=old.verdict.value,
         new_verdict=new.verdict.value,
         no_longer_passing=tuple(stopped),
+        old_drop_in=old.drop_in_verdict.value,
+        new_drop_in=new.drop_in_verdict.value,
+        newly_differing=tuple(k for k in new_keys if k not in old_keys),
+        no_longer_differing=tuple(k for k in old_keys if k not in new_keys),
     )
 
 
@@ -96,7 +117,18 @@ def format_diff(diff: ReportDiff) -> str:
         if diff.old_verdict == diff.new_verdict
         else f"Verdict: {diff.old_verdict} -> {diff.new_verdict}"
     )
-    lines = [verdict]
+    drop_in = (
+        f"Drop-in: {diff.old_drop_in}"
+        if diff.old_drop_in == diff.new_drop_in
+        else f"Drop-in: {diff.old_drop_in} -> {diff.new_drop_in}"
+    )
+    lines = [verdict, drop_in]
+    for title, keys in (
+        ("Conventions newly differing", diff.newly_differing),
+        ("Conventions no longer differing", diff.no_longer_differing),
+    ):
+        if keys:
+            lines += ["", f"{title} ({len(keys)}):", *(f"  {key}" for key in keys)]
     for title, changes in (
         ("Newly failing", diff.newly_failing),
         ("No longer passing", diff.no_longer_passing),
@@ -123,9 +155,16 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     parser.add_argument("old", metavar="OLD.json")
     parser.add_argument("new", metavar="NEW.json")
+    parser.add_argument(
+        "--level",
+        choices=[level.value for level in Level],
+        default=Level.INTERFACE.value,
+        help="drop-in: a production convention that newly differs exits 1 too "
+        "(default: interface)",
+    )
 
 
 def main(options: argparse.Namespace) -> int:
     diff = diff_reports(load_report(Path(options.old)), load_report(Path(options.new)))
     sys.stdout.write(format_diff(diff))
-    return diff.exit_code
+    return diff.exit_code_at(Level(options.level))

@@ -8,6 +8,7 @@ import xml.etree.ElementTree as ET
 
 from conformance.report import samples
 from conformance.report.allure_environment import render as render_allure_environment
+from conformance.report.diff import diff_reports, format_diff
 from conformance.report.headline import summary_line
 from conformance.report.html_report import render as render_html
 from conformance.report.json_report import dumps, loads
@@ -80,3 +81,17 @@ def test_the_json_report_keeps_both_levels_and_every_difference() -> None:
     again = loads(text)
     assert again == report
     assert again.drop_in_verdict is Verdict.NOT_CONFORMANT
+
+
+def test_the_diff_shows_conventions_that_newly_differ_and_gates_on_them_when_asked() -> None:
+    old, new = samples.conformant(), samples.drop_in_differs()
+    diff = diff_reports(old, new)
+    assert diff.newly_differing == KEYS
+    assert diff.exit_code_at(Level.INTERFACE) == 0  # never an interface regression
+    assert diff.exit_code_at(Level.DROP_IN) == 1
+    text = format_diff(diff)
+    assert "Drop-in: conformant -> not-conformant" in text
+    assert "Conventions newly differing (2):" in text
+    back = diff_reports(new, old)
+    assert back.no_longer_differing == KEYS
+    assert back.exit_code_at(Level.DROP_IN) == 0
