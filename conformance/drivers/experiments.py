@@ -24,8 +24,13 @@ from typing import TYPE_CHECKING, Any, TypedDict, Unpack
 
 import pytest
 
-from conformance.checks import expect, json_object, violation
-from conformance.checks.declared import status_expectation, status_holds, status_received
+from conformance.checks import conventions, expect, json_object, violation
+from conformance.checks.declared import (
+    field_received,
+    status_expectation,
+    status_holds,
+    status_received,
+)
 from conformance.drivers.call_options import Environment, ManagementOptions
 from conformance.drivers.capabilities import require_capabilities
 from conformance.drivers.experiment_cleanup import Registry, session_terminator
@@ -335,6 +340,11 @@ class Experiments:
             good = ok(reply) and isinstance(found, list) and all(isinstance(i, dict) for i in found)
             if not good and not ids:
                 raise setup_failed(f"read {what}", reply)
+            key = "experiment_payload.items"
+            renamed = ok(reply) and isinstance(page, dict) and found is None
+            if renamed and not self.profile.declares(key):  # under another name: a convention
+                received = field_received(page, key, self.p.items, reply.describe(), list)
+                raise conventions.miss(ids, key, self.p.items, received, what, reply)
             expect(
                 good,
                 ids,
@@ -419,7 +429,8 @@ class Experiments:
             "POST", "/configuration", environment=self.environment, json_body=body
         )
         record = body_of(reply)
-        if reply.status != self.profile.statuses.create_configuration or not isinstance(
+        key, wanted = "statuses.create_configuration", self.profile.statuses.create_configuration
+        if not status_holds(reply, self.profile, key, wanted, (), "") or not isinstance(
             record, dict
         ):
             raise setup_failed("create the base configuration this scenario needs", reply)

@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from conformance.checks import IndependentChecks, expect, json_object
+from conformance.checks.declared import status_expectation, status_holds
 from conformance.drivers.experiments import SUMMARY_FIELDS, WEIGHTED, Experiments, group_ids
 from conformance.drivers.steps import body_of, ok, setup_failed
 from conformance.json_types import JsonObject, JsonValue, objects_in
@@ -93,16 +94,19 @@ def _each_declared_value_is_created(
     body_for: Callable[[str], dict[str, object]],
 ) -> None:
     """Each value the profile declares for ``field`` is accepted and reported back as sent."""
-    created = experiments.profile.statuses.create_experiment
+    created, key = experiments.profile.statuses.create_experiment, "statuses.create_experiment"
     with IndependentChecks() as independent:
         for value in values:
             reply = experiments.create(body_for(value))
             record = body_of(reply)
+            title = f"{field} {value!r} was not accepted and reported"
             independent.check(
-                reply.status == created and isinstance(record, dict) and record.get(field) == value,
+                status_holds(reply, experiments.profile, key, created, ids, title)
+                and isinstance(record, dict)
+                and record.get(field) == value,
                 ids,
-                f"{field} {value!r} was not accepted and reported",
-                f"HTTP {created} with {field} {value!r}",
+                title,
+                f"{status_expectation(key, created, experiments.profile)} with {field} {value!r}",
                 reply.describe(),
                 reply,
             )

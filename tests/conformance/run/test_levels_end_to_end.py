@@ -22,7 +22,7 @@ if TESTS not in sys.path:  # tests/faulty holds the ASGI plumbing of the one-def
     sys.path.append(TESTS)
 
 from faulty.asgi import FaultyApp, Request, Response  # noqa: E402
-from faulty.recipes import CREATE, chain, edit_response  # noqa: E402
+from faulty.recipes import CREATE, EXP_LIST, chain, edit_json, edit_response  # noqa: E402
 
 IDS = ("CFG-CREATE-RECORD-SHAPE", "CFG-CREATE-MINIMAL-BODY", "ERR-BODY-SHAPE")
 DIFFERING = {"statuses.create_configuration", "errors.code_field"}
@@ -48,7 +48,11 @@ def _everything(request: Request) -> bool:
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[RunningServer, Path]]:
     work = tmp_path_factory.mktemp("levels")
     profile = work / "profile.yaml"
-    handler = chain(edit_response(CREATE, _created_200), edit_response(_everything, _code_field))
+    handler = chain(
+        edit_response(CREATE, _created_200),
+        edit_response(_everything, _code_field),
+        edit_json(EXP_LIST, lambda data, request: {"data": data.pop("items", []), **data}),
+    )
     running = start_server(
         work / "refserver.db",
         profile_path=profile,
@@ -61,13 +65,18 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[RunningSe
 
 
 def _run(
-    server: tuple[RunningServer, Path], tmp: Path, *extra: str, **profile_keys: Any
+    server: tuple[RunningServer, Path],
+    tmp: Path,
+    *extra: str,
+    ids: tuple[str, ...] = IDS,
+    **profile_keys: Any,
 ) -> tuple[int, Any]:
     running, written = server
     data = yaml.safe_load(written.read_text(encoding="utf-8"))
     for key in ("conventions", "errors", "statuses"):  # the choices the server departs from
         data.pop(key, None)
     data.update(profile_keys)
+    tmp.mkdir(parents=True, exist_ok=True)
     profile = tmp / "profile.yaml"
     profile.write_text(yaml.safe_dump(data), encoding="utf-8")
     done = run_conformance(
@@ -77,7 +86,7 @@ def _run(
         "--profile",
         str(profile),
         "--requirements",
-        ",".join(IDS),
+        ",".join(ids),
         "--workers",
         "0",
         "--quiet",
@@ -122,4 +131,18 @@ def test_declared_conventions_are_judged_at_the_interface_level(
     assert outcomes["CFG-CREATE-RECORD-SHAPE"] == "fail"
     assert outcomes["ERR-BODY-SHAPE"] == "fail"
     assert report["differences"] == []
+    assert code == 1
+
+
+def test_a_list_under_another_undeclared_name_is_not_judged_at_the_interface(
+    server: tuple[RunningServer, Path], tmp_path: Path
+) -> None:
+    code, report = _run(server, tmp_path, ids=("EXP-LIST",))
+    (listed,) = report["requirements"]
+    assert listed["outcome"] == "not-measurable", listed
+    assert "experiment_payload.items" in listed["note"]
+    assert [d["key"] for d in report["differences"]] == ["experiment_payload.items"]
+    assert code == 3  # incomplete: no verdict without evidence, never a pass
+    code, report = _run(server, tmp_path / "declared", ids=("EXP-LIST",), conventions="production")
+    assert report["requirements"][0]["outcome"] == "fail"
     assert code == 1
