@@ -2,7 +2,7 @@
 
 Each is a mistake a real implementer could make from the specification's words or from an RFC
 it invokes, placed where a hand-written example is likely not to look: an RFC 6902 or RFC 6901
-edge rule (``faulty.adversarial_patching``), a stale base merged when it touches other members,
+edge rule and a stale base merged when it touches other members (``faulty.adversarial_patching``),
 an environment alias form on one SDK endpoint or key scope, a header value grammar (the numeric
 header read as a JavaScript ``Number``, an HTTP-date in the wrong zone form), the error body of a
 status nobody asks for, a part of the snapshot that changes (a nested member, a long name, a new
@@ -13,7 +13,6 @@ doc quotes the words it breaks; names start ``adv-``.
 
 from __future__ import annotations
 
-import asyncio
 import hashlib
 import json
 import re
@@ -47,81 +46,8 @@ from faulty.recipes import (
     with_identity,
     without_identity,
 )
-from refserver import pointer
 
 ADVERSARIAL_PREFIX = "adv-"
-MERGE_WAIT_SECONDS = 0.05  # a stale patch may be answered before the winner's write is logged
-
-
-# ------------------------------------------------------------------ a stale base merged
-
-
-def _touched(ops: list[dict[str, Any]]) -> list[list[str]] | None:
-    paths = []
-    for op in ops:
-        for member in ("path", "from"):
-            text = op.get(member)
-            if isinstance(text, str):
-                try:
-                    paths.append(pointer.parse(text))
-                except pointer.PointerSyntaxError:
-                    return None
-    return paths
-
-
-def _overlap(one: list[list[str]], other: list[list[str]]) -> bool:
-    return any(a[: len(b)] == b or b[: len(a)] == a for a in one for b in other)
-
-
-def stale_base_merged(ctx: Context) -> Handler:
-    """Every successful patch is logged (hash before, hash after, pointers touched). A stale
-    ``baseHash`` is rebased when every patch written since that base touched other members:
-    the patch is written on the current content instead of answering 409."""
-    history: dict[str, list[tuple[str, str, list[list[str]]]]] = {}
-
-    def chain_since(path: str, base: str, current: str) -> list[list[str]] | None:
-        touched: list[list[str]] = []
-        entries = history.get(path, [])
-        starts = [i for i, (before, _, _) in enumerate(entries) if before == base]
-        if not starts:
-            return None
-        for _before, after, paths in entries[starts[-1] :]:
-            touched += paths
-            if after == current:
-                return touched
-        return None
-
-    async def handler(request: Request, forward: Forward) -> Response:
-        ops = engine.raw_operations(request) if PATCH(request) else None
-        if ops is None:
-            return await forward(request)
-        before = (await forward(request.with_json({}))).json()
-        response = await forward(request)
-        body, answered = request.json(), response.json()
-        mine = _touched(ops)
-        if response.status == 200 and isinstance(before, dict) and isinstance(answered, dict):
-            if mine is not None and isinstance(body, dict) and "keyOrder" not in body:
-                entry = (str(before.get("contentHash")), str(answered.get("contentHash")), mine)
-            else:
-                entry = (str(before.get("contentHash")), str(answered.get("contentHash")), [[]])
-            history.setdefault(request.path, []).append(entry)
-            return response
-        stale = response.status == 409 and b"STALE_BASE_HASH" in response.body
-        if not stale or mine is None or not isinstance(body, dict) or "keyOrder" in body:
-            return response
-        for _ in range(2):
-            now = (await forward(request.with_json({}))).json()
-            current = str(now.get("contentHash")) if isinstance(now, dict) else ""
-            since = chain_since(request.path, str(body.get("baseHash")), current)
-            if since is not None:
-                if _overlap(mine, since):
-                    return response
-                merged = await forward(request.with_json({**body, "baseHash": current}))
-                return merged if merged.status == 200 else response
-            await asyncio.sleep(MERGE_WAIT_SECONDS)
-        return response
-
-    return handler
 
 
 # ------------------------------------------------------------------ environment aliases
@@ -413,7 +339,7 @@ def _patch_faults() -> tuple[Fault, ...]:
             "touched other members (a three-way merge), instead of answering 409. Spec 4.1 rule "
             "3: 'When the patch is based on a stale base (conflict), or the patch cannot be "
             "applied, patch answers 409.'",
-            stale_base_merged,
+            engine.stale_base_merged,
         ),
     )
 

@@ -1,4 +1,4 @@
-"""A faulty RFC 6902 engine in front of the reference server, for the adversarial section.
+"""The patch defects of the adversarial section: a faulty RFC 6902 engine, and a stale base merged.
 
 ``faulty_engine(step, trigger)`` emulates a server whose patch engine gets one rule of RFC 6902
 (or RFC 6901) wrong: for a patch whose operations ``trigger`` selects, it reads the current
@@ -10,14 +10,19 @@ written with the hash that was read, retried a few times, so that concurrent wri
 lost by the emulation. Any other patch, and any patch the reference app would refuse before
 looking at the operations (credentials, unknown ids, a malformed body), is the reference
 server's own.
+
+``stale_base_merged`` keeps a log of the patches written and rebases a stale ``baseHash`` when
+every patch since that base touched other members (a three-way merge).
 """
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from typing import Any
 
 from faulty.asgi import Forward, Handler, Request, Response, json_response
+from faulty.context import Context
 from faulty.recipes import PATCH
 from refserver import patching, pointer
 from refserver.patching import Operation, PatchConflict, PatchShapeError
@@ -25,6 +30,7 @@ from refserver.patching import Operation, PatchConflict, PatchShapeError
 Step = Callable[[Any, Operation], Any]
 Trigger = Callable[[list[dict[str, Any]]], bool]
 ATTEMPTS = 4
+MERGE_WAIT_SECONDS = 0.05  # a stale patch may be answered before the winner's write is logged
 
 
 def reference_step(document: Any, operation: Operation) -> Any:
@@ -205,3 +211,74 @@ def sidecar_pointers_literal(body: Any) -> Any:
             for k, v in body["keyOrder"].items()
         }
     return body
+
+
+# ------------------------------------------------------------------ a stale base merged
+
+
+def _touched(ops: list[dict[str, Any]]) -> list[list[str]] | None:
+    paths = []
+    for op in ops:
+        for member in ("path", "from"):
+            text = op.get(member)
+            if isinstance(text, str):
+                try:
+                    paths.append(pointer.parse(text))
+                except pointer.PointerSyntaxError:
+                    return None
+    return paths
+
+
+def _overlap(one: list[list[str]], other: list[list[str]]) -> bool:
+    return any(a[: len(b)] == b or b[: len(a)] == a for a in one for b in other)
+
+
+def stale_base_merged(ctx: Context) -> Handler:
+    """Every successful patch is logged (hash before, hash after, pointers touched). A stale
+    ``baseHash`` is rebased when every patch written since that base touched other members:
+    the patch is written on the current content instead of answering 409."""
+    history: dict[str, list[tuple[str, str, list[list[str]]]]] = {}
+
+    def chain_since(path: str, base: str, current: str) -> list[list[str]] | None:
+        touched: list[list[str]] = []
+        entries = history.get(path, [])
+        starts = [i for i, (before, _, _) in enumerate(entries) if before == base]
+        if not starts:
+            return None
+        for _before, after, paths in entries[starts[-1] :]:
+            touched += paths
+            if after == current:
+                return touched
+        return None
+
+    async def handler(request: Request, forward: Forward) -> Response:
+        ops = raw_operations(request) if PATCH(request) else None
+        if ops is None:
+            return await forward(request)
+        before = (await forward(request.with_json({}))).json()
+        response = await forward(request)
+        body, answered = request.json(), response.json()
+        mine = _touched(ops)
+        if response.status == 200 and isinstance(before, dict) and isinstance(answered, dict):
+            if mine is not None and isinstance(body, dict) and "keyOrder" not in body:
+                entry = (str(before.get("contentHash")), str(answered.get("contentHash")), mine)
+            else:
+                entry = (str(before.get("contentHash")), str(answered.get("contentHash")), [[]])
+            history.setdefault(request.path, []).append(entry)
+            return response
+        stale = response.status == 409 and b"STALE_BASE_HASH" in response.body
+        if not stale or mine is None or not isinstance(body, dict) or "keyOrder" in body:
+            return response
+        for _ in range(2):
+            now = (await forward(request.with_json({}))).json()
+            current = str(now.get("contentHash")) if isinstance(now, dict) else ""
+            since = chain_since(request.path, str(body.get("baseHash")), current)
+            if since is not None:
+                if _overlap(mine, since):
+                    return response
+                merged = await forward(request.with_json({**body, "baseHash": current}))
+                return merged if merged.status == 200 else response
+            await asyncio.sleep(MERGE_WAIT_SECONDS)
+        return response
+
+    return handler
