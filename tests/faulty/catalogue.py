@@ -15,6 +15,7 @@ assembles the sections, in order; the escapes come last.
 from __future__ import annotations
 
 from faulty import (
+    adversarial,
     assignment,
     configurations,
     edges,
@@ -40,6 +41,7 @@ SECTIONS: dict[str, tuple[Fault, ...]] = {
     "assignment": assignment.assignment(),
     "experiment_edges": experiment_edges.experiment_edges(),
     "edges": edges.edges(),
+    "adversarial": adversarial.adversarial(),
     "escapes": escapes.escapes(),
 }
 

@@ -37,7 +37,7 @@ def fault(name: str, breaks: set[str] | frozenset[str], doc: str, **profile: str
     return ClientVariant(name, frozenset(breaks), doc, dict(profile))
 
 
-FAULTS: tuple[ClientVariant, ...] = (
+DEFECTS: tuple[ClientVariant, ...] = (
     fault("polls-through-hint", {HINT}, "keeps its own cadence while the hint is in force"),
     fault(
         "symmetric-under-above",
@@ -64,6 +64,52 @@ FAULTS: tuple[ClientVariant, ...] = (
     fault("exits-early", EVERY, "exits on its own after a second"),
 )
 
+# Issue 31: written without reading the client stage's judges; each doc quotes the words broken.
+ADVERSARIAL: tuple[ClientVariant, ...] = (
+    fault(
+        "adv-hint-jitter-drawn-once",
+        {JITTER},
+        "draws its hinted wait once per hint value and reuses it for every poll under that hint "
+        "(each instance its own draw). Spec 4.3 rule 2: 'poll no faster than intervalSeconds, "
+        "spread by jitterRatio': the spread is of the polls, not of the instances alone",
+    ),
+    fault(
+        "adv-retry-after-date-ignored",
+        {RETRY_AFTER},
+        "reads Retry-After with parseInt: delay-seconds honoured, an HTTP-date ignored (its own "
+        "backoff applies). RFC 9110 10.2.3: 'Retry-After = HTTP-date / delay-seconds'; "
+        "conventions: 'never retry sooner than a Retry-After says'",
+    ),
+    fault(
+        "adv-instance-id-renewed-on-reconnect",
+        {INSTANCE_ID},
+        "suffixes its instance id with a reconnect count after each lost connection. Spec 4.3: "
+        "'the calling game server's instance id; scopes the per-server rate limit'; 8.1: 'It is "
+        "scoped by the server instance id' (one server, one id)",
+    ),
+    fault(
+        "adv-hash-forgotten-after-failure",
+        {HASH},
+        "forgets its hash after any failed poll (5xx, 429, lost connection) and sends none on the "
+        "next. Spec 4.3 rule 1: 'Poll at the client's own cadence, sending back the last hash "
+        "seen'",
+    ),
+    fault(
+        "adv-if-none-match-unquoted",
+        {HASH},
+        "sends If-None-Match as the bare hash, not the quoted entity-tag the ETag carried. Spec "
+        "4.3: 'If-None-Match | header | ... | the last hash seen'; RFC 9110 13.1.2: "
+        "'If-None-Match = \"*\" / #entity-tag'",
+    ),
+    fault(
+        "adv-hint-dropped-on-304",
+        {HINT},
+        "reads a 304 (no body, so no polling) as the hint gone and returns to its own cadence. "
+        "Spec 4.3 rule 2: 'poll no faster than intervalSeconds ... until polling is gone from a "
+        "response'; a 304 confirms the stored response (RFC 9110 15.4.5)",
+    ),
+)
+
 CORRECT: tuple[ClientVariant, ...] = (
     fault("reference", set(), "the reference client as it is (symmetric reading, header hash)"),
     fault("query-hash", set(), "sends the hash as ?hash=", hash_transport="query"),
@@ -86,6 +132,8 @@ CORRECT: tuple[ClientVariant, ...] = (
         "backs off with decorrelated jitter: wait = min(cap, uniform(base, 3 x previous wait))",
     ),
 )
+
+FAULTS: tuple[ClientVariant, ...] = DEFECTS + ADVERSARIAL
 
 ALL: tuple[ClientVariant, ...] = FAULTS + CORRECT
 

@@ -13,6 +13,7 @@ from typing import Any
 
 from refclient import core, environment, timing
 from refclient.core import PollCore, Request
+from tests.faulty.clients.adversarial_patches import ADVERSARIAL_PATCHES
 
 INSTANCE_HEADER = "server-id"
 
@@ -223,6 +224,7 @@ PATCHES: dict[str, Callable[[], None]] = {
     "long-instance-id": long_instance_id,
     "project-id-zero": project_id_zero,
     "exits-early": exits_early,
+    **ADVERSARIAL_PATCHES,
     "reference": unchanged,
     "query-hash": unchanged,
     "above-reading": unchanged,

@@ -15,6 +15,7 @@ import pytest
 
 from tests.faulty.clients.catalogue import ALL, FAULTS, ClientVariant
 from tests.faulty.clients.harness import run_variant
+from tests.faulty.clients.mismatches import KNOWN_MISMATCHES
 from tests.faulty.selection import only_from_environment, selected
 
 SCORE_PROPERTY = "client_fault"
@@ -22,8 +23,14 @@ SCORE_PROPERTY = "client_fault"
 CHOSEN = selected(ALL, only_from_environment(), what="client variant")
 
 
+def _param(variant: ClientVariant) -> object:
+    reason = KNOWN_MISMATCHES.get(variant.name)
+    marks = [pytest.mark.xfail(strict=True, reason=reason)] if reason else []
+    return pytest.param(variant, id=variant.name, marks=marks)
+
+
 @pytest.mark.long
-@pytest.mark.parametrize("variant", CHOSEN, ids=[v.name for v in CHOSEN])
+@pytest.mark.parametrize("variant", [_param(v) for v in CHOSEN])
 def test_client_variant_fails_exactly_its_declared_set(
     variant: ClientVariant, record_property: Any
 ) -> None:
