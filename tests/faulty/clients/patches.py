@@ -144,7 +144,8 @@ def project_id_zero() -> None:
     _identity(lambda headers: headers.__setitem__("project-id", "0"))
 
 
-def symmetric_under_above() -> None:
+def symmetric() -> None:
+    """Jitter symmetrically whatever RCES_JITTER_READING says (the observed clients' formula)."""
     _config(jitter_reading="symmetric")
 
 
@@ -209,7 +210,7 @@ def unchanged() -> None:
 
 PATCHES: dict[str, Callable[[], None]] = {
     "polls-through-hint": polls_through_hint,
-    "symmetric-under-above": symmetric_under_above,
+    "symmetric-under-default": symmetric,
     "no-jitter": no_jitter,
     "shared-seed": shared_seed,
     "slow-after-hint": slow_after_hint,
@@ -225,7 +226,7 @@ PATCHES: dict[str, Callable[[], None]] = {
     "exits-early": exits_early,
     "reference": unchanged,
     "query-hash": unchanged,
-    "above-reading": unchanged,
+    "symmetric-declared": symmetric,
     "per-configuration": per_configuration,
     "equal-jitter": equal_jitter,
     "full-jitter": full_jitter,
