@@ -2,11 +2,13 @@
 
 ``load_shedding.provoke``: ``burst`` offers ``burst_requests`` status polls with distinct
 instance ids (so no rate-limit bucket drains) open-loop (``conformance.traffic.open_loop``) inside
-``SEND_SHARE`` of ``window_seconds``, over as many connections as the target's latency needs:
-the load the target sees is the suite's, however long it takes to answer. When no hint came,
-the target is judged unless the suite itself did not deliver the profile's load (fewer than
-``burst_requests`` sends inside any ``window_seconds``, even with each send moved back by its
-wait for a connection the target held), which is not measurable with the figures.
+``SEND_SHARE`` of ``window_seconds``, over as many connections as the target's latency needs.
+When no hint came, the target is judged only on load that reached it
+(``conformance.traffic.delivery``): ``burst_requests`` actually sent inside some
+``window_seconds`` (by send timestamps) and as many answered inside some ``window_seconds``.
+Short of that (the suite's own CPU, its connection cap, or a path that lets fewer through) the
+requirement is not measurable, with the offered rate against the planned one and the answers'
+latency; a request of the burst the target failed (no answer, a 5xx) is judged all the same.
 ``forced`` means the target sheds all the time, so only presence is measurable; ``none`` leaves
 every hint requirement not measurable. Runs in the serial phase, since other traffic would
 blur "the load is gone".
@@ -24,6 +26,7 @@ from conformance.drivers.sdk import Snapshots
 from conformance.errors import NotMeasurable
 from conformance.json_types import JsonValue
 from conformance.oracles.shapes import problems
+from conformance.traffic.delivery import delivery
 from conformance.traffic.open_loop import Offer, Planned, send, uniform
 
 requirement = pytest.mark.requirement
@@ -67,24 +70,22 @@ def _burst(snapshots: Snapshots) -> Offer:
     return send(snapshots.client, plan, latency, "load-shedding burst")
 
 
-def _undelivered(snapshots: Snapshots, offered: Offer) -> str | None:
-    """Why the suite did not deliver the profile's load, or None when it did, when the target
-    held every connection the suite may open, or when the suite's own timing would have
-    delivered it (sends moved back by their waits for a free connection: connections held by
-    a target answering slowly under load are the target's doing, and judged)."""
+def _no_hint(snapshots: Snapshots, served: int, offered: Offer | None) -> tuple[str, str]:
+    """No 200 carried the hint: the failure's summary and evidence, or NotMeasurable when the
+    burst did not reach the target and the target failed none of it."""
+    if offered is None:  # forced: the target says it sheds all the time
+        return "no status response carried a polling hint", f"{served} requests, none with polling"
     shed = snapshots.profile.load_shedding
-    delivered = offered.densest(shed.window_seconds)
-    if delivered >= shed.burst_requests or offered.cap_reached:
-        return None
-    if offered.densest(shed.window_seconds, waits=False) >= shed.burst_requests:
-        return None
-    return (
-        f"the suite delivered at most {delivered} of the profile's {shed.burst_requests} "
-        f"requests inside any {shed.window_seconds:g}s window (offered "
-        f"{offered.offered_rate:.0f}/s of {offered.planned_rate:.0f}/s planned, sends up to "
-        f"{offered.own_lag * 1000:.0f} ms late on its own CPU with a connection free): "
-        f"{offered.describe()}"
+    burst = delivery(offered, shed.burst_requests, shed.window_seconds)
+    if not burst.delivered and not burst.failed:
+        raise NotMeasurable(burst.shortfall())
+    found = [f"{served} requests, none with polling", burst.failures(), burst.figures()]
+    summary = (
+        "no status response carried a polling hint under load"
+        if burst.delivered
+        else "the target failed requests of the burst and sent no polling hint"
     )
+    return summary, "; ".join(f for f in found if f)
 
 
 @requirement(
@@ -118,18 +119,15 @@ def test_hint_under_load_and_after(snapshots: Snapshots) -> None:
     boot_hints = [_polling(b) for p, s, b in served if p.endswith("bootstrap") and s == 200]
     unmeasured: dict[str, str] = {}
     with IndependentChecks() as independent:
-        if not status_hints and offered is not None:
-            undelivered = _undelivered(snapshots, offered)
-            if undelivered is not None:
-                raise NotMeasurable(undelivered)
-        if not independent.check(
-            bool(status_hints),
-            ("POLL-HINT-UNDER-LOAD",),
-            "no status response carried a polling hint under load",
-            "a polling object in 200 status responses while shedding",
-            f"{len(served)} requests, none with polling"
-            + (f"; {offered.describe()}" if offered is not None else ""),
-        ):
+        if not status_hints:
+            summary, evidence = _no_hint(snapshots, len(served), offered)
+            independent.check(
+                False,
+                ("POLL-HINT-UNDER-LOAD",),
+                summary,
+                "a polling object in 200 status responses while shedding",
+                evidence,
+            )
             return
         hint = status_hints[-1]
         found = problems("polling", hint)
