@@ -1,13 +1,11 @@
-"""Whether an offer delivered its load: counted by actual send and answer timestamps, never by the
-plan; a target's failures are reported whatever the load. The capped case is the reference
-server behind the throughput-capping proxy (``tests/support/latency_proxy``), far below the
-burst's planned rate."""
+"""Whether an offer delivered its load: counted by actual send timestamps, never by the plan nor
+by when a send would have left had a connection been free; answers are figures; a target's
+failures are reported whatever the load. The capped case is the reference server behind the
+throughput-capping proxy (``tests/support/latency_proxy``), far below the burst's planned rate."""
 
 from __future__ import annotations
 
 from typing import Any
-
-import pytest
 
 from conformance.target.profile import load
 from conformance.traffic.delivery import delivery, most_inside
@@ -67,19 +65,19 @@ def test_a_burst_that_left_late_is_not_delivered_with_its_figures() -> None:
     result = delivery(burst(400, 0.8, send_every=1 / 72, latency=4.6), 400, 1.0)
     assert not result.delivered and result.sent == 73
     shortfall = result.shortfall()
-    assert "the suite did not send it" in shortfall
+    assert "the suite did not send the load" in shortfall
     assert "at most 73 sent and 73 answered inside any 1s of the 400 needed" in shortfall
     assert "at 72/s (501/s planned)" in shortfall
     assert "answers in 4600 ms median" in shortfall
 
 
-def test_a_burst_sent_on_plan_but_let_through_at_a_trickle_is_not_delivered() -> None:
-    """Sent on the wire at the planned rate, answered at 60/s: a queue in front of the service
-    (a gateway, a capped path) showed it 60/s, not the burst."""
+def test_a_burst_sent_on_plan_is_delivered_however_slowly_it_is_answered() -> None:
+    """Sent on the wire at the planned rate, answered at 60/s: the target (or the gateway in
+    front of it) was shown the load; its pace of answering is a figure, not an excuse."""
     result = delivery(burst(400, 0.8, answer_every=1 / 60), 400, 1.0)
     assert result.sent == 400 and result.answered == 61
-    assert not result.delivered
-    assert "answered no faster than that" in result.shortfall()
+    assert result.delivered and result.shortfall() == ""
+    assert "at most 400 sent and 61 answered inside any 1s" in result.figures()
 
 
 def test_waiting_for_a_connection_is_not_sending() -> None:
@@ -109,13 +107,11 @@ def test_failed_requests_are_counted_whatever_the_load() -> None:
     assert not result.delivered
 
 
-@pytest.mark.parametrize("rate", [60.0])
-def test_a_burst_through_a_capped_path_is_not_delivered(
-    fresh_reference_server: Any, rate: float
-) -> None:
+def test_a_burst_through_a_capped_path_is_not_delivered(fresh_reference_server: Any) -> None:
     """400 polls planned over 0.8 s (501/s) to the reference server behind a proxy that lets
-    ``rate`` a second through: whatever the suite's sends did, the answers show the path let
-    far fewer than 400 through inside any second."""
+    ``rate`` a second through: every connection the suite may open (256) is soon held by an
+    unanswered poll, so the rest leave only as answers come back, and far fewer than 400 leave
+    inside any second."""
     profile = load(fresh_reference_server.profile_path)
     key = profile.credentials.sdk_keys[0]
     plan = [
@@ -130,9 +126,11 @@ def test_a_burst_through_a_capped_path_is_not_delivered(
         )
         for n, at in enumerate(uniform(400, 0.8))
     ]
+    rate = 60.0
     with LatencyProxy(str(fresh_reference_server.base_url), 0, max_per_second=rate) as proxy:
         result = delivery(offer(proxy.base_url, plan, latency=0.0), 400, 1.0)
     print(result.figures())
-    assert not result.delivered and not result.failed, result.figures()
+    assert not result.delivered, result.figures()  # what failed through the path is a figure
     assert result.answered <= rate * 1.5 + 5, result.figures()
-    assert "the load did not reach the target" in result.shortfall()
+    assert result.sent < 400 and result.offer.cap_reached, result.figures()
+    assert "the suite did not send the load" in result.shortfall()
