@@ -178,8 +178,7 @@ def judge_drain(
         load = delivery(offered, over_budget, DRAIN_SECONDS)
         if not load.delivered:  # by send timestamps: what left, not what was planned
             raise NotMeasurable(
-                f"{what}: the suite did not offer more than the declared budget: "
-                f"{load.figures()}",
+                f"{what}: the suite did not offer more than the declared budget: {load.figures()}",
                 ids,
             )
         raise NotMeasurable(
