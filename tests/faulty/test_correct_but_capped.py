@@ -12,10 +12,11 @@ of the drain's 180/s): their answers come seconds late, and the evidence they wa
 comes (a correct bucket limits, serves its declared budget and no more).
 
 So does the load-shedding burst (400 polls planned over 0.8 s, 501/s), with burst and with forced
-shedding: through 60 requests a second every connection the suite may open is soon held by an
-unanswered poll and far fewer than 400 polls leave inside any second, so the burst never reached
-the server; the hint requirements come out pass or not measurable with the figures (offered
-against planned rate, answers' latency), never fail (``conformance.traffic.delivery``).
+shedding: through 60 requests a second every connection the suite may open (256) is soon held by
+an unanswered poll and far fewer than 400 polls leave inside any second: the suite could not offer
+the burst. The hint requirements come out pass or not measurable with the figures (offered
+against planned rate, answers' latency), never fail (``conformance.traffic.delivery``); the rule
+before (judged once the pool reached its cap) failed POLL-HINT-UNDER-LOAD here.
 """
 
 from __future__ import annotations
