@@ -2,9 +2,9 @@
 (HONOUR-HINT: intervalSeconds itself under the default 'above' reading; a declared 'symmetric'
 reading allows down to intervalSeconds times one minus jitterRatio), waits spread across polls
 and across instances (HINT-JITTER), and the own cadence again once a 200 lacks the hint
-(HINT-RELEASE). A 304 has no body, so it cannot say polling is
-gone: the hint stays in force through 304s (``timeline.gaps``), and the waits after them are
-judged as hinted; only a 200 without polling releases it.
+(HINT-RELEASE). A 304 has no body, so it cannot say polling is gone: the hint stays in force
+through 304s (``timeline.gaps``), and the waits after them are judged as hinted; only a 200
+without polling releases it.
 
 Jitter is judged robustly, so that scheduling noise can neither fail a jittered client nor pass
 a fixed one: the interquartile range of all hinted waits must reach 10 % of the spread the
