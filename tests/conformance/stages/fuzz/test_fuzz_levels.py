@@ -192,3 +192,41 @@ def test_the_numeric_header_is_a_number_as_the_specification_says() -> None:
     for wrong in (0, -1, 9007199254740992, "1"):
         with pytest.raises(jsonschema.ValidationError):
             jsonschema.validate(wrong, schema)
+
+
+def test_a_drop_in_failure_is_a_difference_in_the_record_never_a_fail(schema: Any) -> None:
+    from conformance.report.model import Outcome
+    from conformance.stages.fuzz.aiming import FuzzTarget
+    from conformance.stages.fuzz.budget import tier as tier_of
+    from conformance.stages.fuzz.execution import FuzzRun, OperationTally
+
+    run = FuzzRun(tier_of("smoke"), 5, FuzzTarget("http://127.0.0.1:1", NONE, "cf-unit"))
+    run.tallies[("getExperiment", "valid")] = OperationTally(cases=3)
+    case = _case(schema, "GET", EXPERIMENT)
+    kebab = _answer(case, 404, {"errorCode": "experiment-not-found", "message": "no"})
+    for failure in _failures(case, kebab):
+        if check_name_of(failure) == "response_schema_conformance":
+            assert run.note("getExperiment", "valid", case, kebab, failure) is False
+    broken = _answer(case, 500, b"")
+    ids = ("EXP-GET", "ERR-NO-SERVER-ERROR")
+    record = run.record_for("t", "getExperiment", ("valid",), ids, 1.0, None)
+    assert record.outcomes == {"EXP-GET": Outcome.PASS, "ERR-NO-SERVER-ERROR": Outcome.PASS}
+    [difference] = record.differences
+    assert difference.key == "contract: ErrorBody.errorCode (pattern)"
+    assert difference.requirement_ids == ("EXP-GET",)
+    assert difference.received == "'experiment-not-found'"
+    assert difference.curl is not None and difference.curl.startswith("curl")
+    # An interface failure of the same operation still fails, beside the difference.
+    real = RuleFailure(
+        check="not_a_server_error",
+        requirement_ids=("ERR-NO-SERVER-ERROR",),
+        operation="x",
+        title="Server error",
+        message="m",
+    )
+    assert run.note("getExperiment", "valid", case, broken, real) is True
+    record = run.record_for("t", "getExperiment", ("valid",), ids, 1.0, None)
+    assert record.outcomes["ERR-NO-SERVER-ERROR"] is Outcome.FAIL
+    assert record.outcomes["EXP-GET"] is Outcome.PASS
+    assert len(record.differences) == 1
+    assert run.details()["differences_by_key"] == {"contract: ErrorBody.errorCode (pattern)": 1}
