@@ -12,7 +12,8 @@ the chain of elements from it up to its operation (``document.chain_of``, innerm
    error code's spelling) is drop-in;
 2. else the innermost element that speaks: ``x-level: drop-in`` (an unkeyed convention, the
    whole element); an ``x-profile-key`` whose rule covers the keyword (``COVERS``: a property
-   name key covers the property's presence and type, not its value's pattern) is interface when
+   name key covers the property's presence and type, not its value's pattern nor its children;
+   only a structural form's key covers what is inside its element) is interface when
    the profile declares every such key (``Profile.declares``), else drop-in naming the keys left
    at their default; ``x-spec: stated`` is interface; ``x-spec: not-shown`` is an unkeyed
    convention; ``x-spec: inferred`` is a doubt (the contract inferred it: the inference is what
@@ -119,10 +120,17 @@ def level_of(chain: list[Node], keyword: str, profile: Profile) -> Level:
             return Level(INTERFACE)
         if _listed(node, DROP_IN_KEYWORDS, keyword):
             return unkeyed
-    for node in chain:
+    own = 2 if chain and "$ref" in chain[0] else 1  # the element itself (and what it refers to)
+    for index, node in enumerate(chain):
         if node.get(LEVEL_MARK) == DROP_IN:
             return unkeyed
-        keys = [key for key in marks(node) if _covers(key, keyword)]
+        # A key declares its own element (a name, an enum, a bound); only a structural form's
+        # key also declares what is inside it: a field's name is not its children's presence.
+        keys = [
+            key
+            for key in marks(node)
+            if _covers(key, keyword) and (index < own or rule_of(key) not in COVERS)
+        ]
         if keys:
             left = tuple(key for key in keys if not profile.declares(key))
             return Level(DROP_IN, left) if left else Level(INTERFACE)

@@ -230,3 +230,21 @@ def test_a_drop_in_failure_is_a_difference_in_the_record_never_a_fail(schema: An
     assert record.outcomes["EXP-GET"] is Outcome.PASS
     assert len(record.differences) == 1
     assert run.details()["differences_by_key"] == {"contract: ErrorBody.errorCode (pattern)": 1}
+
+
+def test_declaring_a_list_field_declares_its_name_not_its_entries_fields(schema: Any) -> None:
+    declared = _profile(frozenset({"experiment_payload", "experiment_payload.items"}))
+    case = _case(schema, "GET", "/application/{applicationId}/v2/experiments/context-properties")
+    entry = {"name": "country", "lastSeenAt": "2026-03-02T09:30:00.000Z"}
+    answer = _answer(case, 200, {"items": [entry]})
+    [judged] = _judged(
+        "listContextProperties", case, answer, declared, "response_schema_conformance"
+    )
+    assert (judged.level, judged.key) == (
+        DROP_IN,
+        "contract: ContextProperties.items.seenCount (required)",
+    )
+    # The list itself is the declared field: without it the answer breaks the interface.
+    gone = _answer(case, 200, {"entries": [entry]})
+    [judged] = _judged("listContextProperties", case, gone, declared, "response_schema_conformance")
+    assert judged.level == INTERFACE
