@@ -201,9 +201,7 @@ def test_the_fuzzed_document_carries_the_declared_marks(renamed: dict[str, Any])
         "x-instance",
         True,
     )
-    assert (
-        contract.doubt_of("getSdkStatus", "parameter:header:x-sdk", document=renamed) is None
-    )
+    assert contract.doubt_of("getSdkStatus", "parameter:header:x-sdk", document=renamed) is None
     assert contract.doubt_of("getSdkStatus", "parameter:header:sdkversion") == "not-shown"
 
 
@@ -246,15 +244,42 @@ def test_the_contract_command_writes_the_specialised_document(tmp_path: Path) ->
     profile = tmp_path / "target.yaml"
     profile.write_text(RENAMED, "utf-8")
     output = tmp_path / "target.openapi.yaml"
-    done = _contract_command("--profile", str(profile), "--output", str(output))
+    done = _contract_command(
+        "--profile", str(profile), "--output", str(output), "--level", "drop-in"
+    )
     assert done.returncode == 0, done.stderr
     written = yaml.safe_load(output.read_text("utf-8"))
     assert written == specialise(contract.load_contract(), parse(RENAMED))
     assert [e.message for e in OpenAPIV31SpecValidator(written).iter_errors()] == []
     # Without --profile: the contract with every default, on standard output.
-    done = _contract_command()
+    done = _contract_command("--level", "drop-in")
     assert done.returncode == 0, done.stderr
     assert _without_values(yaml.safe_load(done.stdout)) == contract.load_contract()
+
+
+def test_the_contract_command_writes_the_interface_constraints_by_default(tmp_path: Path) -> None:
+    done = _contract_command()
+    assert done.returncode == 0, done.stderr
+    assert "interface" in done.stderr and "drop-in (left out)" in done.stderr
+    written = yaml.safe_load(done.stdout)
+    assert [e.message for e in OpenAPIV31SpecValidator(written).iter_errors()] == []
+    schemas = written["components"]["schemas"]
+    # The reference's spelling of codes and its record fields are conventions, left out...
+    assert "pattern" not in schemas["ErrorBody"]["properties"]["errorCode"]
+    record = schemas["Experiment"]["allOf"][1]
+    assert "rollout" not in record.get("required", [])
+    # ...what the specification shows stays: the snapshot's fields, the numeric header's bounds.
+    assert "hash" in schemas["StatusSnapshot"]["required"]
+    numeric = written["components"]["parameters"]["ProjectId"]["schema"]
+    assert (numeric["type"], numeric["maximum"]) == ("number", 9007199254740991)
+    # A profile that says conventions: production declares them all.
+    profile = tmp_path / "production.yaml"
+    profile.write_text("profile_version: 1\nconventions: production\n", "utf-8")
+    done = _contract_command("--profile", str(profile))
+    assert done.returncode == 0, done.stderr
+    production = yaml.safe_load(done.stdout)["components"]["schemas"]
+    assert production["ErrorBody"]["properties"]["errorCode"]["pattern"] == "^[A-Z][A-Z0-9_]*$"
+    assert "rollout" in production["Experiment"]["allOf"][1]["required"]
 
 
 def test_the_contract_command_needs_no_credentials(tmp_path: Path) -> None:

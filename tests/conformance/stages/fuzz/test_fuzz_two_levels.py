@@ -15,6 +15,7 @@ Each run is narrowed (``-k``) to the operations the defect or departure shows on
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -60,6 +61,9 @@ def _profile_path(db: Path) -> Path:
 
 def _catalogue_fault(name: str, db: Path) -> Any:
     """The catalogue's fault ``name`` as the harness serves it (``faulty.harness.run_fault``)."""
+    tests = str(Path(__file__).resolve().parents[3])  # faulty.* imports itself as a top package
+    if tests not in sys.path:
+        sys.path.insert(0, tests)
     from faulty.asgi import FaultyApp
     from faulty.catalogue import FAULTS
     from faulty.context import Context
