@@ -244,6 +244,20 @@ def _received(failure: Failure, keyword: str, response: Response) -> str:
     return failure.title[:SHOWN]
 
 
+def _nearest_key(keys: tuple[str, ...], keyword: str, response: Response, profile: Profile) -> str:
+    """The key a difference names: for a status, the first whose default status is of the class
+    received (a 422 where ``errors.validation_status`` defaults to 400); else the first."""
+    if keyword != STATUS_KEYWORD:
+        return keys[0]
+    values = Values.of(profile)
+    for key in keys:
+        default = values.default(key)
+        given = default if isinstance(default, list | tuple) else [default]
+        if any(str(v)[:1] == str(response.status_code)[:1] for v in given):
+            return key
+    return keys[0]
+
+
 def judge(
     operation_id: str,
     check: str,
@@ -272,8 +286,9 @@ def judge(
     level, chain, keyword = found[0]
     received = _received(failure, keyword, response)
     if level.keys:
-        default = Values.of(profile).default(level.keys[0])
-        return Judged(DROP_IN, key=level.keys[0], convention=str(default), received=received)
+        key = _nearest_key(level.keys, keyword, response, profile)
+        default = Values.of(profile).default(key)
+        return Judged(DROP_IN, key=key, convention=str(default), received=received)
     return Judged(
         DROP_IN,
         key=_place(document, chain, keyword),

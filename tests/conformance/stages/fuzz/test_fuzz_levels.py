@@ -154,6 +154,7 @@ def test_an_undocumented_status_rests_on_the_status_keys_and_a_500_never_differs
     )
     judged = judge("listMembers", "status_code_conformance", undefined, case, answer, NONE)
     assert judged.level == DROP_IN and judged.key.startswith(("errors.", "statuses."))
+    assert judged.convention.strip("[]").startswith("4")  # a key whose status is of its class
     assert judged.received == "HTTP 418"
     production = judge(
         "listMembers", "status_code_conformance", undefined, case, answer, PRODUCTION
