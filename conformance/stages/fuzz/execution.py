@@ -27,7 +27,7 @@ from conformance.stages.fuzz.aiming import FuzzTarget
 from conformance.stages.fuzz.auth import AUTH_REQUIREMENTS, AuthMode, is_sdk_path, kind_of
 from conformance.stages.fuzz.budget import Tier
 from conformance.stages.fuzz.capture import Sent
-from conformance.stages.fuzz.doubt import DROP_IN, INTERFACE, Judged, judge
+from conformance.stages.fuzz.failure_level import DROP_IN, INTERFACE, Judged, judge
 from conformance.stages.fuzz.response_checks import (
     CUSTOM_BY_NAME,
     CheckFunction,

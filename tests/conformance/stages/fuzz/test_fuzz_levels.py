@@ -19,7 +19,7 @@ from schemathesis.openapi.checks import UndefinedStatusCode
 
 from conformance.contract.document import load_contract
 from conformance.stages.fuzz.budget import tier
-from conformance.stages.fuzz.doubt import DOUBT, DROP_IN, INTERFACE, judge
+from conformance.stages.fuzz.failure_level import DOUBT, DROP_IN, INTERFACE, judge
 from conformance.stages.fuzz.response_checks import RuleFailure, check_name_of, custom_checks
 from conformance.stages.fuzz.schema import build_schema
 from conformance.target.profile import DEFAULTS, Profile, build
