@@ -52,6 +52,8 @@ if TYPE_CHECKING:
 
 
 RATE_LIMITED = 429
+ERROR_STATUS = 400
+ERROR_BODY_REQUIREMENTS = ("ERR-BODY-SHAPE",)
 # Checks still run on a 429 the fuzzer's own pace caused (replayed through the declared bucket:
 # the only excuse for a 429); a 429 the fuzzer did not cause fails the operation's answer rule.
 RATE_LIMIT_CHECKS = (
@@ -282,6 +284,8 @@ class FuzzRun:
         seen first does not hide a real failure of the same check."""
         check = check_name_of(failure)
         ids = requirements_for(check, operation_id, failure)
+        if check == "response_schema_conformance" and response.status_code >= ERROR_STATUS:
+            ids = ERROR_BODY_REQUIREMENTS  # an error body's schema: the error shape, not the 200
         judged = judge(operation_id, check, failure, case, response, self.target.profile)
         doubt = judged.doubt
         suffix = "" if judged.level == INTERFACE else f"@{judged.level}:{judged.key}"
