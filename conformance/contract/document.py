@@ -15,6 +15,8 @@ through their items, and ``allOf``, ``oneOf``, ``anyOf`` branches are searched i
     response:<status>                   e.g. response:304
     response:<status>:header:<name>     e.g. response:200:header:ETag
     response:<status>:media             the JSON media type itself (not its schema)
+
+A status the operation does not list is looked up in its range (``4XX``), then ``default``.
     response:<status>:body[:<path>]     e.g. response:200:body:polling.jitterRatio
 
 A mark applies to its element and to everything inside it without a mark of its own, so the
@@ -251,9 +253,11 @@ def _response_chain(
     if not status:
         raise ValueError(f"malformed location {location!r}: use response:<status>[...]")
     responses = _node(operation.get("responses", {}))
-    if status not in responses:
+    # An exact status, else its range (``4XX``), else ``default``: as OpenAPI matches an answer.
+    found = next((s for s in (status, f"{status[:1]}XX", "default") if s in responses), None)
+    if found is None:
         return None
-    response = _node(resolve(document, responses[status]))
+    response = _node(resolve(document, responses[found]))
     up = [response, operation]
     if not tail:
         return up

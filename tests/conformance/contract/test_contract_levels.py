@@ -87,3 +87,13 @@ def test_the_counts_and_the_interface_document() -> None:
     lean = interface_document(document, none)
     assert level_counts(lean, none)[DROP_IN] < counts[DROP_IN]
     assert interface_document(document, production) == document
+
+
+def test_an_answer_in_a_documented_range_is_judged_by_the_ranges_schema() -> None:
+    # terminateExperiment documents "4XX" (a terminated experiment's refusal): a 409 is in it.
+    assert chain_of("terminateExperiment", "response:409:body:errorCode") is not None
+    assert _level("terminateExperiment", "response:409:body:errorCode", "pattern", _profile()) == (
+        DROP_IN,
+        (),
+    )
+    assert chain_of("getSdkStatus", "response:418") is None  # no range there: not described
