@@ -14,6 +14,9 @@ through their items, and ``allOf``, ``oneOf``, ``anyOf`` branches are searched i
     request-body[:<path>]               e.g. request-body:baseHash
     response:<status>                   e.g. response:304
     response:<status>:header:<name>     e.g. response:200:header:ETag
+    response:<status>:media             the JSON media type itself (not its schema)
+
+A status the operation does not list is looked up in its range (``4XX``), then ``default``.
     response:<status>:body[:<path>]     e.g. response:200:body:polling.jitterRatio
 
 A mark applies to its element and to everything inside it without a mark of its own, so the
@@ -106,7 +109,7 @@ def doubt_of(
     """``"not-shown"`` or ``"inferred"`` when the element at ``location`` is a gap; else None.
 
     ``document``: the contract as a target profile specialised it
-    (``conformance.contract.specialisation``), whose declared elements (``x-spec: declared``)
+    (``conformance.contract.specialisation``), whose declared elements (``x-declared: true``)
     are no gap; default: the contract itself. Raises ``KeyError`` for an unknown operation id
     and ``ValueError`` for a malformed location.
     """
@@ -116,10 +119,21 @@ def doubt_of(
     if chain is None:
         return NOT_SHOWN
     for element in chain:
+        if element.get("x-declared") is True:
+            return None  # the target's declared value (conformance.contract.specialisation)
         mark = element.get("x-spec")
         if mark is not None:
             return str(mark) if mark in DOUBTS else None
     return None
+
+
+def chain_of(
+    operation_id: str, location: str, document: Mapping[str, object] | None = None
+) -> list[Node] | None:
+    """The elements from the one at ``location`` up to the operation, innermost first (None:
+    the contract does not describe it). Raises as ``doubt_of`` does."""
+    document = load_contract() if document is None else document
+    return _chain(document, _operation_object(document, operation_id), location)
 
 
 def _node(value: object) -> Node:
@@ -239,9 +253,11 @@ def _response_chain(
     if not status:
         raise ValueError(f"malformed location {location!r}: use response:<status>[...]")
     responses = _node(operation.get("responses", {}))
-    if status not in responses:
+    # An exact status, else its range (``4XX``), else ``default``: as OpenAPI matches an answer.
+    found = next((s for s in (status, f"{status[:1]}XX", "default") if s in responses), None)
+    if found is None:
         return None
-    response = _node(resolve(document, responses[status]))
+    response = _node(resolve(document, responses[found]))
     up = [response, operation]
     if not tail:
         return up
@@ -253,10 +269,15 @@ def _response_chain(
                 schema = _node(resolved.get("schema", {}))
                 return [*_with_target(document, schema), resolved, *up]
         return None
+    if part == "media":
+        media = _node(response.get("content", {})).get("application/json")
+        return [media, *up] if isinstance(media, dict) else up
     if part == "body":
         inner = _media_schema_chain(document, response, detail)
         return None if inner is None else [*inner, *up]
-    raise ValueError(f"malformed location {location!r}: after the status use header: or body")
+    raise ValueError(
+        f"malformed location {location!r}: after the status use header:, media or body"
+    )
 
 
 def _media_schema_chain(

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 
 MARK = "x-profile-key"
 VALUE_MARK = "x-profile-value"
-DECLARED = "declared"  # the x-spec of an element whose value the profile changed
+DECLARED_MARK = "x-declared"  # true on an element whose value the profile changed
 
 NAME = "parameter name"
 PROPERTY = "property name"
@@ -138,4 +138,6 @@ def fill(node: dict[str, object], key: str, value: object, values: Values) -> No
     else:
         node[VALUE_MARK] = value
     if values.changed(key):
-        node["x-spec"] = DECLARED
+        node[DECLARED_MARK] = (
+            True  # beside its x-spec, which still says where the element came from
+        )

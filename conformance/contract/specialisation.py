@@ -5,9 +5,10 @@ fills (``conformance.contract.profile_keys``: names, statuses, enums, bounds) ca
 target's value, and every structural choice its form (``conformance.contract.forms``). Each
 element filled keeps its ``x-profile-key`` and gains ``x-profile-value`` (the value used); where
 that value differs from the contract's own (the reference server's choice, the profile's
-default) it also gains ``x-spec: declared``: the element is the target's declared choice, no
-longer a gap the contract guessed. Examples, schema examples and defaults, ``required`` lists
-and the request bodies of links follow.
+default) it also gains ``x-declared: true`` beside its ``x-spec`` (which still says where the
+element came from). Whether a constraint is interface or drop-in is the profile's to say
+(``conformance.contract.levels``), not the document's. Examples, schema examples and
+defaults, ``required`` lists and the request bodies of links follow.
 
 ``declared_keys`` lists what makes a target's document differ from the contract,
 ``document_sha256`` digests a document, ``default_profile`` is the contract's own choices.

@@ -156,6 +156,13 @@ def _not_json_errors(where: Callable[[Request], bool]) -> Handler:
     )
 
 
+def _error_in_an_array(request: Request, response: Response) -> Response:
+    """An error body, otherwise intact, sent as the one element of a JSON array."""
+    if 400 <= response.status < 600 and isinstance(response.json(), dict):
+        return response.with_json([response.json()])
+    return response
+
+
 def _missing_name_422(request: Request) -> Response | None:
     body = request.json()
     if isinstance(body, dict) and "name" not in body:
@@ -380,6 +387,12 @@ def edges() -> tuple[Fault, ...]:
             "ERR-BODY-SHAPE",
             "Error bodies name the code `code`, not the declared field.",
             edit_response(lambda r: True, code_renamed),
+        ),
+        fault(
+            "error-bodies-in-an-array",
+            "ERR-BODY-SHAPE",
+            "Every error body is wrapped in a JSON array: `[{errorCode, message}]`.",
+            edit_response(lambda r: True, _error_in_an_array),
         ),
         fault(
             "validation-422",

@@ -201,7 +201,7 @@ def corpus_cases(
     (tier, seed) goes into each case's ``found``."""
     found = []
     for (op, kind, check), seen in failures.items():
-        if seen.doubt or not seen.sent or kind not in modes or operation_id not in (None, op):
+        if not seen.real or not seen.sent or kind not in modes or operation_id not in (None, op):
             continue
         expected, said, received = seen.message.partition("\nReceived:")
         if not said:  # a built-in check's own wording: all of it is what was received

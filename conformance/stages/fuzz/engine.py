@@ -14,9 +14,11 @@ corpus replay, a user's own tests) is left alone.
 - ``after_call`` counts the answer and replays the declared bucket (``FuzzRun.answered``).
 - The suite's checks are registered under their own names and delegate to the run's, bound to
   the target's error shape; ``credentials_rejected`` and ``unprovoked_rate_limit`` likewise.
-- ``filter_failure`` notes every failure (``FuzzRun.note``) and lets only real ones through: a
-  spec-doubt, or a check a 429 of the fuzzer's own pace silences, neither stops the operation
-  nor starts shrinking.
+- ``filter_failure`` notes every failure (``FuzzRun.note``, which judges its level) and lets
+  only real ones (an interface constraint broken) reach the engine's record: a drop-in
+  difference, a spec-doubt, or a check a 429 of the fuzzer's own pace silences is no failure.
+- ``continue_on_failure``: no failure stops an operation (as ``schemathesis run
+  --continue-on-failure``); every case the tier buys is sent and runs every check.
 
 The time budget is a cap: a timer stops the stream once the tier's time is spent. Errors the
 engine reports for the item's operations (a reset, a timeout) are evidence against the target.
@@ -115,8 +117,7 @@ def filter_failure(
         return True
     if not active.run.counts_against(check_name_of(failure), response, active.replays.get(case.id)):
         return False
-    doubt = active.run.note(operation_id_of(case), active.kind, case, response, failure)
-    return doubt is None
+    return active.run.note(operation_id_of(case), active.kind, case, response, failure)
 
 
 CheckFunction = Callable[["CheckContext", "Response", "OpenApiCase"], "bool | None"]
@@ -162,7 +163,10 @@ class EngineSchemas:
             tier, seed, profile=profile, max_examples=tier.auth_examples, positive_only=True
         )
         for schema in (valid, credentials):
-            schema.config.update(base_url=run.target.base_url)
+            # A failure does not stop the operation: every case the tier buys runs every check,
+            # so a requirement that passes passed on all of them (``schemathesis run
+            # --continue-on-failure``), not on the cases before another check's first failure.
+            schema.config.update(base_url=run.target.base_url, continue_on_failure=True)
         valid.config.checks.update(excluded_check_names=[*EXCLUDED_BUILTINS, CREDENTIALS_CHECK])
         credentials.config.checks.update(
             included_check_names=[CREDENTIALS_CHECK, "error_body_shape"]

@@ -22,12 +22,12 @@ from conformance.catalogue.outcomes import TestRecord
 from conformance.contract.document import contract_sha256, operations
 from conformance.contract.specialisation import declared_keys, document_sha256
 from conformance.redaction.placeholders import Redactor
-from conformance.report.model import SEVERITY, Evidence, Outcome
+from conformance.report.model import SEVERITY, Difference, Evidence, Outcome
 from conformance.stages.fuzz.aiming import FuzzTarget
 from conformance.stages.fuzz.auth import AUTH_REQUIREMENTS, AuthMode, is_sdk_path, kind_of
 from conformance.stages.fuzz.budget import Tier
 from conformance.stages.fuzz.capture import Sent
-from conformance.stages.fuzz.doubt import doubt_of_failure
+from conformance.stages.fuzz.failure_level import DROP_IN, INTERFACE, Judged, judge
 from conformance.stages.fuzz.response_checks import (
     CUSTOM_BY_NAME,
     CheckFunction,
@@ -52,6 +52,8 @@ if TYPE_CHECKING:
 
 
 RATE_LIMITED = 429
+ERROR_STATUS = 400
+ERROR_BODY_REQUIREMENTS = ("ERR-BODY-SHAPE",)
 # Checks still run on a 429 the fuzzer's own pace caused (replayed through the declared bucket:
 # the only excuse for a 429); a 429 the fuzzer did not cause fails the operation's answer rule.
 RATE_LIMIT_CHECKS = (
@@ -95,6 +97,14 @@ class SeenFailure:
     # failure the shortest call sequence that ended in it.
     sent: list[Sent] = field(default_factory=list)
     chained: bool = False  # ``sent`` is a stateful call sequence (``FuzzRun.keep_chain``)
+    # The level of the constraint it breaks (``doubt.judge``): an interface one fails its
+    # requirements, a drop-in one is a difference from a convention, a doubt a spec-doubt.
+    judged: Judged = field(default_factory=lambda: Judged(INTERFACE))
+
+    @property
+    def real(self) -> bool:
+        """Whether it fails its requirements (an interface constraint broken)."""
+        return self.doubt is None and self.judged.level == INTERFACE
 
 
 @dataclass
@@ -267,13 +277,19 @@ class FuzzRun:
 
     def note(
         self, operation_id: str, kind: str, case: OpenApiCase, response: Response, failure: Failure
-    ) -> str | None:
-        """Remember a failure; return its doubt (None: a real failure). A stateful failure keeps
-        the request that failed until ``keep_chain`` gives it the call sequence behind it."""
+    ) -> bool:
+        """Remember a failure; return whether it is real (an interface constraint broken). A
+        stateful failure keeps the request that failed until ``keep_chain`` gives it the call
+        sequence behind it. A check's failures are kept apart by level: a drop-in difference
+        seen first does not hide a real failure of the same check."""
         check = check_name_of(failure)
         ids = requirements_for(check, operation_id, failure)
-        doubt = doubt_of_failure(operation_id, check, failure, case, response)
-        key = (operation_id, kind, check)
+        if check == "response_schema_conformance" and response.status_code >= ERROR_STATUS:
+            ids = ERROR_BODY_REQUIREMENTS  # an error body's schema: the error shape, not the 200
+        judged = judge(operation_id, check, failure, case, response, self.target.profile)
+        doubt = judged.doubt
+        suffix = "" if judged.level == INTERFACE else f"@{judged.level}:{judged.key}"
+        key = (operation_id, kind, check + suffix)
         seen = self.failures.get(key)
         sent = [Sent.of(operation_id, case, response)]
         if seen is not None:
@@ -287,7 +303,7 @@ class FuzzRun:
                 response.status_code,
             )
             seen.doubt = seen.doubt if seen.doubt is None else doubt
-            return seen.doubt
+            return seen.real
         self.failures[key] = SeenFailure(
             operation_id=operation_id,
             mode=kind,
@@ -299,8 +315,9 @@ class FuzzRun:
             curl=self.curl_of(response),
             status=response.status_code,
             sent=sent,
+            judged=judged,
         )
-        return doubt
+        return self.failures[key].real
 
     def keep_chain(self, key: tuple[str, str, str], chain: list[Sent]) -> None:
         """Keep ``chain`` (the calls a stateful failure needs) if it is the shortest yet."""
@@ -355,6 +372,10 @@ class FuzzRun:
             for (op, seen_mode, _check), seen in self.failures.items()
             if operation_id in (None, op) and seen_mode in modes
         ]
+        differences = tuple(
+            self._difference(test_id, seen) for seen in relevant if seen.judged.level == DROP_IN
+        )
+        relevant = [seen for seen in relevant if seen.judged.level != DROP_IN]
         for seen in relevant:
             outcome = Outcome.SPEC_DOUBT if seen.doubt else Outcome.FAIL
             for rid in seen.requirement_ids:
@@ -388,6 +409,20 @@ class FuzzRun:
             evidence=evidence,
             note=note,
             evidence_by_requirement=by_requirement,
+            differences=differences,
+        )
+
+    def _difference(self, test_id: str, seen: SeenFailure) -> Difference:
+        """A drop-in failure as the difference it shows, with the key that would declare the
+        target's choice (else the contract element of a convention no key expresses)."""
+        return Difference(
+            requirement_ids=seen.requirement_ids,
+            key=seen.judged.key,
+            convention=seen.judged.convention,
+            received=seen.judged.received,
+            title=f"{seen.title} (x{seen.count})",
+            test_id=test_id,
+            curl=seen.curl,
         )
 
     def _evidence(self, test_id: str, seen: SeenFailure) -> Evidence:
@@ -409,9 +444,7 @@ class FuzzRun:
         return [
             f"[{seen.check}] {seen.operation_id}: {seen.title} (x{seen.count})"
             for seen in self.failures.values()
-            if seen.mode == kind
-            and seen.doubt is None
-            and operation_id in (None, seen.operation_id)
+            if seen.mode == kind and seen.real and operation_id in (None, seen.operation_id)
         ]
 
     def _unmeasured_reason(self, tallies: list[OperationTally]) -> str:
@@ -429,8 +462,12 @@ class FuzzRun:
         """The stage summary: tier, seed, cases, duration, failures by check."""
         by_check: Counter[str] = Counter()
         doubts: Counter[str] = Counter()
+        differences: Counter[str] = Counter()
         for seen in self.failures.values():
-            (doubts if seen.doubt else by_check)[seen.check] += 1
+            if seen.judged.level == DROP_IN:
+                differences[seen.judged.key] += 1
+            else:
+                (doubts if seen.doubt else by_check)[seen.check] += 1
         return {
             "tier": self.tier.name,
             "seed": self.seed,
@@ -443,6 +480,7 @@ class FuzzRun:
             "duration_s": round(time.monotonic() - self.started, 3),
             "failures_by_check": dict(sorted(by_check.items())),
             "spec_doubts_by_check": dict(sorted(doubts.items())),
+            "differences_by_key": dict(sorted(differences.items())),
             "operations": len({op for op, _ in self.tallies}),
             "statuses": {
                 f"{op} ({kind})": {str(k): v for k, v in sorted(t.statuses.items())}

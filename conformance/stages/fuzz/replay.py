@@ -26,7 +26,8 @@ from conformance.stages.fuzz import corpus
 from conformance.stages.fuzz.auth import AuthMode
 from conformance.stages.fuzz.capture import captures, renamed_generation
 from conformance.stages.fuzz.execution import FuzzRun
-from conformance.stages.fuzz.response_checks import check_name_of
+from conformance.stages.fuzz.failure_level import INTERFACE, judge
+from conformance.stages.fuzz.response_checks import check_name_of, operation_id_of
 from conformance.stages.fuzz.schema import REQUEST_TIMEOUT_S, build_schema
 
 if TYPE_CHECKING:
@@ -198,7 +199,14 @@ def replay_case(run: FuzzRun, schema: BaseSchema, path: Path, data: corpus.Case)
     result.status = response.status_code
     result.curl = run.curl_of(response)
     failures, tally = run.judge(case, response, mode, sent_at)
-    mine = [f for f in failures if check_name_of(f) == data["check"]]
+    mine = [
+        f
+        for f in failures
+        if check_name_of(f) == data["check"]
+        # judged at its level, as the run judges: a drop-in difference or a doubt is no regression
+        and judge(operation_id_of(case), data["check"], f, case, response, run.target.profile).level
+        == INTERFACE
+    ]
     result.other_failures = sorted({check_name_of(f) for f in failures} - {data["check"]})
     if mine:
         result.verdict = FAILS

@@ -9,7 +9,7 @@ from conformance.json_types import JsonObject, JsonValue
 
 # Keys summed across workers; the others are taken from the first worker (same for all).
 SUMMED = ("cases", "rate_limited", "unsent")
-COUNTED = ("failures_by_check", "spec_doubts_by_check")
+COUNTED = ("failures_by_check", "spec_doubts_by_check", "differences_by_key")
 SHARED = ("tier", "seed", "budget", "contract")
 
 
@@ -73,6 +73,7 @@ def summary_lines(details: Mapping[str, object]) -> list[str]:
     """The stage's details as lines a person reads: terminal summary and reports alike."""
     failures = _counts(details.get("failures_by_check"))
     doubts = _counts(details.get("spec_doubts_by_check"))
+    differences = _counts(details.get("differences_by_key"))
     lines = [
         f"fuzz: tier {details.get('tier')}, seed {details.get('seed')}: "
         f"{details.get('cases', 0)} cases"
@@ -80,9 +81,11 @@ def summary_lines(details: Mapping[str, object]) -> list[str]:
         + ", "
         f"{sum(failures.values())} failing checks, {sum(doubts.values())} spec-doubts, "
         f"{details.get('rate_limited', 0)} rate-limited, {details.get('unsent', 0)} unsent"
+        + (f", {len(differences)} drop-in difference(s)" if differences else "")
     ]
     for title, table in (("failing", failures), ("spec-doubt", doubts)):
         lines += [f"  {title}: {check} on {count} operation(s)" for check, count in table.items()]
+    lines += [f"  differs (drop-in): {key} on {n} check(s)" for key, n in differences.items()]
     lines += [f"  not generated: {text}" for text in _texts(details.get("suite_errors"))]
     return (
         lines

@@ -19,7 +19,7 @@ from test_openapi import CONTRACT_URI, _all_examples, _operations, _pointer, _wa
 
 from conformance.contract import document as contract
 from conformance.contract.profile_keys import (
-    DECLARED,
+    DECLARED_MARK,
     ENUM,
     ENUM_VALUE,
     MAX_ITEMS,
@@ -114,7 +114,7 @@ def test_the_default_profile_gives_the_contract_back() -> None:
     filled = [n for _t, n in _walk(specialised) if isinstance(n, dict) and VALUE_MARK in n]
     assert len(filled) >= 40
     assert not [
-        n for _t, n in _walk(specialised) if isinstance(n, dict) and n.get("x-spec") == DECLARED
+        n for _t, n in _walk(specialised) if isinstance(n, dict) and n.get(DECLARED_MARK) is True
     ]
 
 
@@ -155,7 +155,7 @@ def test_no_default_name_is_left_where_a_key_fills_one(renamed: dict[str, Any]) 
             if kind == ENUM_VALUE and default in node["enum"]:
                 left.append(("/".join(tokens), key))
             if kind in (NAME, ENUM, ENUM_VALUE, MAXIMUM, MAX_ITEMS, STATUS, PROPERTY):
-                assert VALUE_MARK in node and node["x-spec"] == DECLARED, (tokens, key)
+                assert VALUE_MARK in node and node[DECLARED_MARK] is True, (tokens, key)
         for name, child in (node.get("properties") or {}).items():
             for key in marks(child):
                 if rule_of(key) == PROPERTY and name == _default(key):
@@ -196,15 +196,13 @@ def test_examples_and_links_follow_the_renamed_fields(renamed: dict[str, Any]) -
 
 def test_the_fuzzed_document_carries_the_declared_marks(renamed: dict[str, Any]) -> None:
     status = renamed["components"]["parameters"]["ServerId"]
-    assert (status["name"], status[VALUE_MARK], status["x-spec"]) == (
+    assert (status["name"], status[VALUE_MARK], status[DECLARED_MARK]) == (
         "x-instance",
         "x-instance",
-        DECLARED,
+        True,
     )
-    assert (
-        contract.doubt_of("getSdkStatus", "parameter:header:x-instance", document=renamed) is None
-    )
-    assert contract.doubt_of("getSdkStatus", "parameter:header:server-id") == "not-shown"
+    assert contract.doubt_of("getSdkStatus", "parameter:header:x-sdk", document=renamed) is None
+    assert contract.doubt_of("getSdkStatus", "parameter:header:sdkversion") == "not-shown"
 
 
 def test_a_request_goes_to_the_target_and_back(renamed_profile: Profile) -> None:
@@ -246,15 +244,42 @@ def test_the_contract_command_writes_the_specialised_document(tmp_path: Path) ->
     profile = tmp_path / "target.yaml"
     profile.write_text(RENAMED, "utf-8")
     output = tmp_path / "target.openapi.yaml"
-    done = _contract_command("--profile", str(profile), "--output", str(output))
+    done = _contract_command(
+        "--profile", str(profile), "--output", str(output), "--level", "drop-in"
+    )
     assert done.returncode == 0, done.stderr
     written = yaml.safe_load(output.read_text("utf-8"))
     assert written == specialise(contract.load_contract(), parse(RENAMED))
     assert [e.message for e in OpenAPIV31SpecValidator(written).iter_errors()] == []
     # Without --profile: the contract with every default, on standard output.
-    done = _contract_command()
+    done = _contract_command("--level", "drop-in")
     assert done.returncode == 0, done.stderr
     assert _without_values(yaml.safe_load(done.stdout)) == contract.load_contract()
+
+
+def test_the_contract_command_writes_the_interface_constraints_by_default(tmp_path: Path) -> None:
+    done = _contract_command()
+    assert done.returncode == 0, done.stderr
+    assert "interface" in done.stderr and "drop-in (left out)" in done.stderr
+    written = yaml.safe_load(done.stdout)
+    assert [e.message for e in OpenAPIV31SpecValidator(written).iter_errors()] == []
+    schemas = written["components"]["schemas"]
+    # The reference's spelling of codes and its record fields are conventions, left out...
+    assert "pattern" not in schemas["ErrorBody"]["properties"]["errorCode"]
+    record = schemas["Experiment"]["allOf"][1]
+    assert "rollout" not in record.get("required", [])
+    # ...what the specification shows stays: the snapshot's fields, the numeric header's bounds.
+    assert "hash" in schemas["StatusSnapshot"]["required"]
+    numeric = written["components"]["parameters"]["ProjectId"]["schema"]
+    assert (numeric["type"], numeric["maximum"]) == ("number", 9007199254740991)
+    # A profile that says conventions: production declares them all.
+    profile = tmp_path / "production.yaml"
+    profile.write_text("profile_version: 1\nconventions: production\n", "utf-8")
+    done = _contract_command("--profile", str(profile))
+    assert done.returncode == 0, done.stderr
+    production = yaml.safe_load(done.stdout)["components"]["schemas"]
+    assert production["ErrorBody"]["properties"]["errorCode"]["pattern"] == "^[A-Z][A-Z0-9_]*$"
+    assert "rollout" in production["Experiment"]["allOf"][1]["required"]
 
 
 def test_the_contract_command_needs_no_credentials(tmp_path: Path) -> None:
@@ -263,7 +288,7 @@ def test_the_contract_command_needs_no_credentials(tmp_path: Path) -> None:
     done = _contract_command("--profile", str(profile))
     assert done.returncode == 0, done.stderr
     parameter = yaml.safe_load(done.stdout)["components"]["parameters"]["ServerId"]
-    assert (parameter["name"], parameter["x-spec"]) == ("x-instance", DECLARED)
+    assert (parameter["name"], parameter[DECLARED_MARK]) == ("x-instance", True)
 
 
 def test_a_bad_profile_is_a_usage_error_naming_the_key_and_line(tmp_path: Path) -> None:
@@ -337,7 +362,7 @@ def test_structural_choices_take_their_declared_form(structural: dict[str, Any])
     assert "pattern" not in dotted  # the grammar of a dotted path is the target's own
     assert patch["example"]["order"] == [{"path": "economy", "keys": ["startingGold"]}]
     create = schemas["CreateConfigurationBody"]["properties"]["privateKeys"]["items"]
-    assert "$ref" not in create and create["x-spec"] == DECLARED
+    assert "$ref" not in create and create[DECLARED_MARK] is True
     assert schemas["ChangesetOperation"]["$ref"] == "#/components/schemas/JsonPatchOperation"
     assert schemas["ExperimentGroup"]["example"]["changeset"] == [
         {"op": "add", "path": "/economy/startingGold", "value": 200}
@@ -345,7 +370,7 @@ def test_structural_choices_take_their_declared_form(structural: dict[str, Any])
     operations = {op["operationId"]: op for _p, _m, op in _operations(structural)}
     patching = operations["patchConfiguration"]
     if_match = [p for p in patching["parameters"] if p.get("name") == "If-Match"]
-    assert len(if_match) == 1 and if_match[0]["x-spec"] == DECLARED
+    assert len(if_match) == 1 and if_match[0][DECLARED_MARK] is True
     links = operations["createConfiguration"]["responses"]["201"]["links"]
     assert "requestBody" not in links["patchCreatedConfiguration"]
     assert "415" in operations["patchConfiguration"]["responses"]

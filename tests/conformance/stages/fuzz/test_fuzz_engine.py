@@ -208,3 +208,46 @@ def test_the_stateful_record_speaks_only_for_operations_its_scenarios_reached(
     run.tally("getSdkStatus", "stateful").cases = 1
     record = run.record_for("t", None, ("stateful",), ids, 0.0, None)
     assert record.outcomes == dict.fromkeys(ids, Outcome.PASS)
+
+
+class FirstStatusAnswer500:
+    """Answers 500 to the first status poll only, then lets the reference server answer."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+        self.broken = False
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http" or scope["path"] != "/sdk/v2/status" or self.broken:
+            await self.app(scope, receive, send)
+            return
+        self.broken = True
+        await send({"type": "http.response.start", "status": 500, "headers": []})
+        await send({"type": "http.response.body", "body": b""})
+
+
+def test_a_failure_does_not_stop_the_operation_every_case_runs_every_check(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from refserver.runner import start_server
+
+    # The generated phase alone: its first case is the one answered 500 (a stopped phase would
+    # end there, with a shrink that finds the server answering again).
+    monkeypatch.setattr(engine, "UNIT_PHASES", ("fuzzing",))
+    server = start_server(tmp_path / "first500.db", wrap=FirstStatusAnswer500)
+    try:
+        run = provisioned_run(server.base_url, Path(server.profile_path), max_examples=20)
+        schemas = EngineSchemas.of(run)
+        found = fuzz(run, schemas, "getSdkStatus", AuthMode.VALID)
+        run.session.close()
+    finally:
+        server.stop()
+    # The first answer failed; the engine went on (as ``schemathesis run --continue-on-failure``):
+    # the other checks of the operation ran on every case the tier buys, not on the one before.
+    assert any("not_a_server_error" in line for line in found), found
+    counts = run.tallies[("getSdkStatus", "valid")]
+    assert counts.statuses[500] == 1, counts.statuses
+    assert counts.cases >= run.tier.max_examples, counts.cases
+    assert counts.statuses[200] > 1, counts.statuses
+    record = run.record_for("t", "getSdkStatus", ("valid",), ("ERR-NO-SERVER-ERROR",), 0.0, None)
+    assert record.outcomes["ERR-NO-SERVER-ERROR"] is Outcome.FAIL

@@ -29,7 +29,6 @@ from conformance.stages.fuzz.auth import (
     sdk_key_for,
 )
 from conformance.stages.fuzz.budget import TIERS, tier
-from conformance.stages.fuzz.doubt import doubt_of_failure
 from conformance.stages.fuzz.execution import FuzzRun, OperationTally, SeenFailure
 from conformance.stages.fuzz.response_checks import (
     BUILTIN_REQUIREMENTS,
@@ -227,64 +226,6 @@ def test_prepare_without_credentials(profile: Any, schema: Any) -> None:
     case.headers = {"authorization": "something"}
     fuzz_target(profile).prepare(case, AuthMode.MISSING)
     assert "authorization" not in case.headers
-
-
-# ------------------------------------------------------------------ spec-doubt
-
-
-def undefined(status: int) -> UndefinedStatusCode:
-    return UndefinedStatusCode(
-        operation="x",
-        status_code=status,
-        defined_status_codes=[],
-        allowed_status_codes=[],
-        message="m",
-    )
-
-
-def test_failures_on_gaps_are_doubts_and_on_stated_elements_real(schema: Any) -> None:
-    status = status_case(schema)
-    # The status endpoint's 200 body is stated: a schema failure there is real.
-    stated = RuleFailure(
-        check="etag_equals_body_hash", requirement_ids=(), operation="x", title="t", message="m"
-    )
-    assert (
-        doubt_of_failure("getSdkStatus", "etag_equals_body_hash", stated, status, response(200))
-        is None
-    )
-    # Experiment payloads are not shown: an undocumented status there is a doubt.
-    members = operation(
-        schema, "GET", "/application/{applicationId}/v2/experiments/{experimentId}/members"
-    ).Case()
-    assert (
-        doubt_of_failure(
-            "listMembers", "status_code_conformance", undefined(418), members, response(418)
-        )
-        == "not-shown"
-    )
-    # A 500 is never a doubt.
-    assert (
-        doubt_of_failure(
-            "listMembers", "not_a_server_error", undefined(500), members, response(500)
-        )
-        is None
-    )
-    # A create's success status is a gap, but the JSON it answers with is stated: a create
-    # answered with another media type is a real failure.
-    create = operation(schema, "POST", "/application/{applicationId}/v2/configuration").Case()
-    wrong_type = undefined(201)
-    assert (
-        doubt_of_failure(
-            "createConfiguration", "content_type_conformance", wrong_type, create, response(201)
-        )
-        is None
-    )
-    assert (
-        doubt_of_failure(
-            "createConfiguration", "status_code_conformance", wrong_type, create, response(201)
-        )
-        == "not-shown"
-    )
 
 
 # ------------------------------------------------------------------ schema and summary
