@@ -30,7 +30,7 @@ from conformance.report.vocabulary import (
 )
 from conformance.stages import named
 
-BODY_LIMIT = 4000
+BODY_LIMIT = 4000  # characters of expected and received (bodies: ``body_cut``)
 
 CSS = """
 :root { --fg:#1b1f23; --muted:#57606a; --line:#d0d7de; --bg:#fff; --soft:#f6f8fa; }
@@ -243,8 +243,8 @@ def _exchange(number: int, exchange: Exchange) -> str:
     return (
         f"<details><summary>Exchange {number}: {_e(exchange.method)} {_e(exchange.url)} → "
         f"{_e(status)}</summary>"
-        f"<div>Request</div><pre>{_e(request_text(exchange, BODY_LIMIT))}</pre>"
-        f"<div>Response</div><pre>{_e(response_text(exchange, BODY_LIMIT))}</pre></details>"
+        f"<div>Request</div><pre>{_e(request_text(exchange))}</pre>"
+        f"<div>Response</div><pre>{_e(response_text(exchange))}</pre></details>"
     )
 
 
