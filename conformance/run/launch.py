@@ -110,8 +110,18 @@ def pytest_args(options: argparse.Namespace, ini: Path, workers: int) -> list[st
         args += ["--run-deadline", f"{options.run_deadline:g}"]
     if workers:
         args += ["-n", str(workers), "--dist", "loadgroup"]
-    args += ["-qq", "--no-header", "-p", "no:warnings"] if options.quiet else ["-q", "-rfE"]
+    if options.quiet:
+        args += ["-qq", "--no-header", "-p", "no:warnings"]
+    else:  # -v after -- counts from pytest's own default (failure_view: -v, -vv)
+        args += ["-rfE"] if asks_verbose(options.pytest_args) else ["-q", "-rfE"]
     return [*args, *options.pytest_args]
+
+
+def asks_verbose(arguments: Sequence[str]) -> bool:
+    """Whether pytest arguments ask for more detail (``-v``, ``-vv``, ``--verbose``)."""
+    return any(
+        arg == "--verbose" or (arg.startswith("-v") and set(arg[1:]) == {"v"}) for arg in arguments
+    )
 
 
 def autoload(stages: Sequence[Stage]) -> bool:
