@@ -210,9 +210,10 @@ def _verdict(options: argparse.Namespace, capture: ReportCapture, code: int, sta
             "after --",
         )
     where = str(capture.written[0].parent) if capture.written else options.report_dir
-    print(summary_line(report, time.monotonic() - started, where), flush=True)
-    if stop is not None:
-        print(f"conformance: {stop.note(started)}: the reports hold what was measured", flush=True)
+    line = summary_line(report, time.monotonic() - started, where)
+    if stop is not None:  # one line: the stop, the verdict of what was measured, the reports
+        line = f"conformance: {stop.note(started)}, {line.removeprefix('conformance: ')}"
+    print(line, flush=True)
     status = exit_status(
         report.verdict, accept_incomplete=options.accept_incomplete, stopped=stop is not None
     )
