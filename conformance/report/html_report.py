@@ -389,7 +389,8 @@ def _stages(report: Report) -> str:
         for s in report.stages
     )
     return (
-        "<h2>Stages</h2><table><thead><tr><th>Stage</th><th>Tests</th><th>Duration</th>"
+        "<h2>Stages</h2><table><thead><tr><th>Stage</th><th>Tests</th>"
+        '<th title="test durations added up: parallel workers run tests at once">Test time</th>'
         f"<th>Details</th></tr></thead><tbody>{rows}</tbody></table>"
         + "".join(_stage_html(s.name, s.details) for s in report.stages)
     )
