@@ -30,6 +30,7 @@ from conformance.report.model import Verdict
 from conformance.run import stop_signals
 from conformance.run.collector import ReportCapture
 from conformance.run.handover import HandedOver
+from conformance.run.selection_size import ONE_PROCESS_BELOW, narrowed, selected
 from conformance.run.workers import auto
 from conformance.stages import REGISTRY, Stage, by_name
 from conformance.target.resolution import Target, establish
@@ -187,13 +188,27 @@ def _run(options: argparse.Namespace, started: float, announce: str | None) -> i
             plugins: list[object] = [capture]
             if target is not None:
                 plugins.append(HandedOver(target))
-            args = pytest_args(options, ini, workers)
             with _plugin_autoload(autoload(chosen)):
-                code = pytest.main(args, plugins=plugins)
+                if workers and options.workers == "auto":
+                    workers = workers_for_selection(options, ini, workers, plugins[1:])
+                code = pytest.main(pytest_args(options, ini, workers), plugins=plugins)
     finally:
         if target is not None:
             target.stop()
     return _verdict(options, capture, code, started)
+
+
+def workers_for_selection(
+    options: argparse.Namespace, ini: Path, workers: int, plugins: Sequence[object]
+) -> int:
+    """``--workers auto`` for a run narrowed to fewer than ``ONE_PROCESS_BELOW`` tests: none
+    (one process); else ``workers``. ``plugins``: the hand-over, for the counting collection."""
+    if not narrowed(options.requirements, options.pytest_args):
+        return workers
+    arguments = pytest_args(options, ini, 0)
+    at = arguments.index(STOP_SIGNALS_PLUGIN)  # a collection must not mark the run finishing
+    count = selected([*arguments[: at - 1], *arguments[at + 1 :]], plugins)
+    return 0 if count is not None and count < ONE_PROCESS_BELOW else workers
 
 
 def _verdict(options: argparse.Namespace, capture: ReportCapture, code: int, started: float) -> int:

@@ -88,6 +88,14 @@ def test_a_failing_run_shows_each_failure_in_one_screen_and_each_line_once(
     assert "reports in" in verdicts[0] and " in " in verdicts[0]
 
 
+def test_a_run_of_a_few_tests_starts_no_workers(reference_server: Any, tmp_path: Path) -> None:
+    profile = declared_wrongly(reference_server, tmp_path, {})
+    done = run(reference_server, profile, tmp_path, "--requirements", "VER-PATH-V2")
+    output = done.stdout + done.stderr
+    assert done.returncode == 0, output[-3000:]
+    assert "bringing up nodes" not in output and "[gw" not in output, output
+
+
 @pytest.mark.long  # about a minute: the rate-limit drains, judged after every other test
 def test_a_declared_burst_the_server_does_not_have_fails_in_one_screen_each(
     reference_server: Any, tmp_path: Path
