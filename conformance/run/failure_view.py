@@ -64,7 +64,7 @@ def shape(
         report.longrepr = "\n".join(lines)
         setattr(report, _SHORT, True)
     if transcript is not None and exchanges and (wants_transcript(config) or not ours):
-        report.sections.append((TRANSCRIPT_SECTION, transcript.render(TRANSCRIPT_SHOWN)))
+        report.sections.append((TRANSCRIPT_SECTION, transcript.render()))
 
 
 def pointer(count: int) -> str:

@@ -208,6 +208,8 @@ def workers_for_selection(
     arguments = pytest_args(options, ini, 0)
     at = arguments.index(STOP_SIGNALS_PLUGIN)  # a collection must not mark the run finishing
     count = selected([*arguments[: at - 1], *arguments[at + 1 :]], plugins)
+    if stop_signals.stopped() is not None:  # pytest took the interrupt: the run stops here
+        raise KeyboardInterrupt
     return 0 if count is not None and count < ONE_PROCESS_BELOW else workers
 
 

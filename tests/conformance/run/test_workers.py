@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from conformance import cli
-from conformance.run import launch
+from conformance.run import launch, stop_signals
 from conformance.run.selection_size import ONE_PROCESS_BELOW, selected
 from conformance.run.workers import MAX_WORKERS, NEAR_WORKERS, auto, for_round_trip, round_trip
 from conformance.target.profile import load
@@ -77,3 +77,17 @@ def test_counting_a_selection_runs_no_test(tmp_path: Path) -> None:
     arguments = ["-p", "no:cacheprovider", "--rootdir", str(tmp_path), str(tmp_path)]
     assert selected([*arguments, "--requirements", "REQ-A"], []) == 1
     assert selected(arguments, []) == 2
+
+
+def test_a_stop_while_counting_stops_the_run(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    def interrupted(arguments: list[str], plugins: object) -> None:
+        stop_signals._state.stop = stop_signals.Stop("SIGINT", 0.0)
+        return None  # pytest caught the interrupt and said so in its exit status
+
+    monkeypatch.setattr(launch, "selected", interrupted)
+    monkeypatch.setattr(stop_signals._state, "stop", None)
+    options = cli._parser().parse_args(["run", "--requirements", "VER-PATH-V2"])
+    with pytest.raises(KeyboardInterrupt):
+        launch.workers_for_selection(options, tmp_path / "i", 2, [])
