@@ -114,3 +114,32 @@ def test_every_format_shows_a_body_cut_with_its_length(pytester: pytest.Pytester
         assert text.count("1234567") <= shown * (2048 // 9 + 1), path.name  # the first 2 KB
         noted += "(54,000 bytes, first 2,048 shown)" in text
     assert noted >= len(outputs) - 1  # the request attachment holds no body
+
+
+TIMELINE = """
+import pytest
+
+from conformance.checks import expect
+from conformance.report.model import Exchange
+from conformance.run.state import TRANSCRIPT
+
+
+class Timeline:  # as the client stage stashes it: exchanges, and render() without arguments
+    exchanges = (Exchange("GET", "/sdk/v2/status", {}, None, 200, {}, None, 1.0),)
+
+    def render(self):
+        return "0.00 s  GET /sdk/v2/status -> 200"
+
+
+@pytest.mark.requirement("POLL-CLIENT-SEND-LAST-HASH")
+def test_client_breaks_a_rule(request):
+    request.node.stash[TRANSCRIPT] = Timeline()
+    expect(False, ["POLL-CLIENT-SEND-LAST-HASH"], "no hash sent", "the last hash", "none")
+"""
+
+
+def test_the_client_stages_timeline_shows_with_v(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(test_client=TIMELINE)
+    result = pytester.runpytest("-p", "no:cacheprovider", "-v")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["*conformance transcript*", "0.00 s  GET /sdk/v2/status -> 200"])
