@@ -8,8 +8,8 @@ carries the block alone, plus one line saying how many exchanges were recorded. 
 back on request:
 
 - ``-v``: the block and the transcript of the last exchanges (bodies cut, ``body_cut``);
-- ``-vv`` or any explicit ``--tb`` other than ``auto``: pytest's own rendering, traceback and
-  transcript, as pytest would show them.
+- ``-vv``, any explicit ``--tb`` other than ``auto``, ``-l`` or ``--full-trace``: pytest's own
+  rendering, traceback and transcript, as pytest would show them.
 
 A failure that is not the target's (the kit itself crashed) keeps its traceback and transcript:
 that traceback is what a bug report needs. pytest-xdist's "[gw0] linux -- Python ..." line is
@@ -38,8 +38,11 @@ def verbosity(config: pytest.Config) -> int:
 
 
 def wants_traceback(config: pytest.Config) -> bool:
-    """pytest's own rendering: ``-vv``, or a ``--tb`` style asked for by name."""
-    return config.option.tbstyle != "auto" or verbosity(config) >= 2
+    """pytest's own rendering: ``-vv``, a ``--tb`` style asked for by name, ``-l`` (local
+    variables) or ``--full-trace``."""
+    option = config.option
+    asked = option.tbstyle != "auto" or option.showlocals or option.fulltrace
+    return bool(asked) or verbosity(config) >= 2
 
 
 def wants_transcript(config: pytest.Config) -> bool:

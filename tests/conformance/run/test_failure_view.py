@@ -80,7 +80,7 @@ def test_verbose_adds_the_transcript_with_bodies_cut(pytester: pytest.Pytester) 
     assert "bytes, first 512 shown)" in block and "def expect" not in block
 
 
-@pytest.mark.parametrize("detail", [["-vv"], ["--tb=long"], ["--tb=short"]])
+@pytest.mark.parametrize("detail", [["-vv"], ["--tb=long"], ["--tb=short"], ["-l"]])
 def test_vv_or_an_explicit_tb_brings_the_traceback_back(
     pytester: pytest.Pytester, detail: list[str]
 ) -> None:
