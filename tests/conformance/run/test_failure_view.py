@@ -139,7 +139,7 @@ def test_client_breaks_a_rule(request):
 
 
 def test_the_client_stages_timeline_shows_with_v(pytester: pytest.Pytester) -> None:
-    pytester.makepyfile(test_client=TIMELINE)
+    pytester.makepyfile(test_failure_view_timeline=TIMELINE)
     result = pytester.runpytest("-p", "no:cacheprovider", "-v")
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(["*conformance transcript*", "0.00 s  GET /sdk/v2/status -> 200"])
