@@ -37,22 +37,44 @@ def parser() -> argparse.ArgumentParser:
     top = argparse.ArgumentParser(prog="refserver", description="RCES reference server")
     commands = top.add_subparsers(dest="command", required=True)
     serve = commands.add_parser("serve", help="serve the interface over HTTP")
-    serve.add_argument("--db", type=Path, default=Path("refserver.db"), help="SQLite file")
-    serve.add_argument("--host", default="127.0.0.1")
-    serve.add_argument("--port", type=int, default=8000, help="0 picks a free port")
-    serve.add_argument("--profile", type=Path, default=None, help="default: <db>.profile.yaml")
-    serve.add_argument("--rate-burst", type=int, default=defaults.rate_burst)
-    serve.add_argument("--rate-refill", type=float, default=defaults.rate_refill)
+    serve.add_argument(
+        "--db", type=Path, default=Path("refserver.db"), help="SQLite file (default: %(default)s)"
+    )
+    serve.add_argument("--host", default="127.0.0.1", help="address (default: %(default)s)")
+    serve.add_argument(
+        "--port", type=int, default=8000, help="0 picks a free port (default: %(default)s)"
+    )
+    serve.add_argument(
+        "--profile",
+        type=Path,
+        default=None,
+        help="where the target profile is written (default: <db>.profile.yaml)",
+    )
+    serve.add_argument(
+        "--rate-burst",
+        type=int,
+        default=defaults.rate_burst,
+        help="SDK requests a bucket holds (default: %(default)s)",
+    )
+    serve.add_argument(
+        "--rate-refill",
+        type=float,
+        default=defaults.rate_refill,
+        help="tokens a bucket regains per second (default: %(default)g)",
+    )
     serve.add_argument(
         "--shed-threshold",
         type=int,
         default=defaults.shed_threshold,
-        help="SDK requests per second above which responses carry the polling hint",
+        help="SDK requests per second above which responses carry the polling hint "
+        "(default: %(default)s)",
     )
     serve.add_argument(
         "--force-shedding", action="store_true", help="always carry the polling hint"
     )
-    serve.add_argument("--log-level", choices=LOG_LEVELS, default="info")
+    serve.add_argument(
+        "--log-level", choices=LOG_LEVELS, default="info", help="(default: %(default)s)"
+    )
     return top
 
 

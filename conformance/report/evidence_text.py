@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from conformance.report.body_cut import BODY_BYTES, cut
 from conformance.report.model import Evidence, Exchange
 
-BODY_LIMIT = 2000  # characters of a body shown in text outputs (the JSON keeps what it was given)
+BODY_LIMIT = BODY_BYTES  # bytes of a body shown in text outputs (``body_cut``)
 
 
 def truncate(text: str, limit: int = BODY_LIMIT) -> str:
@@ -22,7 +23,7 @@ def request_text(exchange: Exchange, limit: int = BODY_LIMIT) -> str:
     lines = [f"{exchange.method} {exchange.url}"]
     lines += _headers(exchange.request_headers)
     if exchange.request_body:
-        lines += ["", truncate(exchange.request_body, limit)]
+        lines += ["", cut(exchange.request_body, limit)]
     return "\n".join(lines)
 
 
@@ -32,7 +33,7 @@ def response_text(exchange: Exchange, limit: int = BODY_LIMIT) -> str:
     lines = [f"HTTP {exchange.status} ({exchange.elapsed_ms:.0f} ms)"]
     lines += _headers(exchange.response_headers)
     if exchange.response_body:
-        lines += ["", truncate(exchange.response_body, limit)]
+        lines += ["", cut(exchange.response_body, limit)]
     return "\n".join(lines)
 
 

@@ -31,7 +31,7 @@ from conformance.report.vocabulary import (
 )
 from conformance.stages import named
 
-BODY_LIMIT = 4000
+BODY_LIMIT = 4000  # characters of expected and received (bodies: ``body_cut``)
 
 CSS = """
 :root { --fg:#1b1f23; --muted:#57606a; --line:#d0d7de; --bg:#fff; --soft:#f6f8fa; }
@@ -246,8 +246,8 @@ def _exchange(number: int, exchange: Exchange) -> str:
     return (
         f"<details><summary>Exchange {number}: {_e(exchange.method)} {_e(exchange.url)} → "
         f"{_e(status)}</summary>"
-        f"<div>Request</div><pre>{_e(request_text(exchange, BODY_LIMIT))}</pre>"
-        f"<div>Response</div><pre>{_e(response_text(exchange, BODY_LIMIT))}</pre></details>"
+        f"<div>Request</div><pre>{_e(request_text(exchange))}</pre>"
+        f"<div>Response</div><pre>{_e(response_text(exchange))}</pre></details>"
     )
 
 
@@ -413,7 +413,8 @@ def _stages(report: Report) -> str:
         for s in report.stages
     )
     return (
-        "<h2>Stages</h2><table><thead><tr><th>Stage</th><th>Tests</th><th>Duration</th>"
+        "<h2>Stages</h2><table><thead><tr><th>Stage</th><th>Tests</th>"
+        '<th title="test durations added up: parallel workers run tests at once">Test time</th>'
         f"<th>Details</th></tr></thead><tbody>{rows}</tbody></table>"
         + "".join(_stage_html(s.name, s.details) for s in report.stages)
     )

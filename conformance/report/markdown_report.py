@@ -191,12 +191,17 @@ def _differences(report: Report) -> list[str]:
 def _stages(report: Report) -> list[str]:
     if not report.stages:
         return []
-    lines = ["## Stages", "", "| Stage | Tests | Duration | Details |", "|---|---:|---:|---|"]
+    lines = ["## Stages", "", "| Stage | Tests | Test time | Details |", "|---|---:|---:|---|"]
     for stage in report.stages:
         details = "<br>".join(_cell(line) for line in summary_lines(stage.name, stage.details))
         lines.append(
             f"| {_cell(stage.name)} | {stage.tests} | {stage.duration_s:.1f} s | {details} |"
         )
+    lines += [
+        "",
+        "Test time: the stage's test durations added up; parallel workers run tests at once, so "
+        f"it may exceed the run's own {report.duration_s:.1f} s.",
+    ]
     return [*lines, ""]
 
 

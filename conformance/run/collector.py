@@ -110,7 +110,8 @@ class RunCollector:
         problem = self.config.stash.get(_WRITE_ERROR, "")
         if problem:
             terminalreporter.write_line(problem, red=True)
-        terminalreporter.write_sep("=", summary_line(self.report, where=where))
+        if not captured(self.config):  # else the command says it once, with the time it took
+            terminalreporter.write_sep("=", summary_line(self.report, where=where))
 
 
 def noted_stop(report: Report, how: str) -> Report:
@@ -123,6 +124,11 @@ def noted_stop(report: Report, how: str) -> Report:
             for r in report.requirements
         ),
     )
+
+
+def captured(config: pytest.Config) -> bool:
+    """Whether a command runs this pytest and reads its report (``ReportCapture``)."""
+    return any(isinstance(p, ReportCapture) for p in config.pluginmanager.get_plugins())
 
 
 class ReportCapture:

@@ -31,6 +31,7 @@ from conformance.report.model import Level, Verdict
 from conformance.run import stop_signals
 from conformance.run.collector import ReportCapture
 from conformance.run.handover import HandedOver
+from conformance.run.selection_size import ONE_PROCESS_BELOW, narrowed, selected
 from conformance.run.workers import auto
 from conformance.stages import REGISTRY, Stage, by_name
 from conformance.target.resolution import Target, establish
@@ -111,8 +112,18 @@ def pytest_args(options: argparse.Namespace, ini: Path, workers: int) -> list[st
         args += ["--run-deadline", f"{options.run_deadline:g}"]
     if workers:
         args += ["-n", str(workers), "--dist", "loadgroup"]
-    args += ["-qq", "--no-header", "-p", "no:warnings"] if options.quiet else ["-q", "-rfE"]
+    if options.quiet:
+        args += ["-qq", "--no-header", "-p", "no:warnings"]
+    else:  # -v after -- counts from pytest's own default (failure_view: -v, -vv)
+        args += ["-rfE"] if asks_verbose(options.pytest_args) else ["-q", "-rfE"]
     return [*args, *options.pytest_args]
+
+
+def asks_verbose(arguments: Sequence[str]) -> bool:
+    """Whether pytest arguments ask for more detail (``-v``, ``-vv``, ``--verbose``)."""
+    return any(
+        arg == "--verbose" or (arg.startswith("-v") and set(arg[1:]) == {"v"}) for arg in arguments
+    )
 
 
 def autoload(stages: Sequence[Stage]) -> bool:
@@ -178,13 +189,29 @@ def _run(options: argparse.Namespace, started: float, announce: str | None) -> i
             plugins: list[object] = [capture]
             if target is not None:
                 plugins.append(HandedOver(target))
-            args = pytest_args(options, ini, workers)
             with _plugin_autoload(autoload(chosen)):
-                code = pytest.main(args, plugins=plugins)
+                if workers and options.workers == "auto":
+                    workers = workers_for_selection(options, ini, workers, plugins[1:])
+                code = pytest.main(pytest_args(options, ini, workers), plugins=plugins)
     finally:
         if target is not None:
             target.stop()
     return _verdict(options, capture, code, started)
+
+
+def workers_for_selection(
+    options: argparse.Namespace, ini: Path, workers: int, plugins: Sequence[object]
+) -> int:
+    """``--workers auto`` for a run narrowed to fewer than ``ONE_PROCESS_BELOW`` tests: none
+    (one process); else ``workers``. ``plugins``: the hand-over, for the counting collection."""
+    if not narrowed(options.requirements, options.pytest_args):
+        return workers
+    arguments = pytest_args(options, ini, 0)
+    at = arguments.index(STOP_SIGNALS_PLUGIN)  # a collection must not mark the run finishing
+    count = selected([*arguments[: at - 1], *arguments[at + 1 :]], plugins)
+    if stop_signals.stopped() is not None:  # pytest took the interrupt: the run stops here
+        raise KeyboardInterrupt
+    return 0 if count is not None and count < ONE_PROCESS_BELOW else workers
 
 
 def _verdict(options: argparse.Namespace, capture: ReportCapture, code: int, started: float) -> int:
@@ -201,9 +228,10 @@ def _verdict(options: argparse.Namespace, capture: ReportCapture, code: int, sta
             "after --",
         )
     where = str(capture.written[0].parent) if capture.written else options.report_dir
-    print(summary_line(report, time.monotonic() - started, where), flush=True)
-    if stop is not None:
-        print(f"conformance: {stop.note(started)}: the reports hold what was measured", flush=True)
+    line = summary_line(report, time.monotonic() - started, where)
+    if stop is not None:  # one line: the stop, the verdict of what was measured, the reports
+        line = f"conformance: {stop.note(started)}, {line.removeprefix('conformance: ')}"
+    print(line, flush=True)
     gated = report.verdict_at(Level(getattr(options, "level", Level.INTERFACE.value)))
     status = exit_status(
         gated, accept_incomplete=options.accept_incomplete, stopped=stop is not None

@@ -31,9 +31,11 @@ from conformance.errors import (
 )
 from conformance.redaction.run_outputs import OutputRedaction
 from conformance.report.allure_labels import apply_allure_labels, attach_exchanges
-from conformance.run import handover
+from conformance.report.body_cut import cut_exchange
+from conformance.run import failure_view, handover
 from conformance.run.collector import RunCollector, selected_ids
 from conformance.run.deadline import DEFAULT_SECONDS, RunDeadline, seconds_option
+from conformance.run.failure_view import TRANSCRIPT_SHOWN
 from conformance.run.state import (
     COLLECTOR_NAME,
     DEADLINE,
@@ -54,6 +56,8 @@ from conformance.target.resolution import Target, new_run_id
 pytest_plugins = (
     "conformance.run.fixtures",
     "conformance.run.phases",
+    "conformance.run.failure_view",
+    "conformance.run.worker_status",
 )
 
 __all__ = ["COLLECTOR_NAME", "add_secrets", "requirement_ids", "test_id"]
@@ -281,7 +285,8 @@ def pytest_runtest_makereport(
         return report
     error = call.excinfo.value if call.excinfo is not None else None
     transcript = item.stash.get(TRANSCRIPT, None)
-    exchanges = tuple(transcript.exchanges[-6:]) if transcript is not None else ()
+    kept = transcript.exchanges[-TRANSCRIPT_SHOWN:] if transcript is not None else []
+    exchanges = tuple(cut_exchange(e) for e in kept)  # whoever recorded them
     message = ""
     if report.failed and not isinstance(error, ConformanceError):
         message = str(report.longreprtext)[-2000:]
@@ -304,8 +309,8 @@ def pytest_runtest_makereport(
         label = "not configured" if isinstance(error, NotConfigured) else label
         report.outcome = "skipped"
         report.longrepr = (str(path), (line or 0) + 1, f"{label}: {record.message}")
-    elif report.failed and transcript is not None and transcript.exchanges:
-        report.sections.append(("conformance transcript (redacted)", transcript.render()))
+    else:
+        failure_view.shape(report, error, transcript, item.config)
     report.user_properties.append((USER_PROPERTY, record.to_json()))
     info = item.config.stash.get(TARGET_INFO, None)
     if info is not None and not item.config.stash.get(_SENT_TARGET, False):

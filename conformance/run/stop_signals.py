@@ -184,12 +184,26 @@ def handling() -> Iterator[None]:
 # ------------------------------------------------------------------ as a pytest plugin
 
 _installed_by_plugin: list[bool] = []
+_configs: list[pytest.Config] = []  # the running pytest's (one per pytest.main at a time)
 
 
 def pytest_configure(config: pytest.Config) -> None:
     """Every pytest process of a run handles the stop signals (xdist workers get the process
     group's signal too); a process whose command already does keeps its handler."""
     _installed_by_plugin.append(install(worker=hasattr(config, "workerinput")))
+    _configs.append(config)
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_keyboard_interrupt(excinfo: pytest.ExceptionInfo[BaseException]) -> None:
+    """A stop signal is a clean stop, not a crash: pytest's "!!! KeyboardInterrupt !!!", its
+    source line and "use --full-trace" are left out (the command's last line says where the
+    reports are). Any other interrupt is shown as pytest shows it."""
+    if not str(excinfo.value).startswith("stopped by") or not _configs:
+        return
+    terminal = _configs[-1].pluginmanager.get_plugin("terminalreporter")
+    if terminal is not None and hasattr(terminal, "_report_keyboardinterrupt"):
+        terminal._report_keyboardinterrupt = lambda: None
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -200,5 +214,7 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
+    if config in _configs:
+        _configs.remove(config)
     if _installed_by_plugin and _installed_by_plugin.pop():
         restore()

@@ -19,6 +19,7 @@ import httpx
 
 from conformance.errors import ContractViolation, NoAnswer, NotMeasurable, UnboundedAnswer
 from conformance.redaction.placeholders import Redactor
+from conformance.report.body_cut import cut as cut_body
 from conformance.report.model import Exchange
 from conformance.target.profile import Profile, RateLimit
 from conformance.traffic import raw_socket
@@ -28,7 +29,7 @@ from conformance.traffic.pacing import Allowance, Pacer
 from conformance.traffic.raw_socket import RawAnswer
 from conformance.traffic.reception import may_resend, receive, transport_problem
 from conformance.traffic.token_bucket import Limit
-from conformance.traffic.transcript import Reply, Transcript, clip
+from conformance.traffic.transcript import Reply, Transcript
 
 TIMEOUT = httpx.Timeout(10.0, connect=5.0)
 USER_AGENT = "rces-conformance"
@@ -216,7 +217,7 @@ class Client:
             curl = self.curl(exchange)
             if cut is not None:
                 status = "no status line" if response is None else f"HTTP {response.status_code}"
-                first = clip(exchange.response_body or "", 200)
+                first = cut_body(exchange.response_body or "", 200)
                 raise UnboundedAnswer(
                     (),
                     f"the target's answer to {request.method} {request.url.path} is unbounded",
@@ -418,7 +419,7 @@ class Client:
             status=answer.status,
             response_headers=redact.headers(answer.headers.items()),
             response_body=(
-                clip(redact.text(answer.after_head.decode("utf-8", errors="replace")))
+                cut_body(redact.text(answer.after_head.decode("utf-8", errors="replace")))
                 if answer.after_head
                 else None
             ),
@@ -454,13 +455,13 @@ class Client:
             request_headers=redact.headers(
                 (k, v) for k, v in request.headers.items() if k not in _TRANSPORT_HEADERS
             ),
-            request_body=clip(redact.text(request_body)) if request_body else None,
+            request_body=cut_body(redact.text(request_body)) if request_body else None,
             status=None if response is None else response.status_code,
             response_headers={} if response is None else redact.headers(response.headers.items()),
             response_body=(
                 None
                 if response is None or not content
-                else clip(redact.text(content.decode("utf-8", errors="replace")))
+                else cut_body(redact.text(content.decode("utf-8", errors="replace")))
             ),
             elapsed_ms=(time.perf_counter() - started) * 1000,
         )

@@ -33,11 +33,12 @@ import threading
 import time
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from urllib.parse import SplitResult, urlsplit
 
 import httpx
 
+from conformance.report.body_cut import cut
 from conformance.report.model import Exchange
 from conformance.target.profile import DEFAULTS
 from conformance.traffic.client import Client
@@ -50,7 +51,6 @@ GROW_LAG_SECONDS = 0.002  # a request this late for want of an idle connection g
 SPARE_CONNECTIONS = 4  # a send leaving fewer idle connections than this opens one more
 DEFAULT_CAP = 256
 READ_CHUNK = 65536
-BODY_KEPT = 2000  # characters of an evidence body
 START_LEAD_SECONDS = 0.02  # between the pool being ready and the first planned send
 
 
@@ -176,18 +176,13 @@ class Offer:
             f"statuses {self.statuses()}"
         )
 
-    def exchange(self, base_url: str, what: str) -> Exchange:
-        """A transcript line holding the figures (the requests themselves are not recorded)."""
-        answered = self.latencies()
-        return Exchange(
-            method="GET",
-            url=f"{base_url} (open loop: {what})",
-            request_headers={},
-            request_body=None,
-            status=None,
-            response_headers={},
-            response_body=self.describe(),
-            elapsed_ms=(answered[-1] * 1000) if answered else 0.0,
+    def heading(self, what: str) -> str:
+        """What the run was, in a server author's words: ``open loop, one instance: 43 of 43
+        requests sent, answered 200 x43``."""
+        answers = Counter(r.status for r in self.records if r.status is not None)
+        answered = ", ".join(f"{status} x{n}" for status, n in sorted(answers.items()))
+        return f"open loop, {what}: {len(self.sent())} of {len(self.records)} requests sent, " + (
+            f"answered {answered}" if answered else "none answered"
         )
 
 
@@ -472,8 +467,33 @@ def send(
         max_seconds=bounds.max_seconds,
         until=until,
     )
-    client.transcript.add(result.exchange(client.base_url, what))
+    client.transcript.add(transcript_entry(client, result, what))
     return result
+
+
+def transcript_entry(client: Client, result: Offer, what: str) -> Exchange:
+    """The run in the transcript: its last answer, a real exchange, under a URL that says what
+    the run was (``... (open loop, one instance: 43 of 43 requests sent, answered 200 x43; the last
+    answer)``). With no answer at all, the last request sent, and how long it went unanswered.
+    The figures (rates, lag, answer times) are in the verdict's text (``Offer.describe``)."""
+    answered = [r for r in result.records if r.status is not None]
+    tried = answered or result.sent() or list(result.records)
+    if not tried:
+        return Exchange("GET", client.base_url, {}, None, None, {}, None, 0.0)
+    record = tried[-1]
+    exchange = reply_of(client, record).exchange
+    which = "the last answer" if answered else "the last request, unanswered"
+    which = which if record.sent is not None else "no connection could be opened to send it"
+    if answered:
+        waited = (record.answered or 0.0) - (record.sent or 0.0)
+    else:  # unanswered at least until the last thing the run saw
+        seen = [t for r in result.records for t in (r.sent, r.answered) if t is not None]
+        waited = max(seen, default=0.0) - (record.sent or max(seen, default=0.0))
+    return replace(
+        exchange,
+        url=f"{exchange.url} ({result.heading(what)}; {which})",
+        elapsed_ms=waited * 1000,
+    )
 
 
 def reply_of(client: Client, record: Record) -> Reply:
@@ -487,7 +507,7 @@ def reply_of(client: Client, record: Record) -> Reply:
         request_body=None,
         status=record.status,
         response_headers=redact.headers(record.headers),
-        response_body=redact.text(body[:BODY_KEPT]) if body else None,
+        response_body=cut(redact.text(body)) if body else None,
         elapsed_ms=(record.latency or 0.0) * 1000,
     )
     return Reply(

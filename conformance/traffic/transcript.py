@@ -17,9 +17,8 @@ from typing import Any
 import httpx
 
 from conformance.errors import ContractViolation
+from conformance.report.body_cut import TERMINAL_BYTES, cut
 from conformance.report.model import Exchange
-
-BODY_LIMIT = 4000  # characters of a body kept in a transcript
 
 
 @dataclass(frozen=True)
@@ -45,19 +44,14 @@ class Reply:
                 requirement_ids,
                 "response body is not JSON",
                 what,
-                f"HTTP {self.status} with body {clip(self.exchange.response_body or '', 200)!r}",
+                f"HTTP {self.status} with body {cut(self.exchange.response_body or '', 200)!r}",
                 self.curl,
             ) from None
 
     def describe(self) -> str:
         """A one-line summary for 'received': status and a clipped body."""
-        body = clip(self.exchange.response_body or "", 300)
+        body = cut(self.exchange.response_body or "", 300)
         return f"HTTP {self.status}" + (f" with body {body}" if body else " with an empty body")
-
-
-def clip(text: str, limit: int = BODY_LIMIT) -> str:
-    """``text``, cut at ``limit`` characters with a note of how many more there were."""
-    return text if len(text) <= limit else text[:limit] + f"... [{len(text) - limit} more chars]"
 
 
 @dataclass
@@ -79,10 +73,10 @@ class Transcript:
             lines.append(f"> {ex.method} {ex.url}")
             lines += [f"> {k}: {v}" for k, v in ex.request_headers.items()]
             if ex.request_body:
-                lines.append(f"> {clip(ex.request_body, 500)}")
+                lines.append(f"> {cut(ex.request_body, TERMINAL_BYTES)}")
             lines.append(f"< {'no response' if ex.status is None else ex.status}")
             lines += [f"< {k}: {v}" for k, v in ex.response_headers.items()]
             if ex.response_body:
-                lines.append(f"< {clip(ex.response_body, 500)}")
+                lines.append(f"< {cut(ex.response_body, TERMINAL_BYTES)}")
             lines.append("")
         return "\n".join(lines)

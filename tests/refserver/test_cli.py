@@ -23,6 +23,22 @@ def test_defaults() -> None:
     assert args.force_shedding is False and args.profile is None
 
 
+def test_serve_help_shows_every_default() -> None:
+    serve = parser()._subparsers._group_actions[0].choices["serve"]  # type: ignore[union-attr]
+    shown = " ".join(serve.format_help().split())
+    for default in (
+        "(default: refserver.db)",
+        "(default: 127.0.0.1)",
+        "(default: 8000)",
+        "(default: <db>.profile.yaml)",
+        "(default: 60)",
+        "(default: 30)",
+        "(default: 150)",
+        "(default: info)",
+    ):
+        assert default in shown, shown
+
+
 def test_serve_on_port_zero_then_sigterm(tmp_path: Path) -> None:
     command = [
         sys.executable, "-m", "refserver.cli", "serve", "--db", "cli.db", "--port", "0",

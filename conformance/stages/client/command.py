@@ -1,8 +1,10 @@
 """``conformance client``: certify an SDK client. The kit plays a scripted server, runs the client
 (``--command``; default the reference client) and judges what it sent: ``conformance run --stage
 client`` under the client's own option names, with the same reports, exit statuses and stop
-signals (``conformance.run.launch``). The command and the profile are checked before pytest
-starts: a usage error says so.
+signals (``conformance.run.launch``). ``run`` holds every stage's options, so there they carry
+the stage's name (``--client-command``, ``--client-time-scale``); this command holds the client's
+alone and takes both spellings, so a command line moves between the two unchanged. The command
+and the profile are checked before pytest starts: a usage error says so.
 """
 
 from __future__ import annotations
@@ -44,6 +46,7 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     parser.add_argument(
         "--command",
+        "--client-command",  # conformance run's spelling, so a line copied from there works
         dest="client_command",
         metavar="COMMAND",
         default=None,
@@ -58,6 +61,7 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     parser.add_argument(
         "--time-scale",
+        "--client-time-scale",
         dest="client_time_scale",
         metavar="SCALE",
         type=float,

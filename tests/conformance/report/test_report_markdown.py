@@ -40,3 +40,14 @@ def test_a_requirement_with_two_reasons_keeps_both() -> None:
     )
     text = render(replace(report, requirements=requirements))
     assert "- not measurable (1): the burst took 4.7 s; no trigger: `EXP-LIST`" in text
+
+
+def test_stage_times_added_over_workers_are_not_read_as_the_runs_duration() -> None:
+    report = replace(samples.conformant(), duration_s=10.0)  # its stages add up to 35.75 s
+    assert sum(s.duration_s for s in report.stages) > report.duration_s
+    text = render(report)
+    stages = text[text.index("## Stages") :]
+    assert "| Stage | Tests | Test time | Details |" in stages
+    assert "Duration" not in stages
+    assert "may exceed the run's own 10.0 s" in stages
+    assert "took 10.0 s" in text

@@ -34,6 +34,8 @@ JUDGED = {"pass", "fail", "known-failure", "spec-doubt"}
 RUN_FILES = ("conformance.json", "conformance.md", "conformance.html", "junit.xml")
 # SIGTERM in the quick tier (about 12 s a stage); SIGINT takes the same path after the handler,
 # in the long tier.
+pytest_plugins = ("pytester",)
+
 SIGNALS = [
     pytest.param(signal.SIGINT, id="SIGINT", marks=pytest.mark.long),
     pytest.param(signal.SIGTERM, id="SIGTERM"),
@@ -143,6 +145,10 @@ def assert_stopped(run: Run, took: float, report_dir: Path, signum: int) -> dict
     assert took < STOP_BOUND_S, f"{name}: {took:.1f}s to exit:\n{output[-3000:]}"
     assert run.process.returncode == launch.EXIT_INCOMPLETE, output[-3000:]
     assert f"stopped by {name}" in output
+    assert "KeyboardInterrupt" not in output and "--full-trace" not in output, output[-3000:]
+    last = output.strip().splitlines()[-1]  # one line: the stop, the verdict, the reports
+    assert last.startswith(f"conformance: stopped by {name} after "), last
+    assert f"reports in {report_dir}" in last, last
     data = report_of(report_dir, run)
     assert data["verdict"] == Verdict.INCOMPLETE.value
     assert data["requirements"], "the report lists nothing"
@@ -371,6 +377,26 @@ def test_a_signal_ignored_at_start_stays_ignored_and_handlers_come_back() -> Non
         assert signal.getsignal(signal.SIGTERM) == before
     finally:
         signal.signal(signal.SIGINT, saved)
+
+
+STOPS_ITSELF = """
+import os, signal, time
+
+def test_stop():
+    os.kill(os.getpid(), signal.SIGTERM)
+    time.sleep(10)
+"""
+
+
+def test_a_stop_signal_ends_pytest_without_a_keyboardinterrupt_traceback(
+    pytester: pytest.Pytester,
+) -> None:
+    pytester.makepyfile(test_stops=STOPS_ITSELF)
+    result = pytester.runpytest_subprocess("-p", "conformance.run.stop_signals")
+    output = result.stdout.str() + result.stderr.str()
+    assert result.ret == pytest.ExitCode.INTERRUPTED, output
+    assert "KeyboardInterrupt" not in output and "--full-trace" not in output, output
+    assert "stop_signals.py" not in output, output  # no source line of the kit
 
 
 def test_a_stopped_run_never_exits_0() -> None:

@@ -132,11 +132,23 @@ def test_evidence_and_transcript_keep_secrets_out(reference_server: Any, profile
         result = send(client, polls(profile, 5, 0.05, "evidence"), 0.0, "five polls")
         reply = reply_of(client, result.records[0])
         shown = client.transcript.render() + reply.curl + str(reply.exchange)
-    assert "open loop: five polls" in shown and "statuses 200 x5" in shown
+    heading = "(open loop, five polls: 5 of 5 requests sent, answered 200 x5; the last answer)"
+    assert heading in shown
+    assert "\n< 200\n" in shown and "no response" not in shown  # a real answer, not a gap
     assert reply.status == 200 and reply.json()["hash"]
     for secret in profile.secrets():
         assert secret not in shown
     assert "$RCES_SDK_KEY_1" in reply.curl
+
+
+def test_a_run_nothing_answered_says_so_in_the_transcript(
+    closed_port_url: str, profile: Profile
+) -> None:
+    with Client(closed_port_url, profile, run_prefix="cf-unit") as client:
+        send(client, polls(profile, 3, 0.01, "dead"), 0.0, "dead port")
+        [entry] = client.transcript.exchanges
+    assert entry.status is None
+    assert "(open loop, dead port: 0 of 3 requests sent, none answered; no connection" in entry.url
 
 
 def test_requests_leave_in_time_order_and_come_back_in_plan_order(

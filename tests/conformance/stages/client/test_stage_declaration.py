@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 
+from conformance import cli
 from conformance.catalogue.requirements import load_catalogue
 from conformance.stages import named, of_module
 from conformance.stages.client.scenarios import SCENARIOS, requirement_ids
@@ -71,3 +72,16 @@ def test_details_merge_describe_and_draw() -> None:
     assert any("closest wait 1.900s against 1.400s asked" in line for line in lines)
     html = stage.html(merged)
     assert html.count("<svg") == 1 and "<script" not in html and "hint#1" in html
+
+
+def test_conformance_client_takes_the_run_spellings_of_its_options_too() -> None:
+    parser = cli._parser()
+    short = parser.parse_args(["client", "--command", "./harness", "--time-scale", "0.5"])
+    long = parser.parse_args(
+        ["client", "--client-command", "./harness", "--client-time-scale", "0.5"]
+    )
+    run = parser.parse_args(
+        ["run", "--stage", "client", "--client-command", "./harness", "--client-time-scale", "0.5"]
+    )
+    for options in (short, long, run):
+        assert (options.client_command, options.client_time_scale) == ("./harness", 0.5)

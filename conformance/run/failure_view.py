@@ -1,0 +1,90 @@
+"""How a failure reads in the terminal: the kit's block (rule, expected, received, reproduce),
+not a traceback of the kit's own code.
+
+A target's failure is a ``ConformanceError`` raised by the kit's checks (``expect``,
+``violation``): the traceback through them, with their local variables, only says where the kit
+noticed, and buries the block in the middle. So by default a failed report of a conformance test
+carries the block alone, plus one line saying how many exchanges were recorded. The details come
+back on request:
+
+- ``-v``: the block and the transcript of the last exchanges (bodies cut, ``body_cut``);
+- ``-vv``, any explicit ``--tb`` other than ``auto``, ``-l`` or ``--full-trace``: pytest's own
+  rendering, traceback and transcript, as pytest would show them.
+
+A failure that is not the target's (the kit itself crashed) keeps its traceback and transcript:
+that traceback is what a bug report needs. pytest-xdist's "[gw0] linux -- Python ..." line is
+left out of the short block too (``pytest_terminal_summary``).
+
+PYTEST_DONT_REWRITE: the plugin module imports this one before pytest loads it as a plugin (it
+holds no assert to rewrite).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Generator
+
+import pytest
+
+from conformance.errors import ConformanceError
+from conformance.traffic.transcript import Transcript
+
+TRANSCRIPT_SECTION = "conformance transcript (redacted)"
+TRANSCRIPT_SHOWN = 6  # the last exchanges shown with -v (the reports keep as many)
+_SHORT = "conformance_block"  # a report attribute (it travels through xdist): the block alone
+
+
+def verbosity(config: pytest.Config) -> int:
+    return int(config.get_verbosity())
+
+
+def wants_traceback(config: pytest.Config) -> bool:
+    """pytest's own rendering: ``-vv``, a ``--tb`` style asked for by name, ``-l`` (local
+    variables) or ``--full-trace``."""
+    option = config.option
+    asked = option.tbstyle != "auto" or option.showlocals or option.fulltrace
+    return bool(asked) or verbosity(config) >= 2
+
+
+def wants_transcript(config: pytest.Config) -> bool:
+    return verbosity(config) >= 1 or wants_traceback(config)
+
+
+def shape(
+    report: pytest.TestReport,
+    error: BaseException | None,
+    transcript: Transcript | None,
+    config: pytest.Config,
+) -> None:
+    """Give a failed report of a conformance test the view the run's options ask for."""
+    if not report.failed:
+        return
+    exchanges = transcript.exchanges if transcript is not None else []
+    ours = isinstance(error, ConformanceError)
+    if ours and not wants_traceback(config):
+        lines = [str(error)]
+        if exchanges and not wants_transcript(config):
+            lines.append(pointer(len(exchanges)))
+        report.longrepr = "\n".join(lines)
+        setattr(report, _SHORT, True)
+    if transcript is not None and exchanges and (wants_transcript(config) or not ours):
+        report.sections.append((TRANSCRIPT_SECTION, transcript.render()))
+
+
+def pointer(count: int) -> str:
+    """The line that stands for the transcript in the short view."""
+    if count == 1:
+        return "(1 exchange recorded: -v shows it, the reports keep it)"
+    return f"({count} exchanges recorded: -v shows them, the reports keep them)"
+
+
+@pytest.hookimpl(wrapper=True, tryfirst=True)
+def pytest_terminal_summary(
+    terminalreporter: pytest.TerminalReporter,
+) -> Generator[None, None, None]:
+    """Before the terminal prints the failures: a short block goes without xdist's worker line
+    (``[gw0] linux -- Python ...``, which only the report's ``node`` brings)."""
+    for kind in ("failed", "error"):
+        for report in terminalreporter.stats.get(kind, []):
+            if getattr(report, _SHORT, False) and hasattr(report, "node"):
+                delattr(report, "node")
+    return (yield)
