@@ -13,26 +13,22 @@ doc quotes the words it breaks; names start ``adv-``.
 
 from __future__ import annotations
 
-import hashlib
-import json
 import re
 import time
 from email.utils import formatdate
-from typing import Any
 
 from faulty import adversarial_patching as engine
-from faulty.asgi import Forward, Handler, Request, Response, json_response
+from faulty import adversarial_snapshots as snapshots
+from faulty.asgi import Handler, Request, Response, json_response
 from faulty.context import Context
 from faulty.recipes import (
     BOOTSTRAP,
-    EXP_CREATE,
     EXP_UNENROLL,
     PATCH,
     SDK,
     SNAPSHOT,
     STATUS,
     Fault,
-    chain,
     drop,
     each_config,
     edit_json,
@@ -42,7 +38,6 @@ from faulty.recipes import (
     fault,
     on_status,
     route,
-    summaries,
     with_identity,
     without_identity,
 )
@@ -123,101 +118,6 @@ def _framework_405(request: Request, response: Response) -> Response:
     return response.replace(body=b"Method Not Allowed").with_header(
         "content-type", "text/plain; charset=utf-8"
     )
-
-
-# ------------------------------------------------------------------ snapshot contents
-
-
-def _replacer_filtered(document: Any) -> Any:
-    """``JSON.stringify(doc, Object.keys(doc).sort())``: a replacer array keeps, at every depth,
-    only the members whose names are top-level keys, in the array's order."""
-    if isinstance(document, dict):
-        allowed = sorted(document)
-    elif isinstance(document, list):
-        allowed = [str(i) for i in range(len(document))]
-    else:
-        allowed = []
-
-    def walk(value: Any) -> Any:
-        if isinstance(value, dict):
-            return {k: walk(value[k]) for k in allowed if k in value}
-        if isinstance(value, list):
-            return [walk(v) for v in value]
-        return value
-
-    return walk(document)
-
-
-def _replacer_hash(document: Any) -> str:
-    text = json.dumps(_replacer_filtered(document), separators=(",", ":"), ensure_ascii=False)
-    return hashlib.sha256(text.encode()).hexdigest()
-
-
-def _rehash(data: Any, documents: dict[Any, Any]) -> Any:
-    for entry in data.get("configurations", []) if isinstance(data, dict) else []:
-        if isinstance(entry, dict) and entry.get("id") in documents:
-            entry["hash"] = _replacer_hash(documents[entry["id"]])
-    return data
-
-
-async def _config_hash_replacer(request: Request, forward: Forward) -> Response:
-    response = await forward(request)
-    data = response.json()
-    if response.status != 200 or not isinstance(data, dict) or not SNAPSHOT(request):
-        return response
-    if BOOTSTRAP(request):
-        entries = data.get("configurations", [])
-        documents = {e.get("id"): e.get("configuration") for e in entries if isinstance(e, dict)}
-    else:
-        full = await forward(
-            request.replace(path="/sdk/v2/bootstrap")
-            .with_header("if-none-match", None)
-            .without_param("hash")
-        )
-        entries = full.json().get("configurations", []) if full.status == 200 else []
-        documents = {e.get("id"): e.get("configuration") for e in entries if isinstance(e, dict)}
-        if not documents:
-            return response
-    return response.with_json(_rehash(data, documents))
-
-
-def _name_truncated(entry: dict[str, Any]) -> None:
-    if isinstance(entry.get("name"), str):
-        entry["name"] = entry["name"][:64]
-
-
-def _weights_at_create(ctx: Context) -> Handler:
-    created: dict[tuple[Any, Any], Any] = {}
-
-    def learn(data: Any, request: Request) -> Any:
-        for group in data.get("groups") or []:
-            if isinstance(group, dict):
-                created[(data.get("id"), group.get("id"))] = group.get("weight")
-        return data
-
-    def show(data: Any, request: Request) -> Any:
-        for summary in summaries(data):
-            for group in summary.get("groups") or []:
-                key = (summary.get("id"), group.get("id"))
-                if isinstance(group, dict) and key in created:
-                    group["weight"] = created[key]
-        return data
-
-    return chain(edit_json(EXP_CREATE, learn), edit_json(SNAPSHOT, show))
-
-
-def _php_arrays(value: Any) -> Any:
-    """``json_encode(json_decode($doc, true))``: every empty object comes back as ``[]``."""
-    if isinstance(value, dict):
-        return {k: _php_arrays(v) for k, v in value.items()} if value else []
-    if isinstance(value, list):
-        return [_php_arrays(v) for v in value]
-    return value
-
-
-def _documents_php(entry: dict[str, Any]) -> None:
-    if "configuration" in entry:
-        entry["configuration"] = _php_arrays(entry["configuration"])
 
 
 # ------------------------------------------------------------------ conditional, hint, lifecycle
@@ -414,7 +314,7 @@ def _sdk_faults() -> tuple[Fault, ...]:
             "order) never moves it. Spec 4.3 client rule 3: 'compare each configuration's hash "
             "with the held one and refetch only the configurations that changed'; spec 2.4: "
             "'per-configuration hashes'.",
-            _config_hash_replacer,
+            snapshots.config_hash_replacer,
         ),
         fault(
             "adv-summary-name-truncated",
@@ -422,7 +322,17 @@ def _sdk_faults() -> tuple[Fault, ...]:
             "Snapshot entries carry the configuration's name cut to 64 characters (a summary "
             "column narrower than the record's). Spec 2.4: 'configurations | array of {id: "
             "number, name: string, alias: string, hash: string}', the configuration's own name.",
-            edit_json(SNAPSHOT, each_config(_name_truncated)),
+            edit_json(SNAPSHOT, each_config(snapshots.name_truncated)),
+        ),
+        fault(
+            "adv-snapshot-unique-by-alias",
+            "SDK-STATUS-LISTS-CONFIGURATIONS",
+            "Snapshots (status and bootstrap) list configurations from a map keyed by alias, so of "
+            "two configurations sharing an alias (two creates with the same name) only the first "
+            "is listed. Spec 2.4: 'configurations | array of {id: number, name, alias, hash}'; "
+            "spec 4.3 rule 3: 'compare each configuration's hash with the held one' (per "
+            "configuration, by id); CFG-CREATE-NEW-ID: a repeated name makes a new configuration.",
+            edit_json(SNAPSHOT, snapshots.unique_by_alias),
         ),
         fault(
             "adv-bootstrap-empty-object-as-array",
@@ -431,7 +341,9 @@ def _sdk_faults() -> tuple[Fault, ...]:
             "`json_encode`: every empty object `{}` is served as `[]`. RFC 8259 section 3: an "
             "object and an array are different structured types; spec 1: 'Without identity "
             "headers it returns the base configuration'.",
-            edit_json(lambda r: BOOTSTRAP(r) and without_identity(r), each_config(_documents_php)),
+            edit_json(
+                lambda r: BOOTSTRAP(r) and without_identity(r), each_config(snapshots.documents_php)
+            ),
         ),
         fault(
             "adv-304-echoes-validator",
@@ -481,7 +393,7 @@ def _other_faults() -> tuple[Fault, ...]:
             "change is stored, read back, moves the snapshot hash and drives assignment, but the "
             "summary's `weight` stays the old one. Spec 2.5: 'groups | array of {id, label, "
             "weight, ordinal}'; spec 1: 'rollout control'.",
-            _weights_at_create,
+            snapshots.weights_at_create,
         ),
         fault(
             "adv-terminated-unenroll-accepted",

@@ -57,6 +57,12 @@ KNOWN_MISMATCHES: dict[str, str] = {
     "adv-summary-name-truncated": _ADV
     + "SDK-STATUS-LISTS-CONFIGURATIONS passed: no configuration name longer than 64 "
     "characters seems to be compared",
+    "adv-snapshot-unique-by-alias": _ADV
+    + "SDK-STATUS-LISTS-CONFIGURATIONS passed: no two configurations sharing an alias are "
+    "looked for in one snapshot; with the whole suite (--full) 7 other ids failed instead "
+    "(AUTH-PAT-INVALID, AUTH-SDK-KEY-NO-MANAGEMENT, CFG-ENV-ID-REQUIRED, CFG-ENV-ID-UNKNOWN, "
+    "CFG-PATCH-MALFORMED-REFUSED, CFG-PATCH-SIDECAR-INAPPLICABLE-409, "
+    "EXP-MANUAL-ASSIGNMENT-CONTENT), scenarios that did not find the configuration they wrote",
     "adv-304-echoes-validator": _ADV
     + "SDK-STATUS-304-ETAG passed: the ETag of a 304 answered to a list or `*` is not judged",
     "adv-429-body-other-shape": _ADV
