@@ -25,6 +25,8 @@ GENERAL_COMMANDS: dict[str, str] = {
     "flaky": "conformance.selftest.flakiness",
     "report": "conformance.report.rerender",
     "diff": "conformance.report.diff",
+    "matrix": "conformance.report.matrix_command",
+    "badge": "conformance.report.badge",
     "contract": "conformance.contract.command",
 }
 EPILOG = """\

@@ -159,8 +159,7 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "--level",
         choices=[level.value for level in Level],
         default=Level.INTERFACE.value,
-        help="drop-in: a production convention that newly differs exits 1 too "
-        "(default: interface)",
+        help="drop-in: a production convention that newly differs exits 1 too (default: interface)",
     )
 
 
