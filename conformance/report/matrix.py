@@ -101,7 +101,10 @@ class Row:
     @property
     def levels(self) -> tuple[Level, ...]:
         """The levels its expectation can be judged at: the interface always; the drop-in level
-        too when it rests on a profile key (a key left at its default is a convention)."""
+        too when it rests on a profile key (a key left at its default is a convention); none
+        known for an id this suite's catalogue does not hold."""
+        if self.keys is None:
+            return ()
         return (Level.INTERFACE, Level.DROP_IN) if self.keys else (Level.INTERFACE,)
 
     @property

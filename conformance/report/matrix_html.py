@@ -35,10 +35,13 @@ table { border-collapse: collapse; }
 th, td { text-align: left; vertical-align: top; padding: .3rem .45rem;
   border-bottom: 1px solid var(--line); }
 thead th { background: var(--soft); position: sticky; top: 2.6rem; z-index: 1; }
-th.col { min-width: 11rem; max-width: 18rem; word-break: break-word; font-weight: 600; }
-td.id { font-weight: 600; white-space: nowrap; }
-td.text { max-width: 28rem; color: var(--muted); font-size: 12.5px; }
-td.level { font-size: 12px; color: var(--muted); max-width: 14rem; word-break: break-word; }
+th.col { min-width: 11rem; max-width: 16rem; word-break: break-word; font-weight: 600; }
+th.col .badge { white-space: normal; }
+td.req { min-width: 16rem; max-width: 26rem; }
+td.req .id { font-weight: 600; }
+td.req .text { color: var(--muted); font-size: 12.5px; }
+td.req .keys { color: var(--muted); font-size: 11.5px; word-break: break-word; }
+td.level { font-size: 12px; color: var(--muted); white-space: nowrap; }
 tr.sec th { background: #eef1f4; font-size: 13px; }
 .badge { display: inline-block; border-radius: 4px; padding: 0 .4rem; color: #fff;
   font-size: 12px; font-weight: 600; white-space: nowrap; }
@@ -189,8 +192,8 @@ def level_text(row: Row) -> str:
     if row.keys is None:
         return "not in this suite's catalogue"
     if not row.keys:
-        return "interface"
-    return "interface; drop-in where the profile leaves " + ", ".join(row.keys) + " at the default"
+        return "the specification's words alone"
+    return "keys (drop-in where the profile leaves them at the default): " + ", ".join(row.keys)
 
 
 def _row(row: Row) -> str:
@@ -200,14 +203,15 @@ def _row(row: Row) -> str:
     cells = "".join(_cell(n, row, cell) for n, cell in enumerate(row.cells, start=1))
     return (
         f'<tr class="req" id="req-{_e(row.id)}" data-tags="{_e(" ".join(sorted(tags)))}" '
-        f'data-levels="{_e(levels)}"><td class="id">{_e(row.id)}{subject}</td>'
-        f'<td class="text">{_e(row.text)}</td><td class="level">{_e(level_text(row))}</td>'
+        f'data-levels="{_e(levels)}"><td class="req"><div class="id">{_e(row.id)}{subject}</div>'
+        f'<div class="text">{_e(row.text)}</div><div class="keys">{_e(level_text(row))}</div></td>'
+        f'<td class="level">{"<br>".join(_e(level.value) for level in row.levels) or "?"}</td>'
         f"{cells}</tr>"
     )
 
 
 def _body(matrix: Matrix) -> str:
-    width = 3 + len(matrix.columns)
+    width = 2 + len(matrix.columns)
     parts = []
     for section in matrix.sections:
         rows = "".join(_row(r) for r in matrix.rows if r.section == section)
@@ -266,8 +270,8 @@ def render(matrix: Matrix) -> str:
         f"<title>RCES conformance matrix: {len(matrix.columns)} reports</title>"
         f"<style>{CSS}</style></head><body>"
         f"<h1>RCES conformance matrix</h1>{_lead(matrix)}{_filters(matrix)}"
-        '<table class="matrix"><thead class="heads"><tr><th>Requirement</th><th>Text</th>'
-        f"<th>Level</th>{heads}</tr></thead>{_body(matrix)}</table>"
+        '<table class="matrix"><thead class="heads"><tr><th>Requirement</th><th>Level</th>'
+        f"{heads}</tr></thead>{_body(matrix)}</table>"
         "<footer>Written by the RCES conformance suite (conformance matrix). This file is "
         f"self-contained and needs no network.</footer><script>{JS}</script></body></html>\n"
     )
