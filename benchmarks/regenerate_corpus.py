@@ -8,7 +8,8 @@ correct-but-different target (``tests/dialect``, served by its own harness, ever
 otherwise and declared in its profile). Keeps each run's ``conformance.json`` and
 ``conformance.md`` under ``reports/implementations/<name>/`` (nothing else: no Allure results, no
 HTML), then writes the matrix over all of them (``matrix.html``, ``matrix.md``) with
-``conformance matrix``. ``--only`` re-runs some and keeps the others' last reports. A run that
+``conformance matrix``. ``--only`` re-runs some and keeps the others' last reports (``--only ''``:
+none, the matrix only). A run that
 ends not conformant still keeps its report: the corpus shows what was found.
 """
 
@@ -115,7 +116,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--only", help=f"comma-separated, of: {', '.join(RUNS)}")
     options = parser.parse_args(argv)
-    chosen = [n.strip() for n in options.only.split(",")] if options.only else list(RUNS)
+    chosen = list(RUNS) if options.only is None else [n for n in options.only.split(",") if n]
     unknown = [name for name in chosen if name not in RUNS]
     if unknown:
         parser.error(f"unknown run(s) {', '.join(unknown)}; known: {', '.join(RUNS)}")

@@ -75,7 +75,10 @@ def requirement_lines(matrix: Matrix, html: str = HTML_FILE) -> list[str]:
         cells = " | ".join(
             _outcome(n, row, cell, html) for n, cell in enumerate(row.cells, start=1)
         )
-        lines.append(f"| `{row.id}` | {_cell(row.section)} | {level_text(row)} | {cells} |")
+        subject = "" if row.subject == "server" else f" ({_cell(row.subject)} rule)"
+        lines.append(
+            f"| `{row.id}`{subject} | {_cell(row.section)} | {level_text(row)} | {cells} |"
+        )
     return lines
 
 
