@@ -4,6 +4,7 @@ Skips where Chromium is absent; CI installs it (.ci/run)."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 import socket
@@ -84,7 +85,8 @@ def page_requests(requests: list[bytes]) -> set[str]:
 
 @contextmanager
 def recording_proxy() -> Iterator[tuple[int, list[bytes]]]:
-    """A loopback listener standing in as Chromium's proxy: whatever connects is recorded."""
+    """A loopback listener standing in as Chromium's proxy: every request sent to it is recorded
+    (the first bytes of each connection that sends any)."""
     seen: list[bytes] = []
     server = socket.socket()
     server.bind(("127.0.0.1", 0))
@@ -98,12 +100,12 @@ def recording_proxy() -> Iterator[tuple[int, list[bytes]]]:
                 connection, _ = server.accept()
             except TimeoutError:
                 continue
-            with connection:
-                connection.settimeout(1)
-                try:
-                    seen.append(connection.recv(200) or b"(connected)")
-                except OSError:
-                    seen.append(b"(connected)")
+            with connection:  # a connection that sends nothing is a preconnect, not a request
+                connection.settimeout(2)
+                with contextlib.suppress(OSError):
+                    request = connection.recv(200)
+                    if request:
+                        seen.append(request)
 
     thread = threading.Thread(target=serve, daemon=True)
     thread.start()
