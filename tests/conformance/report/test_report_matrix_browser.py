@@ -200,3 +200,50 @@ def test_a_blank_page_asks_only_for_the_browsers_own_hosts(tmp_path: Path) -> No
     with recording_proxy() as (port, requests):
         _dump_dom(page, port)
     assert hosts(requests) <= BROWSER_OWN, requests
+
+
+# For any matrix page: rows shown at first, after choosing its first section, and after leaving
+# out pass and absent cells.
+COUNTS_PROBE = """<script>
+(function () {
+  function shown() {
+    return Array.prototype.slice.call(document.querySelectorAll('tr.req'))
+      .filter(function (row) { return !row.hidden && row.offsetHeight > 0; }).length;
+  }
+  var out = {all: shown()};
+  var section = document.getElementById('section');
+  section.value = section.options[1].value;
+  section.dispatchEvent(new Event('change'));
+  out.first = shown();
+  section.value = '';
+  section.dispatchEvent(new Event('change'));
+  ['pass', 'absent'].forEach(function (name) {
+    var box = document.querySelector('input[data-filter="' + name + '"]');
+    box.checked = false;
+    box.dispatchEvent(new Event('change'));
+  });
+  out.notPass = shown();
+  document.title = 'probe ' + JSON.stringify(out);
+})();
+</script>"""
+
+
+@needs_chromium
+def test_the_corpus_matrix_in_the_repository_passes_too(tmp_path: Path) -> None:
+    """The committed matrix of reports/implementations/, as the README shows it."""
+    corpus = Path(__file__).resolve().parents[3] / "reports" / "implementations"
+    html = (corpus / "matrix.html").read_text(encoding="utf-8")
+    page = tmp_path / "matrix.html"
+    page.write_text(html.replace("</body>", COUNTS_PROBE + "</body>"), encoding="utf-8")
+    with recording_proxy() as (port, requests):
+        dom = _dump_dom(page, port)
+    assert page_requests(requests) == set(), f"the page asked the network: {requests}"
+    title = re.search(r"<title>probe (.*?)</title>", dom, re.DOTALL)
+    assert title is not None, "the probe did not run: the page's script failed or never loaded"
+    seen = json.loads(title.group(1).replace("&quot;", '"'))
+    rows = re.findall(r'<tr class="req" id="req-[^"]+" data-tags="([^"]*)"', html)
+    sections = re.findall(r'<tbody class="section" data-section="([^"]*)">(.*?)</tbody>', html)
+    first_rows = sections[0][1].count('<tr class="req"')
+    not_pass = [tags for tags in rows if set(tags.split()) - {"pass", "absent"}]
+    assert (seen["all"], seen["first"], seen["notPass"]) == (len(rows), first_rows, len(not_pass))
+    assert len(rows) > 150 and 0 < first_rows < len(rows)
