@@ -7,10 +7,10 @@ the client stage against the reference client, and every server stage against th
 correct-but-different target (``tests/dialect``, served by its own harness, every gap filled
 otherwise and declared in its profile). Keeps each run's ``conformance.json`` and
 ``conformance.md`` under ``reports/implementations/<name>/`` (nothing else: no Allure results, no
-HTML), then writes the matrix over all of them (``matrix.html``, ``matrix.md``) with
-``conformance matrix``. ``--only`` re-runs some and keeps the others' last reports (``--only ''``:
-none, the matrix only). A run that
-ends not conformant still keeps its report: the corpus shows what was found.
+HTML), writes each one's ``badge.svg`` (``conformance badge``), then the matrix over all of them
+(``matrix.html``, ``matrix.md``) with ``conformance matrix``. ``--only`` re-runs some and keeps
+the others' last reports (``--only ''``: none, the badges and the matrix only). A run that ends
+not conformant still keeps its report: the corpus shows what was found.
 """
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS = ROOT / "reports" / "implementations"
 KEPT = ("conformance.json", "conformance.md")
+BADGE = "badge.svg"  # written from the kept report
 LOAD_WORKERS = "2"
 
 # The dialect's own objectives for the load stage, as its long-tier test declares them.
@@ -105,10 +106,15 @@ def regenerate(name: str) -> None:
     print(f"regenerate_corpus: {label}: {time.monotonic() - started:.0f} s", flush=True)
 
 
-def write_matrix() -> None:
+def write_views() -> None:
+    """Each run's badge (badge.svg beside its report) and the matrix over every run kept."""
     present = [name for name in RUNS if (CORPUS / name / KEPT[0]).exists()]
+    conformance = [sys.executable, "-m", "conformance.cli"]
+    for name in present:
+        badge = [*conformance, "badge", name, "--output", f"{name}/{BADGE}"]
+        subprocess.run(badge, cwd=CORPUS, check=True, stdout=subprocess.DEVNULL)
     labels = [arg for name in present for arg in ("--label", RUNS[name][0])]
-    command = [sys.executable, "-m", "conformance.cli", "matrix", *present, "--output", "."]
+    command = [*conformance, "matrix", *present, "--output", "."]
     subprocess.run([*command, *labels], cwd=CORPUS, check=True)  # sources named relatively
 
 
@@ -122,7 +128,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"unknown run(s) {', '.join(unknown)}; known: {', '.join(RUNS)}")
     for name in chosen:
         regenerate(name)
-    write_matrix()
+    write_views()
     return 0
 
 

@@ -1,5 +1,6 @@
 """reports/implementations/: the committed corpus is whole and consistent. Each run's folder holds
-a valid conformance.json and its conformance.md (nothing else: no Allure results, no HTML), the
+a valid conformance.json, its conformance.md and its badge (nothing else: no Allure results, no
+HTML), the
 matrix is what ``conformance matrix`` writes from them with the regenerating script's labels, and
 the README's excerpt is taken from it."""
 
@@ -8,7 +9,7 @@ from __future__ import annotations
 import runpy
 from pathlib import Path
 
-from conformance.report import matrix_markdown
+from conformance.report import badge, matrix_markdown
 from conformance.report.matrix import build
 from conformance.report.rerender import load_report
 
@@ -22,8 +23,11 @@ def test_every_run_has_its_reports_and_nothing_more() -> None:
     folders = sorted(p.name for p in CORPUS.iterdir() if p.is_dir())
     assert folders == sorted(RUNS)
     for name in RUNS:
-        assert sorted(p.name for p in (CORPUS / name).iterdir()) == sorted(SCRIPT["KEPT"])
-        load_report(CORPUS / name / "conformance.json")  # valid against the schema
+        kept = sorted([*SCRIPT["KEPT"], SCRIPT["BADGE"]])
+        assert sorted(p.name for p in (CORPUS / name).iterdir()) == kept
+        report = load_report(CORPUS / name / "conformance.json")  # valid against the schema
+        svg = (CORPUS / name / SCRIPT["BADGE"]).read_text(encoding="utf-8")
+        assert svg == badge.render(report)
     assert sorted(p.name for p in CORPUS.iterdir() if p.is_file()) == ["matrix.html", "matrix.md"]
 
 
