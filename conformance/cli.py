@@ -25,6 +25,8 @@ GENERAL_COMMANDS: dict[str, str] = {
     "flaky": "conformance.selftest.flakiness",
     "report": "conformance.report.rerender",
     "diff": "conformance.report.diff",
+    "matrix": "conformance.report.matrix_command",
+    "badge": "conformance.report.badge",
     "contract": "conformance.contract.command",
 }
 EPILOG = """\
@@ -41,6 +43,10 @@ examples:
       pass anything after -- on to pytest
   conformance run --accept-incomplete
       exit 0 even if some requirement could not be measured (the verdict still says incomplete)
+  conformance matrix reports/ other/reports/ --output matrix/
+      set reports side by side (matrix.html, matrix.md); an id a report lacks is absent
+  conformance badge reports/ --output badge.svg
+      the verdict as an SVG badge (--level drop-in for the second level)
   conformance run --level drop-in
       also exit 1 when the target departs from a production convention its profile leaves at
       the default (a drop-in difference; never an interface failure)

@@ -205,6 +205,12 @@ def _stages(report: Report) -> list[str]:
     return [*lines, ""]
 
 
+def summary(report: Report) -> str:
+    """The short form for a CI job summary: the headline, the totals and the failures."""
+    lines = [*_header(report), *_totals(report), *_failures(report)]
+    return "\n".join(lines).rstrip() + "\n"
+
+
 def render(report: Report) -> str:
     by_id = sorted(report.requirements, key=lambda r: r.id)
     lines = [

@@ -36,6 +36,12 @@ def load_report(path: Path) -> Report:
     return from_json(data)
 
 
+def report_file(given: str | Path) -> Path:
+    """A report's file from what a user gives: the path itself, or DIR/conformance.json."""
+    path = Path(given)
+    return path / FILE_NAME if path.is_dir() else path
+
+
 def rerender(report_dir: Path, formats: tuple[str, ...] = RERENDERED) -> list[Path]:
     """Write conformance.md and conformance.html next to ``report_dir``/conformance.json."""
     report_dir = Path(report_dir)

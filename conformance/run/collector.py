@@ -12,6 +12,7 @@ import pytest
 
 from conformance.catalogue.outcomes import USER_PROPERTY, TestRecord, report_for_run
 from conformance.redaction.run_outputs import OutputRedaction
+from conformance.report import step_summary
 from conformance.report.headline import summary_line
 from conformance.report.model import Outcome, Report
 from conformance.report.writer import write_reports
@@ -101,6 +102,10 @@ class RunCollector:
         except OSError as error:
             self.written = []
             config.stash[_WRITE_ERROR] = f"could not write reports to {report_dir}: {error}"
+        try:  # a CI job summary (GitHub Actions), when the environment names one
+            step_summary.append(self.report, secrets)
+        except OSError as error:
+            config.stash[_WRITE_ERROR] = f"could not append to ${step_summary.ENV}: {error}"
 
     def pytest_terminal_summary(self, terminalreporter: pytest.TerminalReporter) -> None:
         if self.report is None:

@@ -21,8 +21,10 @@ def conformance_command(*args: str) -> list[str]:
 
 
 def child_env(**extra: str) -> dict[str, str]:
-    """The environment of a child run: this one, ``extra`` over it, no bytecode written."""
-    return {**os.environ, "PYTHONDONTWRITEBYTECODE": "1", **extra}
+    """The environment of a child run: this one, ``extra`` over it, no bytecode written, and no
+    CI job summary (a test's run is not the job's: ``GITHUB_STEP_SUMMARY`` only when given)."""
+    quiet = {"GITHUB_STEP_SUMMARY": ""}
+    return {**os.environ, "PYTHONDONTWRITEBYTECODE": "1", **quiet, **extra}
 
 
 def run_conformance(

@@ -12,11 +12,13 @@ from __future__ import annotations
 from conformance.errors import UsageError
 from conformance.stages.declaration import Command, Option, Stage, Values
 from conformance.stages.load.charts import html
-from conformance.stages.load.engine import DEFAULT_PORT
+from conformance.stages.load.engine import DEFAULT_PORT, require_locust
 from conformance.stages.load.summary import describe
 
 
-def _check_workers(values: Values) -> None:
+def _check_options(values: Values) -> None:
+    """Locust installed, and at least one worker."""
+    require_locust()
     local, remote = values.get("load_workers"), values.get("load_remote_workers")
     local_n = local if isinstance(local, int) else None
     remote_n = remote if isinstance(remote, int) else 0
@@ -65,7 +67,7 @@ STAGE = Stage(
             run_flag="",
         ),
     ),
-    check_options=_check_workers,
+    check_options=_check_options,
     commands=(Command("load-worker", "conformance.stages.load.command"),),
     describe=describe,
     html=html,

@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 import subprocess
 
-from conformance.stages.load.engine import worker_command
+from conformance.stages.load.engine import require_locust, worker_command
 
 
 def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -23,6 +23,7 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def main(options: argparse.Namespace) -> int:
+    require_locust()
     command = worker_command(options.master)
     processes = [subprocess.Popen(command) for _ in range(max(1, options.processes))]
     try:

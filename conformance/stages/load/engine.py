@@ -6,6 +6,7 @@ patching stays in those processes); reads the master's result file when it quits
 from __future__ import annotations
 
 import contextlib
+import importlib.util
 import os
 import shutil
 import subprocess
@@ -47,6 +48,16 @@ class Fleet:
 def default_workers() -> int:
     """One local worker per core."""
     return max(1, os.cpu_count() or 1)
+
+
+# Locust (and gevent with it) comes with an extra: a gate that runs other stages installs less.
+INSTALL_LOAD = "pip install 'rces-conformance[load]'"
+
+
+def require_locust() -> None:
+    """A usage error, in one line, when Locust is not installed where the fleet would run."""
+    if importlib.util.find_spec("locust") is None:
+        raise UsageError(f"the load stage needs Locust, which is not installed: {INSTALL_LOAD}")
 
 
 def locust_command(*args: str) -> list[str]:
@@ -126,6 +137,7 @@ def _stopped(processes: list[subprocess.Popen[bytes]], result_path: Path) -> Res
 
 
 def run_fleet(plan: Plan, fleet: Fleet, workdir: Path | None = None) -> Results:
+    require_locust()
     """Run the plan on a master and ``fleet.local_workers`` local workers; the master's results.
 
     A master that does not finish within the plan's time plus ``START_GRACE_S`` is stopped and
