@@ -30,6 +30,7 @@ from conformance.drivers.sdk import (
 )
 from conformance.errors import NotConfigured
 from conformance.json_types import JsonValue
+from conformance.oracles.json_equality import same_json
 from conformance.oracles.shapes import expect_shape, status_entry_problems
 from conformance.traffic.raw_socket import RawAnswer
 from conformance.traffic.transcript import Reply
@@ -114,11 +115,11 @@ def test_status_lists_each_configuration_once(
     body = snapshots.snapshot("development", ids)
     entries = configuration_entries(body, ids, "the development snapshot")
     for record in records:
-        matching = [e for e in entries if e.get("id") == record["id"]]
+        matching = [e for e in entries if same_json(e.get("id"), record["id"])]
         expect(
             len(matching) == 1
-            and matching[0].get("name") == record.get("name")
-            and matching[0].get("alias") == record.get("alias"),
+            and same_json(matching[0].get("name"), record.get("name"))
+            and same_json(matching[0].get("alias"), record.get("alias")),
             ids,
             "a configuration is not listed once with its record's id, name and alias",
             f"one entry id={record['id']!r} name={record.get('name')!r} "
@@ -158,7 +159,7 @@ def _conditional(snapshots: Snapshots, ids: tuple[str, ...], *, how: str) -> tup
             return current, reply
         moved = json_object(reply, ids).get("hash")
         seen.append((current, moved))
-        if moved == current:
+        if same_json(moved, current):
             return current, reply  # a 200 for the very hash sent: the caller reports it
         return None
 
@@ -302,7 +303,7 @@ def test_if_none_match_forms(snapshots: Snapshots, form: str) -> None:
         value = {"list": f'"other", "{current}"', "star": "*", "weak": f'W/"{current}"'}[form]
         replies.append(snapshots.status(headers={"If-None-Match": value}))
         reply = replies[-1]
-        raced = reply.status == 200 and json_object(reply, ids).get("hash") != current
+        raced = reply.status == 200 and not same_json(json_object(reply, ids).get("hash"), current)
         return None if raced else reply
 
     reply = settled(attempt) or replies[-1]
@@ -358,10 +359,18 @@ def test_hash_moves_on_create_and_patch(
     patched = snapshots.snapshot("production", ids).get("hash")
     with IndependentChecks() as independent:
         independent.check(
-            created != before, ids, "create kept the hash", f"not {before!r}", repr(created)
+            not same_json(created, before),
+            ids,
+            "create kept the hash",
+            f"not {before!r}",
+            repr(created),
         )
         independent.check(
-            patched != created, ids, "patch kept the hash", f"not {created!r}", repr(patched)
+            not same_json(patched, created),
+            ids,
+            "patch kept the hash",
+            f"not {created!r}",
+            repr(patched),
         )
 
 
@@ -377,7 +386,7 @@ def test_write_leaves_other_environment_hash(
     configurations.patch_ok(record["id"], [{"op": "replace", "path": "/v", "value": 2}], ids=ids)
     after = snapshots.snapshot("production", ids).get("hash")
     expect(
-        after == before,
+        same_json(after, before),
         ids,
         "a write in development moved production's hash",
         repr(before),
