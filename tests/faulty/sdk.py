@@ -15,6 +15,7 @@ import itertools
 from collections.abc import Callable
 from typing import Any
 
+from faulty import sdk_properties
 from faulty.asgi import Forward, Handler, Request, Response, error_response
 from faulty.context import Context
 from faulty.recipes import (
@@ -511,4 +512,6 @@ def sdk() -> tuple[Fault, ...]:
             "Bootstrap ignores the key's environment scope.",
             lambda ctx: on_status(BOOTSTRAP, 403, _scope_ignored(ctx)),
         ),
+        # ------------------------------------------------------------ over a rule's space
+        *sdk_properties.properties(),
     )
