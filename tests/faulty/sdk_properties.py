@@ -2,24 +2,32 @@
 
 Each one keeps the hand-picked examples right and breaks the rule elsewhere in its space: a
 conditional status request matched loosely (a prefix of the hash, a hash current before the
-last write, another environment's hash, any If-None-Match list), or documents the bootstrap
-serves with other JSON types or another member order than management stored.
+last write, another environment's hash, any If-None-Match list), documents the bootstrap
+serves with other JSON types or another member order than management stored, or content hashes
+blind to a change of type or order.
 """
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from faulty.asgi import Forward, Handler, Request, Response
 from faulty.context import Context
 from faulty.recipes import (
     BOOTSTRAP,
+    CREATE,
+    PATCH,
     STATUS,
     Fault,
+    chain,
     each_config,
     edit_json,
+    either,
     fault,
+    sha,
     unquoted,
+    without_identity,
 )
 
 DOCUMENT = "configuration"  # the bootstrap entry's document field (the reference profile's)
@@ -140,6 +148,38 @@ def _bootstrap_documents(edit: Any) -> Handler:
     return edit_json(lambda r: BOOTSTRAP(r) and r.header("unit-id") is None, each_config(change))
 
 
+def _loose(value: Any) -> Any:
+    """``value`` as a loose canonical form: true is 1, false 0, 1.0 is 1, members sorted."""
+    if isinstance(value, bool):
+        return int(value)
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, dict):
+        return {k: _loose(value[k]) for k in sorted(value)}
+    if isinstance(value, list):
+        return [_loose(v) for v in value]
+    return value
+
+
+def loose_content_hash(ctx: Context) -> Handler:
+    """contentHash, and each configuration's hash in the snapshots, over the loose form."""
+    loose: dict[Any, str] = {}
+
+    def record(data: Any, request: Request) -> Any:
+        digest = sha(json.dumps(_loose(data.get("configuration")), separators=(",", ":")))
+        data["contentHash"] = loose[data.get("id")] = digest
+        return data
+
+    def entry(item: dict[str, Any]) -> None:
+        if item.get("id") in loose:
+            item["hash"] = loose[item["id"]]
+
+    return chain(
+        edit_json(either(CREATE, PATCH), record),
+        edit_json(without_identity, each_config(entry)),
+    )
+
+
 def properties() -> tuple[Fault, ...]:
     """The entries, in the order the selftest lists them."""
     return (
@@ -184,5 +224,13 @@ def properties() -> tuple[Fault, ...]:
             "by name (records keep the stored order): equal under Python's ==, another member "
             "order, which is content when the target declares key order.",
             _bootstrap_documents(_sorted_keys),
+        ),
+        fault(
+            "prop-content-hash-loose",
+            "CFG-CONTENT-HASH-TRACKS-CONTENT SDK-STATUS-CONFIG-HASH-MOVES",
+            "contentHash and each configuration's snapshot hash are computed over a loose form "
+            "of the content (true as 1, 1.0 as 1, members sorted): a patch that changes only a "
+            "type or the member order keeps them.",
+            loose_content_hash,
         ),
     )

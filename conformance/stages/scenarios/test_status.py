@@ -28,8 +28,8 @@ from conformance.drivers.sdk import (
     etag_problem,
     settled,
 )
-from conformance.json_types import JsonValue
-from conformance.oracles.json_equality import same_json
+from conformance.json_types import JsonObject, JsonValue
+from conformance.oracles.json_equality import json_difference, same_json
 from conformance.oracles.shapes import expect_shape, status_entry_problems
 
 requirement = pytest.mark.requirement
@@ -288,4 +288,81 @@ def test_configuration_appears_only_in_its_environment(
             f"a configuration created in {env} is not listed there only",
             f"id {made[env]} in {env}'s snapshot and not in {other}'s",
             f"in {env}: {made[env] in listed[env]}, in {other}: {made[env] in listed[other]}",
+        )
+
+
+# Patches that change only a JSON type or only member order: each is a change of content.
+TYPED: JsonObject = {"flag": True, "one": 1, "b": {"y": 1, "x": 2}, "a": None}
+TYPE_OR_ORDER_CHANGES: list[tuple[str, list[JsonObject], dict[str, list[str]] | None]] = [
+    ("a value (the baseline)", [{"op": "replace", "path": "/one", "value": 2}], None),
+    ("true to 1", [{"op": "replace", "path": "/flag", "value": 1}], None),
+    ("1 to 1.0", [{"op": "replace", "path": "/one", "value": 1.0}], None),
+    ("null to false", [{"op": "replace", "path": "/a", "value": False}], None),
+    ("member order only", [], {"/b": ["x", "y"]}),
+]
+
+
+@requirement(
+    "CFG-CONTENT-HASH-TRACKS-CONTENT", "CFG-CONTENT-HASH-STABLE", "SDK-STATUS-CONFIG-HASH-MOVES"
+)
+@pytest.mark.parametrize(
+    ("change", "operations", "sidecar"),
+    TYPE_OR_ORDER_CHANGES,
+    ids=[c[0] for c in TYPE_OR_ORDER_CHANGES],
+)
+def test_a_change_of_type_or_order_moves_the_hashes(
+    configurations: Configurations,
+    snapshots: Snapshots,
+    change: str,
+    operations: list[JsonObject],
+    sidecar: dict[str, list[str]] | None,
+) -> None:
+    """JSON keeps its types and, where the target declares key order, order is content: a hash
+    over a form where true is 1, 1.0 is 1 or members are sorted misses such a change. Judged on
+    what the record shows: a patch whose record shows the content as it was keeps its hash."""
+    ordered = configurations.profile.capability("key_order")
+    if sidecar is not None and not ordered:
+        operations, sidecar = [{"op": "replace", "path": "/b/x", "value": 3}], None
+    record = configurations.create_ok("typed", TYPED)
+    before = entry_of(snapshots.snapshot(), record["id"])
+    if sidecar is None:
+        after = configurations.patch_ok(record["id"], operations)
+    else:
+        after = configurations.patch_ok(record["id"], operations, key_order=sidecar)
+    listed = entry_of(snapshots.snapshot(), record["id"])
+    changed = json_difference(
+        record.get("configuration"), after.get("configuration"), ordered=ordered
+    )
+    with IndependentChecks() as independent:
+        if changed is None:
+            independent.check(
+                same_json(record.get("contentHash"), after.get("contentHash")),
+                ("CFG-CONTENT-HASH-STABLE",),
+                f"contentHash moved though the record shows the content as it was ({change})",
+                repr(record.get("contentHash")),
+                repr(after.get("contentHash")),
+            )
+            return
+        independent.check(
+            not same_json(record.get("contentHash"), after.get("contentHash")),
+            ("CFG-CONTENT-HASH-TRACKS-CONTENT",),
+            f"contentHash did not move with a change of {change}",
+            f"a hash other than {record.get('contentHash')!r} (the content changed: {changed})",
+            repr(after.get("contentHash")),
+        )
+        if before is None or listed is None:
+            independent.check(
+                False,
+                ("SDK-STATUS-CONFIG-HASH-MOVES",),
+                "a created configuration is not listed in the development snapshot",
+                "its entry before and after the patch (SDK-STATUS-LISTS-CONFIGURATIONS)",
+                f"listed before the patch: {before is not None}, after: {listed is not None}",
+            )
+            return
+        independent.check(
+            not same_json(before.get("hash"), listed.get("hash")),
+            ("SDK-STATUS-CONFIG-HASH-MOVES",),
+            f"the configuration's status hash did not move with a change of {change}",
+            f"a hash other than {before.get('hash')!r} (the content changed: {changed})",
+            repr(listed.get("hash")),
         )
