@@ -29,6 +29,17 @@ def same_json(expected: object, received: object, *, ordered: bool = False) -> b
     return json_difference(expected, received, ordered=ordered) is None
 
 
+def same_number(received: object, number: float) -> bool:
+    """True when ``received`` is a JSON number (never a boolean) whose value is ``number``: for
+    an expectation the suite derived from the target's own figures (a scale read back), where
+    how the target writes the number is its own choice."""
+    return (
+        isinstance(received, int | float)
+        and not isinstance(received, bool)
+        and (received == number)
+    )
+
+
 def json_difference(expected: object, received: object, *, ordered: bool = False) -> str | None:
     """None when the values are the same JSON; else the first difference, e.g.
     ``first difference at /a/b: expected true (boolean), received 1 (number)``."""

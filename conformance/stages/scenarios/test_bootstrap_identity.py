@@ -18,7 +18,7 @@ from conformance.drivers.sdk import etag_expected, etag_problem
 from conformance.drivers.steps import body_of, ok, setup_failed
 from conformance.json_types import JsonObject, JsonValue
 from conformance.oracles.experiment_changeset import merged
-from conformance.oracles.json_equality import same_json
+from conformance.oracles.json_equality import same_json, same_number
 
 requirement = pytest.mark.requirement
 
@@ -383,7 +383,7 @@ def test_zero_rollout_enrols_nobody(experiments: Experiments) -> None:
     if (
         not ok(changed)
         or not isinstance(shown, dict)
-        or not same_json(shown.get(experiments.p.percentage), 0)
+        or not same_number(shown.get(experiments.p.percentage), 0)
     ):
         raise setup_failed(
             "turn the rollout down to 0 (EXP-ROLLOUT-CHANGE checks that)",

@@ -11,7 +11,7 @@ from conformance.checks import IndependentChecks, expect, json_object
 from conformance.drivers.experiments import Experiments, group_ids
 from conformance.drivers.steps import body_of, ok, setup_failed
 from conformance.json_types import JsonObject, JsonValue, objects_in
-from conformance.oracles.json_equality import same_json
+from conformance.oracles.json_equality import same_json, same_number
 
 requirement = pytest.mark.requirement
 
@@ -351,7 +351,7 @@ def test_rollout_change_is_kept(experiments: Experiments) -> None:
             after,
         )
         independent.check(
-            isinstance(body, dict) and same_json(body.get(experiments.p.percentage), 50 * scale),
+            isinstance(body, dict) and same_number(body.get(experiments.p.percentage), 50 * scale),
             ids,
             "the rollout read does not show the new percentage",
             f"{experiments.p.percentage}: 50",

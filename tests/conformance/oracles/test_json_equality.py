@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from conformance.oracles.json_equality import json_difference, json_kind, same_json
+from conformance.oracles.json_equality import json_difference, json_kind, same_json, same_number
 
 
 def parsed(text: str) -> object:
@@ -120,3 +120,9 @@ def test_kinds() -> None:
         "array",
         "object",
     ]
+
+
+def test_same_number_is_numeric_but_never_boolean() -> None:
+    assert same_number(50, 50.0) and same_number(50.0, 50) and same_number(0.5, 0.5)
+    assert not same_number(True, 1) and not same_number(False, 0)
+    assert not same_number("50", 50) and not same_number(None, 0) and not same_number(51, 50)
