@@ -368,8 +368,10 @@ def sdk() -> tuple[Fault, ...]:
         ),
         fault(
             "status-hash-unstable",
-            "SDK-STATUS-HASH-STABLE SDK-STATUS-HASH-MOVES-ON-WRITE SDK-STATUS-HASH-ENV-ISOLATED",
-            "Every other status read shows another hash for the same content.",
+            "SDK-STATUS-HASH-STABLE SDK-STATUS-HASH-MOVES-ON-WRITE SDK-STATUS-HASH-ENV-ISOLATED "
+            "SDK-STATUS-304-ETAG",
+            "Every other status read shows another hash for the same content (so a 304 to `*` or "
+            "a list may carry another tag than the hash just read).",
             unstable_hash,
         ),
         fault(
