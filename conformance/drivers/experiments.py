@@ -39,6 +39,7 @@ from conformance.drivers.steps import body_of, ok, setup_failed
 from conformance.drivers.unit_view import UnitView
 from conformance.json_types import JsonObject, JsonValue
 from conformance.oracles.experiment_changeset import as_json_patch
+from conformance.oracles.json_equality import same_json
 from conformance.target.profile import BootstrapPayload, ExperimentPayload
 from conformance.traffic.client import UNSET, Client
 from conformance.traffic.transcript import Reply
@@ -357,7 +358,7 @@ class Experiments:
             objects = [i for i in found if isinstance(i, dict)]  # all of them, as checked
             if self.p.pagination != "cursor":
                 expect(
-                    not found or found != items[-len(found) :],
+                    not found or not same_json(found, items[-len(found) :]),
                     ids,
                     f"{what} pages in a loop",
                     f"each page after the last ({self.p.pagination} pagination)",
@@ -504,7 +505,7 @@ class Experiments:
             raise setup_failed("read the snapshot's experiments object")
         for unit_type, entries in arrays.items():
             for entry in entries if isinstance(entries, list) else ():
-                if isinstance(entry, dict) and entry.get("id") == experiment_id:
+                if isinstance(entry, dict) and same_json(entry.get("id"), experiment_id):
                     return str(unit_type), entry, snapshot
         return None, None, snapshot
 

@@ -10,6 +10,7 @@ from conformance.checks import expect, json_object, violation
 from conformance.errors import NotConfigured
 from conformance.json_types import JsonObject, JsonValue
 from conformance.oracles.header_grammar import ENTITY_TAG, EntityTag, Problem, entity_tag
+from conformance.oracles.json_equality import same_json
 from conformance.run.phases import require_serial_phase
 from conformance.target.profile import SdkKey
 from conformance.traffic.client import Client, SdkCallOptions
@@ -116,7 +117,7 @@ class Snapshots:
             first = self.snapshot(environment, ids).get("hash")
             second = self.snapshot(environment, ids).get("hash")
             seen.append((first, second))
-            return str(first) if first is not None and first == second else None
+            return str(first) if first is not None and same_json(first, second) else None
 
         found = settled(twice)
         if found is None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from conformance.json_types import JsonObject, JsonValue
+from conformance.oracles.json_equality import same_json
 from conformance.target.profile import BootstrapPayload, ExperimentPayload
 from conformance.traffic.transcript import Reply
 
@@ -47,7 +48,7 @@ class UnitView:
 
     def assignment(self, experiment_id: object) -> JsonObject | None:
         for entry in self.metadata():
-            if entry.get(self.p.experiment_id) == experiment_id:
+            if same_json(entry.get(self.p.experiment_id), experiment_id):
                 return entry
         return None
 

@@ -15,6 +15,7 @@ import itertools
 from collections.abc import Callable
 from typing import Any
 
+from faulty import sdk_properties
 from faulty.asgi import Forward, Handler, Request, Response, error_response
 from faulty.context import Context
 from faulty.recipes import (
@@ -367,8 +368,10 @@ def sdk() -> tuple[Fault, ...]:
         ),
         fault(
             "status-hash-unstable",
-            "SDK-STATUS-HASH-STABLE SDK-STATUS-HASH-MOVES-ON-WRITE SDK-STATUS-HASH-ENV-ISOLATED",
-            "Every other status read shows another hash for the same content.",
+            "SDK-STATUS-HASH-STABLE SDK-STATUS-HASH-MOVES-ON-WRITE SDK-STATUS-HASH-ENV-ISOLATED "
+            "SDK-STATUS-304-ETAG",
+            "Every other status read shows another hash for the same content (so a 304 to `*` or "
+            "a list may carry another tag than the hash just read).",
             unstable_hash,
         ),
         fault(
@@ -511,4 +514,6 @@ def sdk() -> tuple[Fault, ...]:
             "Bootstrap ignores the key's environment scope.",
             lambda ctx: on_status(BOOTSTRAP, 403, _scope_ignored(ctx)),
         ),
+        # ------------------------------------------------------------ over a rule's space
+        *sdk_properties.properties(),
     )

@@ -20,6 +20,7 @@ from schemathesis.core.failures import Failure, Severity
 from conformance.checks import strip_quotes
 from conformance.json_types import JsonValue
 from conformance.oracles.header_grammar import Problem, entity_tag, media_type, retry_after
+from conformance.oracles.json_equality import same_json
 
 if TYPE_CHECKING:
     from schemathesis import CheckContext, Response
@@ -242,7 +243,7 @@ def _etag_equals_hash(_: ErrorShape) -> CheckFunction:
                 "200 snapshot without an ETag",
                 f"Expected: an ETag header equal to the body hash {body_hash!r}\nReceived: no ETag",
             )
-        if not isinstance(body_hash, str) or strip_quotes(etag) != body_hash:
+        if not isinstance(body_hash, str) or not same_json(strip_quotes(etag), body_hash):
             raise _fail(
                 CUSTOM_BY_NAME["etag_equals_body_hash"],
                 case,

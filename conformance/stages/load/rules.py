@@ -25,6 +25,8 @@ import json
 import random
 from dataclasses import dataclass, field
 
+from conformance.oracles.json_equality import same_json
+
 MAX_BACKOFF_S = 300.0
 # One generator for every instance of a process: seeding one per instance costs more than its
 # polls (an os.urandom read each), and the draws need no independence beyond a shared stream.
@@ -91,7 +93,7 @@ def read_snapshot(body: bytes, configuration_id: int | None) -> Reading:
         return Reading(problem="200 body is not an object")
     reading = Reading(snapshot_hash=data.get("hash") if isinstance(data.get("hash"), str) else None)
     for entry in data.get("configurations") or ():
-        if isinstance(entry, dict) and entry.get("id") == configuration_id:
+        if isinstance(entry, dict) and same_json(configuration_id, entry.get("id")):
             value = entry.get("hash")
             reading.config_hash = value if isinstance(value, str) else None
     if "polling" in data:

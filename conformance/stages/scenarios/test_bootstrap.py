@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 
 import pytest
 
 from conformance.checks import (
+    IndependentChecks,
     expect,
     expect_status,
     json_object,
@@ -25,6 +26,7 @@ from conformance.drivers.sdk import (
 )
 from conformance.errors import NotConfigured
 from conformance.json_types import JsonObject, JsonValue
+from conformance.oracles.json_equality import json_difference, json_text, same_json
 from conformance.oracles.shapes import expect_shape
 from conformance.traffic.transcript import Reply
 
@@ -32,7 +34,7 @@ requirement = pytest.mark.requirement
 SUMMARY_FIELDS = ("id", "name", "alias", "hash")
 
 
-def _without_documents(body: Mapping[str, object]) -> dict[str, object]:
+def _without_documents(body: JsonObject) -> JsonObject:
     entries = body.get("configurations", [])
     return {
         "configurations": [
@@ -55,7 +57,7 @@ def _same_moment(snapshots: Snapshots, ids: tuple[str, ...]) -> tuple[JsonObject
         reply = snapshots.bootstrap()
         after = snapshots.snapshot("development", ids)
         seen.append((before.get("hash"), after.get("hash")))
-        return (before, reply) if before.get("hash") == after.get("hash") else None
+        return (before, reply) if same_json(before.get("hash"), after.get("hash")) else None
 
     found = settled(attempt)
     if found is None:
@@ -101,7 +103,7 @@ def test_bootstrap_is_status_plus_documents(snapshots: Snapshots) -> None:
     status, reply = _same_moment(snapshots, ids)
     boot = snapshots.body(reply, ids, "a 200 bootstrap")
     expect(
-        _without_documents(boot) == _without_documents(status),
+        same_json(_without_documents(status), _without_documents(boot)),
         ids,
         "bootstrap without documents differs from status",
         repr(_without_documents(status))[:600],
@@ -117,7 +119,7 @@ def test_bootstrap_hash_is_the_status_hash(snapshots: Snapshots) -> None:
     status, reply = _same_moment(snapshots, ids)
     boot = snapshots.body(reply, ids, "a 200 bootstrap")
     expect(
-        boot.get("hash") == status.get("hash"),
+        same_json(boot.get("hash"), status.get("hash")),
         ids,
         "bootstrap and status disagree on the hash",
         repr(status.get("hash")),
@@ -126,27 +128,50 @@ def test_bootstrap_hash_is_the_status_hash(snapshots: Snapshots) -> None:
     )
 
 
+# Types and member order are content: true is not 1, 1 is not 1.0, and no object is sorted.
+TYPED_DOCUMENT: JsonObject = {
+    "zeta": True,
+    "one": 1,
+    "oneFloat": 1.0,
+    "alpha": {"yes": True, "count": 1, "ratio": 0.5, "none": None, "b": {"y": 1, "x": False}},
+    "list": [1, 1.0, True, None, {"m": 1, "c": 2}],
+}
+
+
 @requirement("SDK-BOOTSTRAP-DOCUMENTS-CURRENT")
 def test_bootstrap_documents_are_current(
     configurations: Configurations, snapshots: Snapshots
 ) -> None:
+    """Each document as the record last returned it: JSON types kept, and member order too when
+    the target declares key order (the ``key_order`` capability: order is then content)."""
     ids = ("SDK-BOOTSTRAP-DOCUMENTS-CURRENT",)
-    created = configurations.create_ok("current", {"z": 1, "a": {"k": [1, 2]}}, ids=ids)
-    fresh = configurations.create_ok("fresh", ["x", None], ids=ids)
+    created = configurations.create_ok("current", TYPED_DOCUMENT, ids=ids)
+    fresh = configurations.create_ok("fresh", ["x", None, True, 1, 1.0, {"b": 1, "a": 2}], ids=ids)
     patched = configurations.patch_ok(
-        created["id"], [{"op": "add", "path": "/a/k/-", "value": 3}], ids=ids
+        created["id"],
+        [
+            {"op": "add", "path": "/alpha/b/w", "value": True},
+            {"op": "replace", "path": "/one", "value": 2.0},
+            {"op": "add", "path": "/list/-", "value": 3},
+        ],
+        ids=ids,
     )
     body = snapshots.body(snapshots.bootstrap(), ids, "a 200 bootstrap")
     document = snapshots.document_field
-    for record in (patched, fresh):
-        entry = entry_of(body, record["id"]) or {}
-        expect(
-            entry.get(document) == record["configuration"],
-            ids,
-            "a bootstrap document is not the configuration's current content",
-            repr(record["configuration"]),
-            repr(entry.get(document, "(entry or document absent)")),
-        )
+    ordered = snapshots.profile.capability("key_order")
+    with IndependentChecks() as independent:
+        for record in (patched, fresh):
+            entry = entry_of(body, record["id"]) or {}
+            served = entry.get(document, "(entry or document absent)")
+            difference = json_difference(record["configuration"], served, ordered=ordered)
+            independent.check(
+                difference is None,
+                ids,
+                "a bootstrap document is not the configuration's current content",
+                f"configuration {record['id']}: {json_text(record['configuration'], 300)}"
+                + (" (member order included: capabilities.key_order)" if ordered else ""),
+                f"{json_text(served, 300)}; {difference}",
+            )
 
 
 @requirement("SDK-BOOTSTRAP-ETAG-EQUALS-HASH")
@@ -175,7 +200,7 @@ def test_bootstrap_304_for_current_hash(snapshots: Snapshots) -> None:
         current = snapshots.body(snapshots.bootstrap(), ids, "a 200 bootstrap").get("hash")
         replies.append(snapshots.bootstrap(headers={"If-None-Match": f'"{current}"'}))
         reply = replies[-1]
-        raced = reply.status == 200 and json_object(reply, ids).get("hash") != current
+        raced = reply.status == 200 and not same_json(json_object(reply, ids).get("hash"), current)
         return None if raced else reply
 
     reply = settled(attempt) or replies[-1]

@@ -18,6 +18,7 @@ from conformance.drivers.sdk import etag_expected, etag_problem
 from conformance.drivers.steps import body_of, ok, setup_failed
 from conformance.json_types import JsonObject, JsonValue
 from conformance.oracles.experiment_changeset import merged
+from conformance.oracles.json_equality import same_json, same_number
 
 requirement = pytest.mark.requirement
 
@@ -97,7 +98,7 @@ def test_unit_gets_base_with_its_group_changeset(experiments: Experiments) -> No
     view = experiments.unit_view(experiments.unit("merge"), ids)
     got = view.document(base["id"])
     expect(
-        got == EXPECTED,
+        same_json(got, EXPECTED),
         ids,
         "the unit's document is not the base with its changeset merged",
         repr(EXPECTED),
@@ -113,7 +114,7 @@ def test_unit_bootstrap_names_its_experiment_and_group(experiments: Experiments)
     view = experiments.unit_view(experiments.unit("meta"), ids)
     group = view.group_of(record["id"])
     expect(
-        group == group_ids(record)[0],
+        same_json(group, group_ids(record)[0]),
         ids,
         "no metadata names the experiment and its group",
         f"an entry of {experiments.b.assignments!r} with experiment {record['id']} "
@@ -130,7 +131,7 @@ def test_without_identity_the_base_comes_back(experiments: Experiments) -> None:
     view = experiments.base_view()
     got = view.document(base["id"])
     expect(
-        got == BASE,
+        same_json(got, BASE),
         ids,
         "a bootstrap without identity merged an experiment's changeset",
         repr(BASE),
@@ -257,7 +258,7 @@ def test_configurations_without_experiment_stay_base(experiments: Experiments) -
     view = experiments.unit_view(experiments.unit("touched"), ids)
     got = view.document(other["id"])
     expect(
-        got == bystander,
+        same_json(got, bystander),
         ids,
         "a configuration without experiment changed for a unit",
         repr(bystander),
@@ -334,7 +335,7 @@ def test_manual_assignment_decides_the_content(experiments: Experiments) -> None
             view = experiments.unit_view(unit, ids)
             wanted = merged(BASE, changesets[index])
             independent.check(
-                view.document(base["id"]) == wanted,
+                same_json(view.document(base["id"]), wanted),
                 ids,
                 f"a unit assigned to group {groups[index]} did not get its content",
                 repr(wanted),
@@ -379,7 +380,11 @@ def test_zero_rollout_enrols_nobody(experiments: Experiments) -> None:
     base, record = _single_group(experiments, "zero")
     changed = experiments.change_rollout(record["id"], percentage=0)
     shown = body_of(experiments.rollout(record["id"]))
-    if not ok(changed) or not isinstance(shown, dict) or shown.get(experiments.p.percentage) != 0:
+    if (
+        not ok(changed)
+        or not isinstance(shown, dict)
+        or not same_number(shown.get(experiments.p.percentage), 0)
+    ):
         raise setup_failed(
             "turn the rollout down to 0 (EXP-ROLLOUT-CHANGE checks that)",
             changed,

@@ -26,6 +26,7 @@ from conformance.drivers.experiments import Experiments, group_ids
 from conformance.errors import NotMeasurable, Unsupported
 from conformance.json_types import JsonObject, JsonValue
 from conformance.oracles.bucketing import HASH_FUNCTIONS, goodness_of_fit, group_index
+from conformance.oracles.json_equality import same_json
 from conformance.stages.declaration import STAGE_PROPERTY
 from conformance.traffic.open_loop import Offer, Planned, Record, reply_of, send, uniform
 
@@ -155,7 +156,9 @@ def _group_in(body: bytes, experiment_id: int, experiments: Experiments) -> Json
         return None
     entries = data.get(experiments.b.assignments) if isinstance(data, dict) else None
     for entry in entries if isinstance(entries, list) else ():
-        if isinstance(entry, dict) and entry.get(experiments.p.experiment_id) == experiment_id:
+        if isinstance(entry, dict) and same_json(
+            entry.get(experiments.p.experiment_id), experiment_id
+        ):
             return entry.get(experiments.p.group_id)
     return None
 
@@ -259,7 +262,7 @@ def test_weighted_buckets_match_the_declared_hash(experiments: Experiments) -> N
     for unit, group in groups.items():
         bucket = function.bucket(record["id"], unit)
         wanted = known[group_index(weights, bucket)]
-        if group != wanted:
+        if not same_json(group, wanted):
             wrong.append(f"{unit!r}: bucket {bucket} -> group {wanted}, got {group}")
     expect(
         not wrong,

@@ -10,6 +10,7 @@ from conformance.checks import IndependentChecks, expect, json_object, media_exp
 from conformance.checks.declared import expect_declared_status
 from conformance.drivers.management import Configurations
 from conformance.json_types import JsonObject, JsonValue
+from conformance.oracles.json_equality import json_difference, json_text, same_json
 from conformance.oracles.shapes import DATE_TIME, expect_shape
 
 requirement = pytest.mark.requirement
@@ -20,6 +21,9 @@ CONTENTS: dict[str, JsonValue] = {
     "scalar": "just a string",
     "nested": {"a": {"b": {"c": {"d": [[], {}, [{"e": None}]]}}}},
     "unicode": {"name": "Ωmega ✓", "emoji": "🎮", "escapes": 'quote " backslash \\'},
+    # JSON types Python's == confuses: true and 1, 1 and 1.0, false and 0, null and absent
+    "types": {"t": True, "one": 1, "oneFloat": 1.0, "f": False, "zero": 0, "n": None},
+    "typed-array": [True, 1, 1.0, False, 0, 0.0, None, [True], {"one": 1.0}],
 }
 
 
@@ -45,7 +49,11 @@ def test_create_with_only_a_name(configurations: Configurations) -> None:
     name = configurations.client.name("minimal")
     record = configurations.create_ok(body={"name": name}, ids=ids)
     expect(
-        record.get("name") == name, ids, "record name differs", repr(name), repr(record.get("name"))
+        same_json(record.get("name"), name),
+        ids,
+        "record name differs",
+        repr(name),
+        repr(record.get("name")),
     )
 
 
@@ -68,12 +76,14 @@ def test_created_content_comes_back(configurations: Configurations, kind: str) -
     ids = ("CFG-CREATE-CONTENT-ROUNDTRIP",)
     content = CONTENTS.get(kind)
     record = configurations.create_ok(f"content-{kind}", content, ids=ids)
+    returned = record.get("configuration", "(absent)")
+    difference = json_difference(content, returned)
     expect(
-        "configuration" in record and record["configuration"] == content,
+        "configuration" in record and difference is None,
         ids,
         "created content did not come back unchanged",
-        repr(content),
-        repr(record.get("configuration", "(absent)")),
+        f"{json_text(content, 300)} (JSON types kept; member order is CFG-CREATE-KEY-ORDER-KEPT's)",
+        f"{json_text(returned, 300)}; {difference}",
     )
 
 
@@ -99,7 +109,7 @@ def test_privacy_paths_and_comments_are_kept(configurations: Configurations) -> 
         repr(kept),
     )
     expect(
-        record.get("comments") == comments,
+        same_json(record.get("comments"), comments),
         ids,
         "comments were not kept",
         repr(comments),
@@ -122,7 +132,7 @@ def test_extra_properties_round_trip(configurations: Configurations) -> None:
     with IndependentChecks() as independent:
         for key, value in extra.items():
             independent.check(
-                key in record and record[key] == value,
+                key in record and same_json(record[key], value),
                 ids,
                 f"extra property {key} did not round-trip",
                 repr(value),
@@ -136,7 +146,7 @@ def test_each_create_makes_a_new_id(configurations: Configurations) -> None:
     first = configurations.create_ok("same-name", {"n": 1}, ids=ids)
     second = configurations.create_ok("same-name", {"n": 2}, ids=ids)
     expect(
-        first.get("id") != second.get("id"),
+        not same_json(first.get("id"), second.get("id")),
         ids,
         "two creates with one name share an id",
         "two distinct ids",

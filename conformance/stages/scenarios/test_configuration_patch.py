@@ -15,6 +15,7 @@ from conformance.checks import IndependentChecks, expect, json_object, violation
 from conformance.drivers.management import Configurations
 from conformance.drivers.sdk import Snapshots
 from conformance.json_types import JsonObject, JsonValue
+from conformance.oracles.json_equality import json_difference, json_text, same_json
 from conformance.oracles.shapes import expect_shape
 from conformance.stages.scenarios.patching import (
     BASE,
@@ -105,11 +106,24 @@ def test_patch_matches_the_rfc6902_oracle(
     expect_2xx(reply, ids, "an applicable patch was refused")
     expected = oracle(document, operations)
     got = content_of(reply, ids)
-    expect(got == expected, ids, "patch result differs from RFC 6902", repr(expected), repr(got))
+    difference = json_difference(expected, got)
+    expect(
+        difference is None,
+        ids,
+        "patch result differs from RFC 6902",
+        json_text(expected, 300),
+        f"{json_text(got, 300)}; {difference}",
+    )
 
 
 KEY = st.sampled_from(["a", "b", "c", "x/y", "t~u", "ünï", ""])
-LEAF = st.one_of(st.none(), st.booleans(), st.integers(-5, 5), st.text(max_size=3))
+LEAF = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(-5, 5),
+    st.sampled_from([1.0, 0.0, -2.5, 1e3]),  # numbers written with a fraction stay fractions
+    st.text(max_size=3),
+)
 DOCUMENT = st.recursive(
     LEAF,
     lambda inner: st.one_of(st.lists(inner, max_size=3), st.dictionaries(KEY, inner, max_size=3)),
@@ -183,12 +197,14 @@ def test_generated_patches_match_the_oracle(configurations: Configurations) -> N
         expect_2xx(reply, ids, "an applicable generated patch was refused")
         expected = oracle(document, operations)
         got = content_of(reply, ids)
+        difference = json_difference(expected, got)
         expect(
-            got == expected,
+            difference is None,
             ids,
-            f"generated patch {operations!r} on {document!r} differs from RFC 6902",
-            repr(expected),
-            repr(got),
+            f"generated patch {json_text(operations, 300)} on {json_text(document, 300)} "
+            "differs from RFC 6902",
+            json_text(expected, 300),
+            f"{json_text(got, 300)}; {difference}",
             reply,
         )
 
@@ -207,7 +223,7 @@ def test_patch_answers_a_full_record(configurations: Configurations) -> None:
     body = json_object(reply, ids)
     expect_shape("record", body, ids, "patch answered a partial record", reply)
     expect(
-        body.get("id") == record["id"],
+        same_json(body.get("id"), record["id"]),
         ids,
         "patch answered another configuration",
         repr(record["id"]),
@@ -224,7 +240,7 @@ def test_empty_patch_is_a_no_op(configurations: Configurations) -> None:
     body = json_object(reply, ("CFG-PATCH-EMPTY-BODY",))
     with IndependentChecks() as independent:
         independent.check(
-            body.get("configuration") == record["configuration"],
+            same_json(body.get("configuration"), record["configuration"]),
             ("CFG-PATCH-EMPTY-BODY",),
             "an empty patch changed the content",
             repr(record["configuration"]),
@@ -232,7 +248,7 @@ def test_empty_patch_is_a_no_op(configurations: Configurations) -> None:
             reply,
         )
         independent.check(
-            body.get("contentHash") == record.get("contentHash"),
+            same_json(body.get("contentHash"), record.get("contentHash")),
             ("CFG-CONTENT-HASH-STABLE",),
             "contentHash moved without a content change",
             repr(record.get("contentHash")),
@@ -257,7 +273,7 @@ def test_content_hash_moves_with_content(configurations: Configurations) -> None
         record["id"], [{"op": "replace", "path": "/level", "value": 2}], ids=ids
     )
     expect(
-        after.get("contentHash") != before,
+        not same_json(after.get("contentHash"), before),
         ids,
         "contentHash did not move with the content",
         f"a hash other than {before!r}",
@@ -273,7 +289,7 @@ def test_patch_moves_updated_at_only(configurations: Configurations) -> None:
         record["id"], [{"op": "replace", "path": "/v", "value": 2}], ids=ids
     )
     expect(
-        after.get("createdAt") == record.get("createdAt"),
+        same_json(after.get("createdAt"), record.get("createdAt")),
         ids,
         "patch changed createdAt",
         repr(record.get("createdAt")),
@@ -314,7 +330,7 @@ def test_patch_result_is_stored(configurations: Configurations, snapshots: Snaps
     expected = oracle(first["configuration"], following)
     served = stored(configurations, snapshots, record, ids)
     expect(
-        served == expected,
+        same_json(served, expected),
         ids,
         "the SDK endpoints serve other content than the last patch returned",
         repr(expected),
@@ -345,7 +361,7 @@ def test_patch_keeps_member_order(configurations: Configurations) -> None:
         (list(got), list(mid) if isinstance(mid, dict) else mid) if isinstance(got, dict) else got
     )
     expect(
-        received == expected,
+        same_json(received, expected),
         ids,
         "member order after the patch is wrong",
         repr(expected),
@@ -370,7 +386,7 @@ def test_sidecar_reorders_members(configurations: Configurations, with_operation
     expected = oracle(SIDECAR_DOCUMENT, operations)
     with IndependentChecks() as independent:
         independent.check(
-            got == expected, ids, "the sidecar changed values", repr(expected), repr(got)
+            same_json(got, expected), ids, "the sidecar changed values", repr(expected), repr(got)
         )
         inner = got.get("b", {}) if isinstance(got, dict) else None
         order_got = (
@@ -403,7 +419,7 @@ def test_inapplicable_sidecar_conflicts(
     expect_refused(reply, ids, "an inapplicable sidecar was not a conflict", (409,))
     served = stored(configurations, snapshots, record, ids)
     expect(
-        served == SIDECAR_DOCUMENT and order(served) == order(SIDECAR_DOCUMENT),
+        same_json(served, SIDECAR_DOCUMENT) and order(served) == order(SIDECAR_DOCUMENT),
         ids,
         "a refused sidecar patch changed the content",
         repr(SIDECAR_DOCUMENT),

@@ -11,6 +11,7 @@ from conformance.checks import IndependentChecks, expect, json_object
 from conformance.drivers.experiments import Experiments, group_ids
 from conformance.drivers.steps import body_of, ok, setup_failed
 from conformance.json_types import JsonObject, JsonValue, objects_in
+from conformance.oracles.json_equality import same_json, same_number
 
 requirement = pytest.mark.requirement
 
@@ -216,11 +217,14 @@ def test_reactivate_restores_the_member(experiments: Experiments) -> None:
 def test_counts_add_up(experiments: Experiments) -> None:
     p = experiments.p
     experiment_id, groups, units = _assigned(experiments, "counts", [0, 0, 0, 1])
-    dropped = next(u for u, g in units.items() if g == groups[0])
+    dropped = next(u for u, g in units.items() if same_json(g, groups[0]))
     unenrolled = experiments.unenroll(experiment_id, dropped)
     if not ok(unenrolled):
         raise setup_failed("unenroll a unit (EXP-UNENROLL checks that)", unenrolled)
-    active = {g: sum(1 for u, h in units.items() if h == g and u != dropped) for g in groups}
+    active = {
+        g: sum(1 for u, h in units.items() if same_json(h, g) and not same_json(u, dropped))
+        for g in groups
+    }
     per = experiments.group_counts(experiment_id)
     overall = experiments.counts()
     with IndependentChecks() as independent:
@@ -237,7 +241,9 @@ def test_counts_add_up(experiments: Experiments) -> None:
         )
         members = experiments.members(experiment_id, ())
         listed = {
-            g: sum(1 for m in members if m.get(p.group_id) == g and experiments.is_active(m))
+            g: sum(
+                1 for m in members if same_json(m.get(p.group_id), g) and experiments.is_active(m)
+            )
             for g in groups
         }
         if rows is not None and listed == active:  # a wrong member list is EXP-MEMBERS' fault
@@ -251,7 +257,7 @@ def test_counts_add_up(experiments: Experiments) -> None:
         all_body = body_of(overall) if ok(overall) else None
         items = all_body.get(p.items) if isinstance(all_body, dict) else None
         entry = next(
-            (i for i in objects_in(items) if i.get(p.experiment_id) == experiment_id),
+            (i for i in objects_in(items) if same_json(i.get(p.experiment_id), experiment_id)),
             None,
         )
         enrolled = sum(active.values())
@@ -266,7 +272,7 @@ def test_counts_add_up(experiments: Experiments) -> None:
         if entry is not None and isinstance(per_body, dict):
             keys = [k for k in (p.count_active, p.count_unenrolled, p.count_total) if k in per_body]
             independent.check(
-                bool(keys) and all(entry.get(k) == per_body[k] for k in keys),
+                bool(keys) and all(same_json(entry.get(k), per_body[k]) for k in keys),
                 ("EXP-COUNTS-AGREE-TOTALS",),
                 "project-wide counts disagree with the experiment's own",
                 repr({k: per_body.get(k) for k in keys}),
@@ -308,7 +314,8 @@ def test_rollout_can_be_read(experiments: Experiments) -> None:
     wanted = dict(zip(group_ids(record), [g["weight"] for g in groups], strict=True))
     percentage = experiments.p.percentage
     expect(
-        _rollout_weights(body, experiments) == wanted and body.get(percentage) == FULL_ROLLOUT,
+        same_json(_rollout_weights(body, experiments), wanted)
+        and same_json(body.get(percentage), FULL_ROLLOUT),
         ids,
         "the rollout does not describe the split",
         f"{percentage} {FULL_ROLLOUT} (a new experiment takes all traffic) and group weights "
@@ -336,7 +343,7 @@ def test_rollout_change_is_kept(experiments: Experiments) -> None:
     body = body_of(after)
     with IndependentChecks() as independent:
         independent.check(
-            _rollout_weights(body, experiments) == wanted,
+            same_json(_rollout_weights(body, experiments), wanted),
             ids,
             "the rollout read does not show the new weights",
             repr(wanted),
@@ -344,7 +351,7 @@ def test_rollout_change_is_kept(experiments: Experiments) -> None:
             after,
         )
         independent.check(
-            isinstance(body, dict) and body.get(experiments.p.percentage) == 50 * scale,
+            isinstance(body, dict) and same_number(body.get(experiments.p.percentage), 50 * scale),
             ids,
             "the rollout read does not show the new percentage",
             f"{experiments.p.percentage}: 50",
@@ -391,7 +398,7 @@ def test_invalid_rollout_change_is_refused(experiments: Experiments) -> None:
             )
         after = body_of(experiments.rollout(experiment_id))
         independent.check(
-            after == before,
+            same_json(after, before),
             ids,
             "a refused rollout change changed the rollout",
             repr(before),

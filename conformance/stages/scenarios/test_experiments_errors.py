@@ -21,6 +21,7 @@ from conformance.drivers.experiments import UNKNOWN_EXPERIMENT_ID, Experiments, 
 from conformance.drivers.steps import body_of, ok
 from conformance.errors import NotConfigured
 from conformance.json_types import JsonObject, JsonValue
+from conformance.oracles.json_equality import same_json
 from conformance.traffic.client import UNSET
 from conformance.traffic.transcript import Reply
 
@@ -250,7 +251,7 @@ def _unchanged(
     rollout, listed_active = before
     status = experiments.status_of(subject.experiment_id)
     independent.check(
-        status != experiments.p.terminated,
+        not same_json(status, experiments.p.terminated),
         ids,
         "a refused terminate ended the experiment",
         "still running",
@@ -269,7 +270,7 @@ def _unchanged(
         )
     after = body_of(experiments.rollout(subject.experiment_id))
     independent.check(
-        after == rollout,
+        same_json(after, rollout),
         ids,
         "a refused rollout change changed the rollout",
         repr(rollout),
@@ -490,7 +491,7 @@ def test_invalid_create_is_refused(experiments: Experiments, requirement_id: str
         made = [
             item
             for item in experiments.listed(ids)
-            if item.get("name") in names or item.get("baseConfigurationId") == base["id"]
+            if item.get("name") in names or same_json(item.get("baseConfigurationId"), base["id"])
         ]
         independent.check(
             not made,

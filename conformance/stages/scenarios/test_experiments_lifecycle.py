@@ -13,6 +13,7 @@ from conformance.drivers.experiments import SUMMARY_FIELDS, WEIGHTED, Experiment
 from conformance.drivers.steps import body_of, ok, setup_failed
 from conformance.json_types import JsonObject, JsonValue, objects_in
 from conformance.oracles.experiment_shapes import group_problems, summary_problems
+from conformance.oracles.json_equality import same_json
 from conformance.traffic.transcript import Reply
 
 requirement = pytest.mark.requirement
@@ -49,7 +50,7 @@ def test_create_answers_the_new_experiment(experiments: Experiments) -> None:
         f"missing: {', '.join(missing)}",
     )
     expect(
-        first["id"] != second["id"],
+        not same_json(first["id"], second["id"]),
         ids,
         "two creates share an id",
         "two distinct ids",
@@ -103,7 +104,7 @@ def _each_declared_value_is_created(
             independent.check(
                 status_holds(reply, experiments.profile, key, created, ids, title)
                 and isinstance(record, dict)
-                and record.get(field) == value,
+                and same_json(record.get(field), value),
                 ids,
                 title,
                 f"{status_expectation(key, created, experiments.profile)} with {field} {value!r}",
@@ -128,7 +129,7 @@ def test_list_finds_the_created_experiments(experiments: Experiments) -> None:
     # pagination (experiment_payload.pagination) past the first.
     first = [item.get("id") for item in experiments.pages("", ids, limit=1, max_pages=2)]
     expect(
-        len(first) == 2 and first[0] != first[1],
+        len(first) == 2 and not same_json(first[0], first[1]),
         ids,
         "the list does not page on past its first page",
         "two pages of one experiment each, the second another one "
@@ -150,7 +151,7 @@ def test_get_returns_what_was_created(experiments: Experiments) -> None:
     with IndependentChecks() as independent:
         for name in ("name", "unitType", "assignmentMode", "baseConfigurationId"):
             independent.check(
-                got.get(name) == body[name],
+                same_json(got.get(name), body[name]),
                 ids,
                 f"{name} differs from the create",
                 repr(body[name]),
@@ -185,7 +186,9 @@ def test_running_experiment_is_listed_under_its_unit_type(experiments: Experimen
                 str(name)
                 for name, entries in (arrays.items() if isinstance(arrays, dict) else ())
                 if isinstance(entries, list)
-                and any(isinstance(e, dict) and e.get("id") == record["id"] for e in entries)
+                and any(
+                    isinstance(e, dict) and same_json(e.get("id"), record["id"]) for e in entries
+                )
             )
             independent.check(
                 holding == [unit_type],
@@ -237,7 +240,7 @@ def test_snapshot_summary_describes_the_experiment(experiments: Experiments) -> 
         match = ("EXP-SNAPSHOT-MATCHES-EXPERIMENT",)
         for name in ("name", "unitType", "assignmentMode", "baseConfigurationId"):
             independent.check(
-                summary.get(name) == body[name],
+                same_json(summary.get(name), body[name]),
                 match,
                 f"summary {name} differs",
                 repr(body[name]),
@@ -335,7 +338,7 @@ def test_terminate_ends_the_experiment(experiments: Experiments) -> None:
     expect(ok(reply), ids, "terminate was refused", "HTTP 2xx", reply.describe(), reply)
     status = experiments.status_of(record["id"])
     expect(
-        status == experiments.p.terminated,
+        same_json(status, experiments.p.terminated),
         ids,
         "the experiment does not show terminated",
         f"status {experiments.p.terminated!r}",
@@ -363,7 +366,7 @@ def test_a_terminated_experiment_stays_terminated(experiments: Experiments) -> N
     member_before = experiments.by_unit(experiments.members(experiment_id, ())).get(unit, {})
     reply = experiments.terminate(experiment_id)
     status = experiments.status_of(experiment_id) if ok(reply) else None
-    if status != experiments.p.terminated:
+    if not same_json(status, experiments.p.terminated):
         raise setup_failed(
             "terminate the experiment (EXP-TERMINATE checks that)",
             reply,
@@ -395,7 +398,7 @@ def test_a_terminated_experiment_stays_terminated(experiments: Experiments) -> N
         experiments.call("POST", f"/{experiment_id}/terminate", json_body={})
         record_after = _unstamped(experiments.get(experiment_id))
         independent.check(
-            record_after == record_before,
+            same_json(record_after, record_before),
             ids,
             "a terminated experiment changed (after the refused changes and a second terminate)",
             repr(record_before)[:600],
@@ -403,7 +406,7 @@ def test_a_terminated_experiment_stays_terminated(experiments: Experiments) -> N
         )
         status = experiments.status_of(experiment_id)
         independent.check(
-            status == experiments.p.terminated,
+            same_json(status, experiments.p.terminated),
             ids,
             "the experiment left terminated",
             f"status {experiments.p.terminated!r}",
@@ -411,7 +414,7 @@ def test_a_terminated_experiment_stays_terminated(experiments: Experiments) -> N
         )
         after = body_of(experiments.rollout(experiment_id))
         independent.check(
-            after == rollout_before,
+            same_json(after, rollout_before),
             ids,
             "the rollout of a terminated experiment changed",
             repr(rollout_before),
@@ -461,7 +464,8 @@ def test_analytics_catalog_names_the_experiments(experiments: Experiments) -> No
     expect(ok(reply), ids, "analytics catalog failed", "HTTP 200", reply.describe(), reply)
     items = json_object(reply, ids).get(experiments.p.items)
     entry = next(
-        (i for i in items or [] if isinstance(i, dict) and i.get("id") == record["id"]), None
+        (i for i in items or [] if isinstance(i, dict) and same_json(i.get("id"), record["id"])),
+        None,
     )
     expect(
         entry is not None and entry.get("name") == record["name"],

@@ -1,4 +1,5 @@
-"""Scenarios: the status snapshot (spec 2.4, 4.3): shape, ETag, 304, hashes that move when due.
+"""Scenarios: the status snapshot (spec 2.4, 4.3): shape, ETag, hashes that move when due.
+Conditional requests (304, and 200 for every other hash) are ``test_conditional_requests``'s.
 
 Other workers write to development while these run, so comparisons of whole-snapshot hashes
 either bracket a read between two equal reads or run in production, which only the serialised
@@ -25,14 +26,11 @@ from conformance.drivers.sdk import (
     entry_of,
     etag_expected,
     etag_problem,
-    etag_value,
     settled,
 )
-from conformance.errors import NotConfigured
-from conformance.json_types import JsonValue
+from conformance.json_types import JsonObject, JsonValue
+from conformance.oracles.json_equality import json_difference, same_json
 from conformance.oracles.shapes import expect_shape, status_entry_problems
-from conformance.traffic.raw_socket import RawAnswer
-from conformance.traffic.transcript import Reply
 
 requirement = pytest.mark.requirement
 production_group = pytest.mark.xdist_group("production")
@@ -114,11 +112,11 @@ def test_status_lists_each_configuration_once(
     body = snapshots.snapshot("development", ids)
     entries = configuration_entries(body, ids, "the development snapshot")
     for record in records:
-        matching = [e for e in entries if e.get("id") == record["id"]]
+        matching = [e for e in entries if same_json(e.get("id"), record["id"])]
         expect(
             len(matching) == 1
-            and matching[0].get("name") == record.get("name")
-            and matching[0].get("alias") == record.get("alias"),
+            and same_json(matching[0].get("name"), record.get("name"))
+            and same_json(matching[0].get("alias"), record.get("alias")),
             ids,
             "a configuration is not listed once with its record's id, name and alias",
             f"one entry id={record['id']!r} name={record.get('name')!r} "
@@ -142,178 +140,6 @@ def test_primary_configuration_is_listed(
         f"one of {listed[:10]}",
         repr(body.get("primaryConfigurationId")),
     )
-
-
-# ------------------------------------------------------------------ conditional requests
-
-
-def _conditional(snapshots: Snapshots, ids: tuple[str, ...], *, how: str) -> tuple[str, Reply]:
-    """A conditional status request carrying the current hash, retried if the hash moved."""
-    seen: list[tuple[str, JsonValue]] = []
-
-    def attempt() -> tuple[str, Reply] | None:
-        current = str(snapshots.snapshot("development", ids).get("hash"))
-        reply = _send(snapshots, current, how=how)
-        if reply.status != 200:
-            return current, reply
-        moved = json_object(reply, ids).get("hash")
-        seen.append((current, moved))
-        if moved == current:
-            return current, reply  # a 200 for the very hash sent: the caller reports it
-        return None
-
-    found = settled(attempt)
-    if found is None:
-        raise violation(
-            ids,
-            "the development snapshot moved between two reads with nothing written",
-            "the hash just read answers 304 (or at least the same snapshot) while no request of "
-            "the suite is in flight",
-            f"hash sent, hash answered: {seen[-1]!r} (the suite's traffic halted)",
-        )
-    return found
-
-
-def _send(snapshots: Snapshots, current: str, *, how: str) -> Reply:
-    if how == "if-none-match":
-        return snapshots.status(headers={"If-None-Match": f'"{current}"'})
-    return snapshots.status(params={"hash": current})
-
-
-@requirement("SDK-STATUS-304-IF-NONE-MATCH", "SDK-STATUS-304-NO-BODY", "SDK-STATUS-304-ETAG")
-@pytest.mark.serial  # judges the snapshot holding still: nothing else in flight
-def test_if_none_match_gives_304(snapshots: Snapshots) -> None:
-    current, reply = _conditional(snapshots, ("SDK-STATUS-304-IF-NONE-MATCH",), how="if-none-match")
-    expect_status(reply, 304, ("SDK-STATUS-304-IF-NONE-MATCH",), "current hash not answered 304")
-    with IndependentChecks() as independent:
-        independent.check(
-            reply.content == b"",
-            ("SDK-STATUS-304-NO-BODY",),
-            "a 304 carried a body",
-            "no body",
-            reply.describe(),
-            reply,
-        )
-        received = etag_problem(reply.headers, current)
-        independent.check(
-            received is None,
-            ("SDK-STATUS-304-ETAG",),
-            "a 304 did not repeat the current ETag as an entity-tag",
-            etag_expected(current),
-            received or "",
-            reply,
-        )
-        _no_bytes_after_the_304_head(snapshots, independent)
-
-
-def _no_bytes_after_the_304_head(snapshots: Snapshots, independent: IndependentChecks) -> None:
-    """An HTTP client reads a 304 as bodiless whatever follows it; the wire shows a body.
-
-    The current hash is read again for the plain-socket request and retried like any
-    conditional read while other workers write (``settled``)."""
-    environment = "development"
-    ids = ("SDK-STATUS-304-IF-NONE-MATCH",)
-    seen: list[str] = []
-
-    def attempt() -> tuple[str, RawAnswer, str] | None:
-        now = str(snapshots.snapshot(environment, ids).get("hash"))
-        answer, curl = snapshots.client.raw_sdk(
-            "/status",
-            key=snapshots.key(environment).key,
-            environment=environment,
-            headers={"If-None-Match": f'"{now}"'},
-        )
-        seen.append(
-            f"hash sent {now!r}, answered {answer.problem or answer.status} "
-            f"with ETag {answer.headers.get('etag')!r}"
-        )
-        moved = answer.status == 200 and etag_value(answer.headers) != now
-        return None if moved else (now, answer, curl)
-
-    found = settled(attempt)
-    if found is None:
-        independent.check(
-            False,
-            ids,
-            "the development snapshot moved between two reads with nothing written",
-            "the hash just read answers 304 while no request of the suite is in flight",
-            f"{seen[-1]} (the suite's traffic halted)",
-        )
-        return
-    _, answer, curl = found
-    if answer.status != 304:
-        independent.check(
-            False,
-            ids,
-            "the current hash was not answered 304 over a plain HTTP/1.1 socket",
-            "304 for the current hash, as over HTTP",
-            f"{answer.problem or f'HTTP {answer.status}'}; reproduce: {curl}",
-        )
-        return
-    independent.check(
-        not answer.after_head,
-        ("SDK-STATUS-304-NO-BODY",),
-        "a 304 carried a body on the wire",
-        "nothing after the 304's header block (RFC 9112 section 6.3); HTTP clients drop it and "
-        "the next answer on the connection starts with it",
-        f"{len(answer.after_head)} bytes after the header block: {answer.after_head[:120]!r}; "
-        f"reproduce: {curl} --raw",
-    )
-
-
-@requirement("SDK-STATUS-304-HASH-QUERY", "SDK-STATUS-304-NO-BODY")
-@pytest.mark.serial  # judges the snapshot holding still: nothing else in flight
-def test_hash_query_gives_304(snapshots: Snapshots) -> None:
-    _, reply = _conditional(snapshots, ("SDK-STATUS-304-HASH-QUERY",), how="query")
-    expect_status(reply, 304, ("SDK-STATUS-304-HASH-QUERY",), "?hash=current not answered 304")
-    expect(
-        reply.content == b"",
-        ("SDK-STATUS-304-NO-BODY",),
-        "a 304 carried a body",
-        "no body",
-        reply.describe(),
-        reply,
-    )
-
-
-@requirement("SDK-STATUS-200-ON-OTHER-HASH")
-@pytest.mark.parametrize("how", ["if-none-match", "query"])
-def test_other_hash_gives_the_full_snapshot(snapshots: Snapshots, how: str) -> None:
-    ids = ("SDK-STATUS-200-ON-OTHER-HASH",)
-    reply = _send(snapshots, "0" * 12 + "not-the-current-hash", how=how)
-    expect_status(reply, 200, ids, "an outdated hash was not answered with the snapshot")
-    expect_shape("snapshot", json_object(reply, ids), ids, "not a full snapshot", reply)
-
-
-@requirement("SDK-STATUS-IF-NONE-MATCH-FORMS")
-@pytest.mark.parametrize("form", ["list", "star", "weak"])
-@pytest.mark.serial  # judges the snapshot holding still: nothing else in flight
-def test_if_none_match_forms(snapshots: Snapshots, form: str) -> None:
-    ids = ("SDK-STATUS-IF-NONE-MATCH-FORMS",)
-    if not snapshots.profile.conditional.require_list_and_weak:
-        raise NotConfigured(
-            "conditional.require_list_and_weak",
-            "the profile does not require If-None-Match lists, * and weak tags",
-        )
-    replies: list[Reply] = []
-
-    def attempt() -> Reply | None:
-        current = str(snapshots.snapshot("development", ids).get("hash"))
-        value = {"list": f'"other", "{current}"', "star": "*", "weak": f'W/"{current}"'}[form]
-        replies.append(snapshots.status(headers={"If-None-Match": value}))
-        reply = replies[-1]
-        raced = reply.status == 200 and json_object(reply, ids).get("hash") != current
-        return None if raced else reply
-
-    reply = settled(attempt) or replies[-1]
-    expect_status(reply, 304, ids, f"If-None-Match as a {form} was not answered 304")
-
-
-@requirement("SDK-STATUS-HASH-QUERY-EMPTY")
-def test_empty_hash_query_is_refused(snapshots: Snapshots) -> None:
-    ids = ("SDK-STATUS-HASH-QUERY-EMPTY",)
-    reply = snapshots.status(params={"hash": ""})
-    expect(400 <= reply.status < 500, ids, "hash= was accepted", "a 4xx", reply.describe(), reply)
 
 
 # ------------------------------------------------------------------ hashes over time
@@ -358,10 +184,18 @@ def test_hash_moves_on_create_and_patch(
     patched = snapshots.snapshot("production", ids).get("hash")
     with IndependentChecks() as independent:
         independent.check(
-            created != before, ids, "create kept the hash", f"not {before!r}", repr(created)
+            not same_json(created, before),
+            ids,
+            "create kept the hash",
+            f"not {before!r}",
+            repr(created),
         )
         independent.check(
-            patched != created, ids, "patch kept the hash", f"not {created!r}", repr(patched)
+            not same_json(patched, created),
+            ids,
+            "patch kept the hash",
+            f"not {created!r}",
+            repr(patched),
         )
 
 
@@ -377,7 +211,7 @@ def test_write_leaves_other_environment_hash(
     configurations.patch_ok(record["id"], [{"op": "replace", "path": "/v", "value": 2}], ids=ids)
     after = snapshots.snapshot("production", ids).get("hash")
     expect(
-        after == before,
+        same_json(after, before),
         ids,
         "a write in development moved production's hash",
         repr(before),
@@ -454,4 +288,81 @@ def test_configuration_appears_only_in_its_environment(
             f"a configuration created in {env} is not listed there only",
             f"id {made[env]} in {env}'s snapshot and not in {other}'s",
             f"in {env}: {made[env] in listed[env]}, in {other}: {made[env] in listed[other]}",
+        )
+
+
+# Patches that change only a JSON type or only member order: each is a change of content.
+TYPED: JsonObject = {"flag": True, "one": 1, "b": {"y": 1, "x": 2}, "a": None}
+TYPE_OR_ORDER_CHANGES: list[tuple[str, list[JsonObject], dict[str, list[str]] | None]] = [
+    ("a value (the baseline)", [{"op": "replace", "path": "/one", "value": 2}], None),
+    ("true to 1", [{"op": "replace", "path": "/flag", "value": 1}], None),
+    ("1 to 1.0", [{"op": "replace", "path": "/one", "value": 1.0}], None),
+    ("null to false", [{"op": "replace", "path": "/a", "value": False}], None),
+    ("member order only", [], {"/b": ["x", "y"]}),
+]
+
+
+@requirement(
+    "CFG-CONTENT-HASH-TRACKS-CONTENT", "CFG-CONTENT-HASH-STABLE", "SDK-STATUS-CONFIG-HASH-MOVES"
+)
+@pytest.mark.parametrize(
+    ("change", "operations", "sidecar"),
+    TYPE_OR_ORDER_CHANGES,
+    ids=[c[0] for c in TYPE_OR_ORDER_CHANGES],
+)
+def test_a_change_of_type_or_order_moves_the_hashes(
+    configurations: Configurations,
+    snapshots: Snapshots,
+    change: str,
+    operations: list[JsonObject],
+    sidecar: dict[str, list[str]] | None,
+) -> None:
+    """JSON keeps its types and, where the target declares key order, order is content: a hash
+    over a form where true is 1, 1.0 is 1 or members are sorted misses such a change. Judged on
+    what the record shows: a patch whose record shows the content as it was keeps its hash."""
+    ordered = configurations.profile.capability("key_order")
+    if sidecar is not None and not ordered:
+        operations, sidecar = [{"op": "replace", "path": "/b/x", "value": 3}], None
+    record = configurations.create_ok("typed", TYPED)
+    before = entry_of(snapshots.snapshot(), record["id"])
+    if sidecar is None:
+        after = configurations.patch_ok(record["id"], operations)
+    else:
+        after = configurations.patch_ok(record["id"], operations, key_order=sidecar)
+    listed = entry_of(snapshots.snapshot(), record["id"])
+    changed = json_difference(
+        record.get("configuration"), after.get("configuration"), ordered=ordered
+    )
+    with IndependentChecks() as independent:
+        if changed is None:
+            independent.check(
+                same_json(record.get("contentHash"), after.get("contentHash")),
+                ("CFG-CONTENT-HASH-STABLE",),
+                f"contentHash moved though the record shows the content as it was ({change})",
+                repr(record.get("contentHash")),
+                repr(after.get("contentHash")),
+            )
+            return
+        independent.check(
+            not same_json(record.get("contentHash"), after.get("contentHash")),
+            ("CFG-CONTENT-HASH-TRACKS-CONTENT",),
+            f"contentHash did not move with a change of {change}",
+            f"a hash other than {record.get('contentHash')!r} (the content changed: {changed})",
+            repr(after.get("contentHash")),
+        )
+        if before is None or listed is None:
+            independent.check(
+                False,
+                ("SDK-STATUS-CONFIG-HASH-MOVES",),
+                "a created configuration is not listed in the development snapshot",
+                "its entry before and after the patch (SDK-STATUS-LISTS-CONFIGURATIONS)",
+                f"listed before the patch: {before is not None}, after: {listed is not None}",
+            )
+            return
+        independent.check(
+            not same_json(before.get("hash"), listed.get("hash")),
+            ("SDK-STATUS-CONFIG-HASH-MOVES",),
+            f"the configuration's status hash did not move with a change of {change}",
+            f"a hash other than {before.get('hash')!r} (the content changed: {changed})",
+            repr(listed.get("hash")),
         )
