@@ -1,11 +1,12 @@
 """Strict JSON comparison: two JSON values are the same when their JSON types, values and (where
 key order is content) member order are the same, with the first difference named by its pointer.
 
-Python's ``==`` on parsed JSON takes ``true`` for ``1``, ``1`` for ``1.0`` and ``{"b":1,"a":2}``
-for ``{"a":2,"b":1}``. JSON keeps its types: a boolean is never a number, and ``json.loads``
-keeps ``1`` an ``int`` and ``1.0`` (or ``1e0``) a ``float``, so a number whose text had a
-fraction or an exponent is told from one that had none. The specification makes key order
-content (the patch body's key-order sidecar, spec 2.3), so where a check compares a document the
+Python's ``==`` on parsed JSON takes ``true`` for ``1`` and ``{"b":1,"a":2}`` for
+``{"a":2,"b":1}``. JSON keeps its types: a boolean is never a number, null is neither. JSON has
+one number type (RFC 8259 section 6): ``1``, ``1.0`` and ``1e0`` are one value however they are
+written, and a server whose platform reads every number as a double (any JavaScript server)
+writes ``1.0`` back as ``1`` and is right to, so numbers are compared by value. The
+specification makes key order content (the patch body's key-order sidecar, spec 2.3), so where a check compares a document the
 suite wrote with an order, or a document with what a record returned, it asks for ``ordered``
 (when the target declares the ``key_order`` capability). Parsed objects keep the member order
 of their text (``json.loads`` builds ``dict``s in order).
@@ -56,10 +57,8 @@ def json_kind(value: object) -> str:
         return "null"
     if isinstance(value, bool):
         return "boolean"
-    if isinstance(value, int):
+    if isinstance(value, int | float):
         return "number"
-    if isinstance(value, float):
-        return "number with a fraction or exponent"
     if isinstance(value, str):
         return "string"
     if isinstance(value, Sequence):

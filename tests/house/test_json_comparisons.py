@@ -1,6 +1,6 @@
 """No ``==`` or ``!=`` on JSON values in the modules that judge a target: they use the strict
-comparison (``conformance.oracles.json_equality``), for which ``true`` is not ``1``, ``1`` is not
-``1.0`` and member order counts where it is content.
+comparison (``conformance.oracles.json_equality``), for which ``true`` is not ``1`` and member
+order counts where it is content.
 
 The rule, read with ``ast`` in each check-bearing module (``CHECK_BEARING``), one function body
 (or the module body) at a time:
@@ -237,7 +237,7 @@ def findings() -> list[Finding]:
 def test_no_python_equality_on_json_values_in_checks() -> None:
     found = [f for f in findings() if (f.path, f.text) not in PENDING]
     assert not found, (
-        "== or != on JSON values (true == 1, 1 == 1.0 and member order pass them): use "
+        "== or != on JSON values (true == 1 and member order pass them): use "
         "conformance.oracles.json_equality.same_json / json_difference instead:\n"
         + "\n".join(map(str, found))
     )

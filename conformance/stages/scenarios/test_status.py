@@ -296,7 +296,8 @@ TYPED: JsonObject = {"flag": True, "one": 1, "b": {"y": 1, "x": 2}, "a": None}
 TYPE_OR_ORDER_CHANGES: list[tuple[str, list[JsonObject], dict[str, list[str]] | None]] = [
     ("a value (the baseline)", [{"op": "replace", "path": "/one", "value": 2}], None),
     ("true to 1", [{"op": "replace", "path": "/flag", "value": 1}], None),
-    ("1 to 1.0", [{"op": "replace", "path": "/one", "value": 1.0}], None),
+    # not 1 to 1.0: one JSON number either way (RFC 8259), so neither a moved nor a kept hash
+    # can be demanded of it
     ("null to false", [{"op": "replace", "path": "/a", "value": False}], None),
     ("member order only", [], {"/b": ["x", "y"]}),
 ]
@@ -318,7 +319,7 @@ def test_a_change_of_type_or_order_moves_the_hashes(
     sidecar: dict[str, list[str]] | None,
 ) -> None:
     """JSON keeps its types and, where the target declares key order, order is content: a hash
-    over a form where true is 1, 1.0 is 1 or members are sorted misses such a change. Judged on
+    over a form where true is 1 or members are sorted misses such a change. Judged on
     what the record shows: a patch whose record shows the content as it was keeps its hash."""
     ordered = configurations.profile.capability("key_order")
     if sidecar is not None and not ordered:
