@@ -62,6 +62,7 @@ experiment_payload:
   limit_param: size
   status: state
   status_param: state
+  running: live
   terminated: ended
   member_active: enrolled
   member_unenrolled: left
