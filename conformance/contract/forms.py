@@ -1,7 +1,8 @@
 """The forms a structural choice of a target profile gives a contract element.
 
 Some profile keys choose a structure rather than a name: dotted paths instead of JSON Pointers
-(``bodies.path_syntax``, and ``bodies.private_path_syntax`` for the private paths), key-order entries instead of a map (``bodies.patch.key_order_shape``),
+(``bodies.path_syntax``; ``bodies.private_path_syntax`` for the private paths), key-order
+entries instead of a map (``bodies.patch.key_order_shape``),
 RFC 6902 changesets (``experiment_payload.changeset_format``), offset or page paging
 (``experiment_payload.pagination``), the base hash as an If-Match header
 (``bodies.patch.base_hash_transport``). ``FORMS`` gives, for each such key and value, a

@@ -392,9 +392,9 @@ class Experiments:
         status value (its ``status_param`` filter)."""
         if status is not None and self.p.status_param is None:
             raise ValueError("experiment_payload.status_param is null: no status filter to use")
-        params = None if status is None or self.p.status_param is None else {
-            self.p.status_param: status
-        }
+        params = (
+            None if status is None or self.p.status_param is None else {self.p.status_param: status}
+        )
         return self.pages(f"/{experiment_id}/members", ids, params)
 
     def assignments(self, experiment_id: object, ids: Sequence[str]) -> list[JsonObject]:
