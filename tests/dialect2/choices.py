@@ -9,6 +9,11 @@ import re
 RUNNING = "running"
 ACTIVE_WORD = "live"
 
+# Paths: the key-order sidecar's as JSON Pointers (bodies.path_syntax), the private paths dotted
+# as the first dialect's (bodies.private_path_syntax).
+SIDECAR_PATH_SYNTAX = "json-pointer"
+PRIVATE_PATH_SYNTAX = "dotted"
+
 # Page-number paging (experiment_payload.pagination: page): the page parameter, from 1.
 PAGE_PARAM = "pageNo"
 

@@ -10,12 +10,16 @@ from typing import Any
 import yaml
 from dialect.profile import dialect_profile
 
-from dialect2.choices import ACTIVE_WORD, PAGE_PARAM
+from dialect2.choices import ACTIVE_WORD, PAGE_PARAM, PRIVATE_PATH_SYNTAX, SIDECAR_PATH_SYNTAX
 
 
 def declared() -> dict[str, Any]:
     """The keys the second dialect writes over the first dialect's profile."""
     return {
+        "bodies": {
+            "path_syntax": SIDECAR_PATH_SYNTAX,
+            "private_path_syntax": PRIVATE_PATH_SYNTAX,
+        },
         "experiment_payload": {
             "pagination": "page",
             "page_param": PAGE_PARAM,
@@ -33,7 +37,7 @@ def profile_of(reference: dict[str, Any]) -> dict[str, Any]:
     data = dialect_profile(reference)
     data.pop("conventions", None)
     for section, keys in declared().items():
-        data[section] = {**data.get(section, {}), **keys}
+        data[section] = {**data.get(section, {}), **keys}  # sections merged one level deep
     return data
 
 

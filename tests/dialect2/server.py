@@ -7,10 +7,20 @@ import json
 from pathlib import Path
 from typing import Any
 
-from dialect.choices import BOOTSTRAP_KEYS, ERROR_FIELDS, HEADERS, VALIDATION_STATUS, dialect_name
+from dialect import paths
+from dialect.bodies import parsed, with_body
+from dialect.choices import (
+    BOOTSTRAP_KEYS,
+    ERROR_FIELDS,
+    HEADERS,
+    KEY_ORDER_ENTRY,
+    PATCH_FIELDS,
+    VALIDATION_STATUS,
+    dialect_name,
+)
 from dialect.experiments import suffix_of
 from dialect.offsets import DEFAULT_TAKE
-from dialect.refusals import refusal
+from dialect.refusals import with_message
 from dialect.server import Dialect
 from dialect.server import serve as serve_dialect
 from faulty.asgi import Forward, Handler, Request, Response
@@ -45,6 +55,32 @@ ASSIGNMENT_RECORDS = {
     ("POST", "/{id}/assignments/reactivate"),
 }
 PAGED = {("GET", ""), ("GET", "/{id}/assignments"), ("GET", "/{id}/members")}
+ORDER = PATCH_FIELDS["keyOrder"]
+NOT_A_PATH = "\\"  # no dotted path either: the first dialect refuses it as malformed
+
+
+def dotted(pointer: Any) -> Any:
+    """A sidecar path read as a JSON Pointer, in the first dialect's dotted spelling."""
+    if not isinstance(pointer, str):
+        return pointer
+    try:
+        return paths.to_dotted(pointer)
+    except paths.PathError:
+        return NOT_A_PATH
+
+
+def sidecar_pointers(request: Request) -> Request:
+    """A patch whose key-order entries name their objects by JSON Pointer, for the first dialect
+    (which reads them dotted, as it reads the private paths)."""
+    body = parsed(request)
+    if not isinstance(body, dict) or not isinstance(body.get(ORDER), list):
+        return request
+    path = KEY_ORDER_ENTRY[0]
+    entries = [
+        {**e, path: dotted(e[path])} if isinstance(e, dict) and path in e else e
+        for e in body[ORDER]
+    ]
+    return with_body(request, {**body, ORDER: entries})
 
 
 def without(data: Any, names: tuple[str, ...]) -> Any:
@@ -106,28 +142,32 @@ def error_body(data: Any) -> Any:
     return data
 
 
-def numeric_refusal(value: str) -> Response | None:
-    """None when the numeric header is a number in (0, 9007199254740991]; else the refusal."""
+NUMERIC_MESSAGE = f"{NUMERIC_HEADER} must be a number greater than 0 and at most {NUMERIC_MAX}"
+PAGE_MESSAGE = f"{PAGE_PARAM} must be a whole number from 1"
+# What the inner servers refuse in their own order of checks (credentials first): a numeric
+# header out of range, a page number that is none. Their refusal is then reworded.
+OUT_OF_RANGE = "0"
+NO_PAGE = "not-a-page"
+
+
+def numeric_fine(value: str) -> bool:
+    """Whether the numeric header is a number in (0, 9007199254740991] (spec 4.3)."""
     fine = len(value) <= 64 and NUMERIC.fullmatch(value) is not None
-    if fine and 0 < float(value) <= NUMERIC_MAX:
-        return None
-    return refusal(
-        VALIDATION_STATUS,
-        "invalid-project-number",
-        f"{NUMERIC_HEADER} must be a number greater than 0 and at most {NUMERIC_MAX}",
-    )
+    return fine and 0 < float(value) <= NUMERIC_MAX
 
 
-def paged(request: Request) -> Request | Response:
-    """Page-number paging over the first dialect's offsets; no status filter."""
+def paged(request: Request) -> Request:
+    """Page-number paging over the first dialect's offsets; no status filter. A page that is no
+    page number asks the first dialect for a page size it refuses (after the credentials)."""
     query = [(k, v) for k, v in request.query if k not in (SKIP, FILTER, PAGE_PARAM)]
     page = request.param(PAGE_PARAM)
     if page is not None:
         if not page.isascii() or not page.isdigit() or len(page) > 9 or int(page) < 1:
-            return refusal(VALIDATION_STATUS, "invalid-page", f"{PAGE_PARAM} must be 1 or more")
-        take = request.param(TAKE)
-        size = int(take) if take is not None and take.isdigit() and len(take) < 10 else 0
-        query.append((SKIP, str((int(page) - 1) * (size or DEFAULT_TAKE))))
+            query = [(k, v) for k, v in query if k != TAKE] + [(TAKE, NO_PAGE)]
+        else:
+            take = request.param(TAKE)
+            size = int(take) if take is not None and take.isdigit() and len(take) < 10 else 0
+            query.append((SKIP, str((int(page) - 1) * (size or DEFAULT_TAKE))))
     return request.replace(query=tuple(query))
 
 
@@ -142,19 +182,22 @@ class Dialect2:
         suffix = suffix_of(request.path) if request.path.startswith("/application/") else None
         if suffix is not None:
             route = (request.method, suffix)
+        reworded = ""
         if request.path.startswith("/sdk/v2/"):
             value = request.header(NUMERIC_HEADER)
             if value is not None:
-                refused = numeric_refusal(value)
-                if refused is not None:
-                    return refused
-                request = request.with_header(NUMERIC_HEADER, "1")
+                fine = numeric_fine(value)
+                reworded = "" if fine else NUMERIC_MESSAGE
+                request = request.with_header(NUMERIC_HEADER, "1" if fine else OUT_OF_RANGE)
+        if request.method == "PATCH" and "/v2/configuration/" in request.path:
+            request = sidecar_pointers(request)
         if route in PAGED:
-            changed = paged(request)
-            if isinstance(changed, Response):
-                return changed
-            request = changed
-        return self.translated(request, route, await self.dialect(request, forward))
+            request = paged(request)
+            reworded = PAGE_MESSAGE if request.param(TAKE) == NO_PAGE else ""
+        response = self.translated(request, route, await self.dialect(request, forward))
+        if reworded and response.status == VALIDATION_STATUS:
+            return with_message(response, reworded)
+        return response
 
     def translated(
         self, request: Request, route: tuple[str, str] | None, response: Response
