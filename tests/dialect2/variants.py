@@ -46,6 +46,7 @@ VARIANTS: tuple[Variant, ...] = (
     ),
     Variant("statuses.create_configuration", "answers a created configuration 200 (201)"),
     Variant("statuses.create_experiment", "answers a created experiment 200 (201)"),
+    Variant("experiment_payload.running", "shows an experiment under way as live (running)"),
     Variant("errors.code_field", "names an error body's code 'code' (convention: errorCode)"),
     Variant("errors.message_field", "names an error body's message 'detail' (convention: message)"),
 )
