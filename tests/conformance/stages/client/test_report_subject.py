@@ -13,7 +13,7 @@ from conformance.report.html_report import render as render_html
 from conformance.report.json_report import from_json, to_json
 from conformance.report.junit_report import render as render_junit
 from conformance.report.markdown_report import render as render_markdown
-from conformance.report.model import Evidence, Outcome, Report, RequirementResult
+from conformance.report.model import SCHEMA_VERSION, Evidence, Outcome, Report, RequirementResult
 from conformance.report.report_schema import schema_errors
 
 CLIENT_ID = "POLL-CLIENT-HONOUR-HINT"
@@ -44,7 +44,7 @@ def client_report() -> Report:
 
 def test_json_carries_the_subject_and_validates() -> None:
     data = to_json(client_report())
-    assert data["schema_version"] == "1.3"
+    assert data["schema_version"] == SCHEMA_VERSION == "1.4"
     subjects = {r["id"]: r["subject"] for r in data["requirements"]}
     assert subjects[CLIENT_ID] == "client"
     assert set(subjects.values()) == {"server", "client"}
