@@ -120,6 +120,21 @@ class NotConfigured(NotMeasurable):
         )
 
 
+class NotApplicable(ConformanceError):
+    """The requirement judges a capability the specification does not require (round-robin,
+    golden vectors of a hash function), and the profile does not claim it: *not applicable*,
+    neither judged nor a declared exception (an extended feature counts only where claimed)."""
+
+    def __init__(self, key: str, value: object, requirement_ids: Sequence[str] = ()) -> None:
+        self.key = key
+        self.value = value
+        self.requirement_ids = tuple(requirement_ids)  # empty: every id of the test
+        super().__init__(
+            f"not applicable: the profile declares {key}: {value}, and the specification does "
+            "not require this capability"
+        )
+
+
 class Unsupported(ConformanceError):
     """The profile declares the capability absent: the requirement is unsupported, not passed."""
 

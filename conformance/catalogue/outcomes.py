@@ -19,6 +19,7 @@ from conformance.contract.document import contract_sha256
 from conformance.errors import (
     ContractViolation,
     ConventionMiss,
+    NotApplicable,
     NotConfigured,
     NotMeasurable,
     Unsupported,
@@ -146,6 +147,8 @@ def classify(
     - ``NotConfigured`` (the profile leaves out an optional input): its ids are not configured,
       with a note naming the profile key that would enable them (a declared exception).
     - ``NotMeasurable`` / ``Unsupported``: every id takes that outcome.
+    - ``NotApplicable`` (an optional capability the profile does not claim): its ids are not
+      applicable, neither judged nor a declared exception; the note names the key.
     - ``ConventionMiss`` (an undeclared convention the test could not go past): its ids are not
       measurable at the interface level, the note naming the key; the miss is a difference.
     - any other failure or error (a plain assert, a crash on a malformed answer): every id fails.
@@ -158,13 +161,27 @@ def classify(
         record.differences += (_difference_of(test_id, error, ids),)
         unjudged = tuple(i for i in error.requirement_ids if i in ids) or ids
         error = NotMeasurable(convention_note(error.key), unjudged, error.passed_ids)
-    if isinstance(error, Unsupported):
+    if isinstance(error, NotApplicable):
+        unclaimed = set(error.requirement_ids) & set(ids) or set(ids)
+        record.outcomes = {
+            i: Outcome.NOT_APPLICABLE if i in unclaimed else Outcome.NOT_MEASURABLE for i in ids
+        }
+        record.message = str(error)
+        record.note = {
+            i: str(error) if i in unclaimed else "not run: its test needs an unclaimed capability"
+            for i in ids
+        }
+    elif isinstance(error, Unsupported):
         absent = set(error.requirement_ids) & set(ids) or set(ids)
         record.outcomes = {
             i: Outcome.UNSUPPORTED if i in absent else Outcome.NOT_MEASURABLE for i in ids
         }
         record.message = str(error)
-        declared = f"unsupported: the profile declares capabilities.{error.capability}: false"
+        declared = (
+            f"unsupported: the profile does not declare {error.capability}"
+            if "." in error.capability
+            else f"unsupported: the profile declares capabilities.{error.capability}: false"
+        )
         record.note = {
             i: declared if i in absent else "not run: its test needs an absent capability"
             for i in ids

@@ -1,7 +1,8 @@
 """The forms a structural choice of a target profile gives a contract element.
 
 Some profile keys choose a structure rather than a name: dotted paths instead of JSON Pointers
-(``bodies.path_syntax``), key-order entries instead of a map (``bodies.patch.key_order_shape``),
+(``bodies.path_syntax``; ``bodies.private_path_syntax`` for the private paths), key-order
+entries instead of a map (``bodies.patch.key_order_shape``),
 RFC 6902 changesets (``experiment_payload.changeset_format``), offset or page paging
 (``experiment_payload.pagination``), the base hash as an If-Match header
 (``bodies.patch.base_hash_transport``). ``FORMS`` gives, for each such key and value, a
@@ -18,6 +19,7 @@ from conformance.contract.profile_keys import MARK, Values
 from conformance.json_types import JsonObject
 
 PATH_KEY = "bodies.path_syntax"
+PRIVATE_PATH_KEY = "bodies.private_path_syntax"  # null: as PATH_KEY
 
 
 @dataclass(frozen=True)
@@ -129,6 +131,9 @@ def _paging_parameter(kind: str, first: int) -> Callable[[Values], JsonObject]:
 # key -> its value -> the form the element takes (a value not listed: the contract's own form).
 FORMS: dict[str, dict[object, Form]] = {
     PATH_KEY: {
+        "dotted": Form(lambda values: dict(DOTTED_PATH), _pointer_to_dotted, _dotted_to_pointer),
+    },
+    PRIVATE_PATH_KEY: {
         "dotted": Form(lambda values: dict(DOTTED_PATH), _pointer_to_dotted, _dotted_to_pointer),
     },
     "bodies.patch.key_order_shape": {

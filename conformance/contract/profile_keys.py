@@ -49,11 +49,13 @@ RULES: tuple[tuple[str, str], ...] = (
     ("experiments.max_groups", MAX_ITEMS),
     ("experiments.weight_total", MAXIMUM),
     ("experiments.page_size_max", MAXIMUM),
+    ("experiment_payload.running", ENUM_VALUE),
     ("experiment_payload.terminated", ENUM_VALUE),
     ("experiment_payload.member_*", ENUM_VALUE),
     ("experiment_payload.pagination", PAGINATION),
     ("bodies.patch.base_hash_transport", BASE_HASH_TRANSPORT),
     ("bodies.path_syntax", PATH_SYNTAX),
+    ("bodies.private_path_syntax", PATH_SYNTAX),
     ("bodies.patch.key_order_shape", KEY_ORDER_SHAPE),
     ("experiment_payload.changeset_format", CHANGESET_FORMAT),
     ("bodies.*", PROPERTY),
@@ -66,8 +68,11 @@ RULES: tuple[tuple[str, str], ...] = (
 REQUIRED_ONLY_WHEN: dict[str, tuple[str, str]] = {
     "experiment_payload.next_cursor": ("experiment_payload.pagination", "cursor"),
 }
-# A status key whose value may be null: null means the status of this other key.
-STATUS_FALLBACK: dict[str, str] = {"errors.malformed_body_status": "errors.validation_status"}
+# A key whose value may be null: null means the value of this other key (a status, a syntax).
+STATUS_FALLBACK: dict[str, str] = {
+    "errors.malformed_body_status": "errors.validation_status",
+    "bodies.private_path_syntax": "bodies.path_syntax",
+}
 
 
 def rule_of(key: str) -> str | None:
@@ -111,7 +116,7 @@ class Values:
         return cls(profile.raw, DEFAULTS)
 
     def value(self, key: str) -> object:
-        """The profile's value of ``key`` (a null status falls back as ``STATUS_FALLBACK`` says);
+        """The profile's value of ``key`` (a null falls back as ``STATUS_FALLBACK`` says);
         ``MISSING`` for a key this profile does not have."""
         found = _lookup(self.given, key)
         if found is None and key in STATUS_FALLBACK:

@@ -17,14 +17,14 @@ from conformance.target.profile import Profile
 def require_mode(profile: Profile, mode: str) -> None:
     """Unsupported unless the profile declares assignment mode ``mode``."""
     if mode not in profile.experiments.assignment_modes:
-        raise Unsupported(f"experiments.assignment_modes: {mode}")
+        raise Unsupported(f"experiments.assignment_modes with {mode}")
 
 
 def other_unit_type(profile: Profile, unit_type: str) -> str:
     """A unit type the profile declares besides ``unit_type`` (unsupported when there is none)."""
     others = [t for t in profile.experiments.unit_types if t != unit_type]
     if not others:
-        raise Unsupported(f"experiments.unit_types: a unit type besides {unit_type}")
+        raise Unsupported(f"experiments.unit_types with a unit type besides {unit_type}")
     return others[0]
 
 

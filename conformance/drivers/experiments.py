@@ -401,7 +401,11 @@ class Experiments:
     ) -> list[JsonObject]:
         """The experiment's members; with ``status``, only those the target lists under that
         status value (its ``status_param`` filter)."""
-        params = None if status is None else {self.p.status_param: status}
+        if status is not None and self.p.status_param is None:
+            raise ValueError("experiment_payload.status_param is null: no status filter to use")
+        params = (
+            None if status is None or self.p.status_param is None else {self.p.status_param: status}
+        )
         return self.pages(f"/{experiment_id}/members", ids, params)
 
     def assignments(self, experiment_id: object, ids: Sequence[str]) -> list[JsonObject]:

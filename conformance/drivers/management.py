@@ -113,8 +113,9 @@ class Configurations:
         return given if given is None or isinstance(given, str | int) else str(given)
 
     def spelled_paths(self, pointers: Sequence[str]) -> list[str]:
-        """JSON Pointers as the target spells paths (``bodies.path_syntax``)."""
-        return [document_paths.spelled(p, self.profile.bodies.path_syntax) for p in pointers]
+        """JSON Pointers as the target spells private paths (``bodies.private_path_syntax``,
+        else ``bodies.path_syntax``)."""
+        return [document_paths.spelled(p, self.profile.bodies.private_syntax) for p in pointers]
 
     def patch_body(
         self,

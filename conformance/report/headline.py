@@ -16,7 +16,7 @@ IDS_NAMED = 5  # ids named in a headline; more are counted, and listed further d
 
 def measured_share(report: Report) -> str:
     """ "measured 42 of 165 requirements": judged (pass, fail, known failure, spec doubt)."""
-    total = len(report.requirements)
+    total = report.applicable
     noun = "requirement" if total == 1 else "requirements"
     return f"measured {report.measured} of {total} {noun}"
 
@@ -56,7 +56,7 @@ def decided_by(report: Report) -> str:
             if o in DECLARED and counts[o.value]
         ]
         return f"No failure; declared exceptions: {', '.join(declared)}."
-    return f"All {_plural(len(report.requirements), 'requirement')} in scope passed."
+    return f"All {_plural(report.applicable, 'requirement')} in scope passed."
 
 
 def counts_phrase(report: Report) -> str:

@@ -182,9 +182,7 @@ def _chips(report: Report) -> str:
         f"{counts[o]} {_e(OUTCOME_STYLES[o].label)}</span>"
         for o in OUTCOME_ORDER
     )
-    return (
-        f'<div class="counts">{chips}<span>of {len(report.requirements)} requirements</span></div>'
-    )
+    return f'<div class="counts">{chips}<span>of {report.applicable} requirements</span></div>'
 
 
 def _chart(report: Report) -> str:

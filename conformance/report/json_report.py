@@ -293,7 +293,7 @@ def to_json(report: Report) -> ReportJson:
         "verdict": report.verdict.value,
         "levels": {"interface": report.verdict.value, "drop_in": report.drop_in_verdict.value},
         "differences": [difference_to_json(d) for d in report.differences],
-        "measured": {"count": report.measured, "of": len(report.requirements)},
+        "measured": {"count": report.measured, "of": report.applicable},
         "counts": report.counts,
         "not_measured": list(report.not_measured),
         "suite_version": report.suite_version,

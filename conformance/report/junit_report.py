@@ -28,6 +28,7 @@ ELEMENTS: dict[Outcome, tuple[str | None, str, str]] = {
     Outcome.PASS: (None, "", ""),
     Outcome.FAIL: ("failure", "ContractViolation", ""),
     Outcome.UNSUPPORTED: ("skipped", "unsupported", "unsupported: "),
+    Outcome.NOT_APPLICABLE: ("skipped", "not-applicable", "not applicable (not claimed): "),
     Outcome.NOT_CONFIGURED: ("skipped", "not-configured", "not configured (declared): "),
     # An error, not a skip: CI tabs treat skips as fine, and an incomplete verdict is not green.
     Outcome.NOT_MEASURABLE: (

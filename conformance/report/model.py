@@ -25,17 +25,21 @@ class Outcome(StrEnum):
     NOT_MEASURABLE = "not-measurable"  # not judged for an undeclared reason: verdict incomplete
     KNOWN_FAILURE = "known-failure"  # failed, and listed in the profile's baseline
     SPEC_DOUBT = "spec-doubt"  # failed only on a not-shown / inferred element of the contract
+    # judges an optional capability the specification does not require and the profile does not
+    # claim (round-robin, golden vectors of a hash function): not judged, not an exception
+    NOT_APPLICABLE = "not-applicable"
 
 
 # When several tests check one requirement, the requirement takes the worst of their outcomes.
 SEVERITY: dict[Outcome, int] = {
     Outcome.PASS: 0,
-    Outcome.UNSUPPORTED: 1,
-    Outcome.NOT_CONFIGURED: 2,
-    Outcome.NOT_MEASURABLE: 3,
-    Outcome.SPEC_DOUBT: 4,
-    Outcome.KNOWN_FAILURE: 5,
-    Outcome.FAIL: 6,
+    Outcome.NOT_APPLICABLE: 1,
+    Outcome.UNSUPPORTED: 2,
+    Outcome.NOT_CONFIGURED: 3,
+    Outcome.NOT_MEASURABLE: 4,
+    Outcome.SPEC_DOUBT: 5,
+    Outcome.KNOWN_FAILURE: 6,
+    Outcome.FAIL: 7,
 }
 
 # Outcomes that are a judgement of the target: the requirement was measured.
@@ -187,14 +191,24 @@ class Report:
         return self.verdict if level is Level.INTERFACE else self.drop_in_verdict
 
     @property
+    def applicable(self) -> int:
+        """Requirements in scope, less the not-applicable (optional capabilities not claimed)."""
+        return sum(1 for r in self.requirements if r.outcome is not Outcome.NOT_APPLICABLE)
+
+    @property
     def measured(self) -> int:
         """Requirements whose outcome is a judgement of the target (of all in the run's scope)."""
         return sum(1 for r in self.requirements if r.outcome in JUDGED)
 
     @property
     def not_measured(self) -> tuple[str, ...]:
-        """Ids in scope that were not judged, declared or not (the complement of measured)."""
-        return tuple(r.id for r in self.requirements if r.outcome not in JUDGED)
+        """Ids in scope that were not judged, declared or not (the complement of measured, less
+        the not-applicable: optional capabilities the target does not claim)."""
+        return tuple(
+            r.id
+            for r in self.requirements
+            if r.outcome not in JUDGED and r.outcome is not Outcome.NOT_APPLICABLE
+        )
 
 
 def worst(outcomes: Iterable[Outcome]) -> Outcome:
@@ -204,7 +218,8 @@ def worst(outcomes: Iterable[Outcome]) -> Outcome:
 
 def verdict_of(outcomes: Iterable[Outcome]) -> Verdict:
     """FAIL anywhere: not conformant. Else anything not measurable (not declared): incomplete.
-    Else declared exceptions or doubts: conformant with exceptions. Else conformant."""
+    Else declared exceptions or doubts: conformant with exceptions. Else conformant (a
+    not-applicable requirement, an optional capability not claimed, changes nothing)."""
     seen = set(outcomes)
     if Outcome.FAIL in seen:
         return Verdict.NOT_CONFORMANT

@@ -21,6 +21,7 @@ OUTCOME_STYLES: dict[Outcome, OutcomeStyle] = {
     Outcome.NOT_MEASURABLE: OutcomeStyle("not measurable", "⚪", "#757575"),
     Outcome.NOT_CONFIGURED: OutcomeStyle("not configured", "⚙️", "#607d8b"),
     Outcome.UNSUPPORTED: OutcomeStyle("unsupported", "⏭️", "#546e7a"),
+    Outcome.NOT_APPLICABLE: OutcomeStyle("not applicable", "⊘", "#90a4ae"),
     Outcome.PASS: OutcomeStyle("pass", "✅", "#2e7d32"),
 }
 OUTCOME_ORDER: tuple[Outcome, ...] = tuple(OUTCOME_STYLES)

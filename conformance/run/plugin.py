@@ -25,6 +25,7 @@ from conformance.checks import conventions
 from conformance.errors import (
     ConformanceError,
     ConventionMiss,
+    NotApplicable,
     NotConfigured,
     NotMeasurable,
     Unsupported,
@@ -307,6 +308,7 @@ def pytest_runtest_makereport(
         path, line, _ = item.reportinfo()
         label = "unsupported" if isinstance(error, Unsupported) else "not measurable"
         label = "not configured" if isinstance(error, NotConfigured) else label
+        label = "not applicable" if isinstance(error, NotApplicable) else label
         report.outcome = "skipped"
         report.longrepr = (str(path), (line or 0) + 1, f"{label}: {record.message}")
     else:
@@ -320,7 +322,7 @@ def pytest_runtest_makereport(
 
 
 # What ends a test without a judgement at the interface level: shown as a skip with its note.
-UNJUDGED = (NotMeasurable, Unsupported, ConventionMiss)
+UNJUDGED = (NotMeasurable, Unsupported, ConventionMiss, NotApplicable)
 _SENT_TARGET = pytest.StashKey[bool]()
 _ESTABLISHED = pytest.StashKey[Target]()
 _SETUP_S = pytest.StashKey[float]()

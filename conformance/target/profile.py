@@ -145,6 +145,12 @@ class Bodies:
     create: CreateBody
     patch: PatchBody
     path_syntax: str  # "json-pointer" | "dotted"
+    private_path_syntax: str | None  # None: as path_syntax
+
+    @property
+    def private_syntax(self) -> str:
+        """How the private paths are spelled (``private_path_syntax``, else ``path_syntax``)."""
+        return self.private_path_syntax or self.path_syntax
 
 
 @dataclass(frozen=True)
@@ -277,7 +283,8 @@ class ExperimentPayload:
     offset_param: str
     page_param: str
     status: str
-    status_param: str
+    status_param: str | None  # None: the lists take no status filter
+    running: str
     terminated: str
     member_active: str
     member_unenrolled: str

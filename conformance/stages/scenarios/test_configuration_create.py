@@ -105,7 +105,7 @@ def test_privacy_paths_and_comments_are_kept(configurations: Configurations) -> 
         isinstance(kept, list) and sorted(kept) == sorted(spelled),
         ids,
         "privacy paths were not kept",
-        f"{spelled!r} (spelled as profile bodies.path_syntax says)",
+        f"{spelled!r} (spelled as profile bodies.private_path_syntax, else path_syntax, says)",
         repr(kept),
     )
     expect(

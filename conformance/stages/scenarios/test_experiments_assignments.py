@@ -171,6 +171,8 @@ def test_unenroll_makes_the_member_inactive(experiments: Experiments) -> None:
         "(profile experiment_payload.status / member_unenrolled)",
         repr(member or "(no member entry)"),
     )
+    if p.status_param is None:
+        return  # experiment_payload.status_param: null, the members list takes no status filter
     with IndependentChecks() as independent:
         for value, listed in ((p.member_unenrolled, True), (p.member_active, False)):
             found = experiments.by_unit(experiments.members(experiment_id, ids, value))

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from conformance.checks import IndependentChecks, expect, json_object
+from conformance.checks import IndependentChecks, conventions, expect, json_object
 from conformance.checks.declared import status_expectation, status_holds
 from conformance.drivers.experiments import SUMMARY_FIELDS, WEIGHTED, Experiments, group_ids
 from conformance.drivers.steps import body_of, ok, setup_failed
@@ -334,6 +334,7 @@ def test_snapshot_hash_moves_when_an_experiment_ends(experiments: Experiments) -
 def test_terminate_ends_the_experiment(experiments: Experiments) -> None:
     ids = ("EXP-TERMINATE",)
     record = _created(experiments, "terminate")
+    _expect_under_way(experiments, record["id"], ids)
     reply = experiments.terminate(record["id"])
     expect(ok(reply), ids, "terminate was refused", "HTTP 2xx", reply.describe(), reply)
     status = experiments.status_of(record["id"])
@@ -344,6 +345,20 @@ def test_terminate_ends_the_experiment(experiments: Experiments) -> None:
         f"status {experiments.p.terminated!r}",
         repr(status),
     )
+
+
+def _expect_under_way(experiments: Experiments, experiment_id: object, ids: Sequence[str]) -> None:
+    """The experiment, before termination, shows the active word (``experiment_payload.running``):
+    declared, a miss fails; left at its default, a miss is a drop-in difference."""
+    p, key = experiments.p, "experiment_payload.running"
+    status = experiments.status_of(experiment_id)
+    title = "the experiment under way does not show the active word"
+    if status == p.running:
+        return
+    if not experiments.profile.declares(key) and status != p.terminated:
+        conventions.differs(ids, key, p.running, f"status {status!r}", title, None)
+        return
+    expect(False, ids, title, f"status {p.running!r} (profile {key})", repr(status))
 
 
 def _unstamped(reply: Reply) -> JsonValue:

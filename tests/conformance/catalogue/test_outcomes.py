@@ -25,6 +25,7 @@ from conformance.contract.document import contract_path
 from conformance.errors import (
     ContractViolation,
     ConventionMiss,
+    NotApplicable,
     NotConfigured,
     NotMeasurable,
     Unsupported,
@@ -241,7 +242,7 @@ def expected_verdict(outcomes: set[Outcome]) -> Verdict:
         return Verdict.NOT_CONFORMANT
     if Outcome.NOT_MEASURABLE in outcomes:
         return Verdict.INCOMPLETE
-    if outcomes - {Outcome.PASS}:
+    if outcomes - {Outcome.PASS, Outcome.NOT_APPLICABLE}:  # an unclaimed option: no exception
         return Verdict.CONFORMANT_WITH_EXCEPTIONS
     return Verdict.CONFORMANT
 
@@ -327,3 +328,23 @@ def test_differences_noted_by_a_passing_test_reach_its_requirements() -> None:
     (result,) = fold([record], [RequirementInfo("A", "4.1", "text", "stated")])
     assert result.outcome is Outcome.PASS
     assert result.differences == (replace(noted, test_id="t::y"),)
+
+
+# ------------------------------------------------------------------ optional capabilities
+
+
+def test_an_unclaimed_optional_capability_is_not_applicable_and_no_exception() -> None:
+    error = NotApplicable("experiments.hash_function", "null")
+    record = classify("t", "scenarios", ["A", "B"], error, failed=False)
+    assert record.outcomes == {"A": Outcome.NOT_APPLICABLE, "B": Outcome.NOT_APPLICABLE}
+    assert "experiments.hash_function: null" in record.note["A"]
+    assert verdict_of([Outcome.PASS, Outcome.NOT_APPLICABLE]) is Verdict.CONFORMANT
+
+
+def test_a_capability_note_names_a_key_the_profile_has() -> None:
+    """A dotted name is a profile key, never spelled as capabilities.<key>: false."""
+    absent = Unsupported("experiments.unit_types with x")
+    record = classify("t", "scenarios", ["A"], absent, failed=False)
+    assert "capabilities." not in record.note["A"]
+    plain = classify("t", "scenarios", ["A"], Unsupported("bootstrap"), failed=False)
+    assert "capabilities.bootstrap: false" in plain.note["A"]

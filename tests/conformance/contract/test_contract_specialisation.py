@@ -62,6 +62,7 @@ experiment_payload:
   limit_param: size
   status: state
   status_param: state
+  running: live
   terminated: ended
   member_active: enrolled
   member_unenrolled: left
@@ -396,3 +397,36 @@ def test_a_structured_body_goes_to_the_target_and_back(structural_profile: Profi
     patched = renamer.body("createExperiment", {"groups": [group]}, to_target=True)
     assert patched["groups"][0]["changeset"] == [{"op": "remove", "path": "/a/b"}]
     assert renamer.body("createExperiment", patched, to_target=False) == {"groups": [group]}
+
+
+# Private paths spelled apart from the sidecar's, no members filter, the target's active word.
+PRIVATE_APART = """\
+profile_version: 1
+credentials: {pat: p, sdk_keys: [{key: k, environments: [development]}]}
+project: {application_id: 1, environments: {development: 1}}
+bodies: {private_path_syntax: dotted}
+experiment_payload: {status_param: null, running: live}
+"""
+
+
+def test_private_paths_take_their_own_syntax_and_the_sidecar_keeps_pointers() -> None:
+    profile = parse(PRIVATE_APART)
+    assert (
+        profile.bodies.private_syntax == "dotted" and profile.bodies.path_syntax == "json-pointer"
+    )
+    specialised = specialise(contract.load_contract(), profile)
+    test_the_renamed_document_is_valid_openapi_with_true_examples(specialised)
+    schemas = specialised["components"]["schemas"]
+    private = schemas["CreateConfigurationBody"]["properties"]["privateKeys"]["items"]
+    assert "$ref" not in private and private["x-spec"] == DECLARED
+    sidecar = schemas["PatchConfigurationBody"]["properties"]["keyOrder"]["propertyNames"]
+    assert sidecar["$ref"] == "#/components/schemas/JsonPointer"
+    assert schemas["ExperimentStatus"]["enum"] == ["live", "terminated"]
+    renamer = Renamer(contract.load_contract(), Values.of(profile))
+    body = {"keyOrder": {"/economy": ["gold"]}, "privateKeys": ["/economy/secretSeed"]}
+    assert renamer.body("patchConfiguration", {"keyOrder": body["keyOrder"]}, to_target=True) == {
+        "keyOrder": {"/economy": ["gold"]}
+    }
+    create = {"name": "n", "privateKeys": body["privateKeys"]}
+    sent = renamer.body("createConfiguration", create, to_target=True)
+    assert sent == {"name": "n", "privateKeys": ["economy.secretSeed"]}

@@ -60,6 +60,7 @@ DRIVING = {
     "bodies.patch.operations": "changing a configuration's content to move its hash",
     "bodies.patch.base_hash_transport": "how any patch names its base (if at all)",
     "bodies.path_syntax": "how any path the suite sends is spelled",
+    "bodies.private_path_syntax": "how any private path the suite sends is spelled",
     # checks/sdk.py: reading stored documents back through bootstrap.
     "bootstrap_payload.document": "reading stored content back through bootstrap",
     # checks/experiments.py: the experiments scenarios stand on, and whole lists read page by
