@@ -6,10 +6,10 @@ Python's ``==`` on parsed JSON takes ``true`` for ``1`` and ``{"b":1,"a":2}`` fo
 one number type (RFC 8259 section 6): ``1``, ``1.0`` and ``1e0`` are one value however they are
 written, and a server whose platform reads every number as a double (any JavaScript server)
 writes ``1.0`` back as ``1`` and is right to, so numbers are compared by value. The
-specification makes key order content (the patch body's key-order sidecar, spec 2.3), so where a check compares a document the
-suite wrote with an order, or a document with what a record returned, it asks for ``ordered``
-(when the target declares the ``key_order`` capability). Parsed objects keep the member order
-of their text (``json.loads`` builds ``dict``s in order).
+specification makes key order content (the patch body's key-order sidecar, spec 2.3), so where a
+check compares a document the suite wrote with an order, or a document with what a record
+returned, it asks for ``ordered`` (when the target declares the ``key_order`` capability).
+Parsed objects keep the member order of their text (``json.loads`` builds ``dict``s in order).
 
 Every check that compares JSON values uses ``json_difference`` or ``same_json``
 (``tests/house/test_json_comparisons.py`` keeps ``==`` on them out of the check-bearing modules).
