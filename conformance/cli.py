@@ -25,6 +25,7 @@ GENERAL_COMMANDS: dict[str, str] = {
     "report": "conformance.report.rerender",
     "diff": "conformance.report.diff",
     "contract": "conformance.contract.command",
+    "profile": "conformance.target.draft",
 }
 EPILOG = """\
 examples:
