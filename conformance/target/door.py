@@ -8,10 +8,10 @@ environments and SDK keys; each thing that is not so is one usage error naming t
   (a string) and an ``ETag``; a catch-all page (a proxy login, an SPA fallback) stops here;
 - ``project_exists``: a management exchange that creates nothing, on ``project.application_id``
   with each environment of ``project.environments``, is not refused as unknown or forbidden;
-- ``keys_reach``: each entry of ``credentials.sdk_keys`` is taken in at least one environment it
-  declares (a key refused in every one of them, as keys swapped between environments are, stops
-  here, named by its index, never its value; a key taken in some of them only is the run's to
-  judge, AUTH-SDK-ENV-IN-SCOPE).
+- ``keys_reach``: each entry of ``credentials.sdk_keys`` is known to the target and not taken only
+  outside the environments it declares (keys swapped between environments stop here, named by
+  their index, never their value; a key refused in some or all of its environments but taken in
+  none other is the target's way with environments, the run's to judge: AUTH-SDK-ENV-IN-SCOPE).
 
 What a correct target may answer otherwise (a 5xx, a 429, a 400) is not the door's: the run
 judges it with evidence. The door's SDK polls carry instance ids of their own, so they spend no
@@ -217,8 +217,11 @@ def _poll(client: Client, url: str, key: str, env: str | None, index: int) -> Re
 
 
 def _refused_everywhere(client: Client, url: str, index: int, refused: dict[str, int]) -> None:
-    """Key ``index`` is refused in every environment it declares: where else it is taken (keys
-    swapped between environments), in one usage error."""
+    """Key ``index`` is refused in every environment it declares. Taken in another environment
+    (keys swapped between environments), or refused as unknown (a missing-credentials status),
+    it is the profile's mistake: one usage error. Refused as forbidden in every environment, it
+    is the target's way with environments, for the run to judge (a known key no environment
+    serves)."""
     profile = client.profile
     entry = profile.credentials.sdk_keys[index]
     refuses = refusing(profile)
@@ -236,8 +239,10 @@ def _refused_everywhere(client: Client, url: str, index: int, refused: dict[str,
             f"give {name} the key of {', '.join(entry.environments)}, or declare "
             f"`environments: [{', '.join(taken)}]` for it",
         )
-    raise UsageError(
-        f"the target refuses {name} in every environment ({statuses}; GET /sdk/v2/status)",
-        f"check {name} in the profile (and the environment variable it names): a key of "
-        f"project {profile.project.application_id} with the environments it declares",
-    )
+    unknown = set(profile.errors.missing_credentials_status) | {401}
+    if set(refused.values()) <= unknown:
+        raise UsageError(
+            f"the target does not know {name} ({statuses}; GET /sdk/v2/status)",
+            f"check {name} in the profile (and the environment variable it names): a key of "
+            f"project {profile.project.application_id} with the environments it declares",
+        )

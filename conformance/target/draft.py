@@ -356,7 +356,7 @@ def render(
         lines += [
             "bodies:",
             "  create:",
-            f"    content: {content.value}  # observed: {content.how}",
+            f"    content: {content.value}  # observed: {content.how}; confirm",
         ]
     elif content is not None:
         lines.append(f"#   create.content: configuration  # not observed: {content.how}")

@@ -216,7 +216,8 @@ def _configurations(base_url: str, data: dict[str, Any]) -> int:
 
 def test_a_key_refused_in_one_of_its_environments_is_left_to_the_run(tmp_path: Path) -> None:
     """The two-environment key refused in production only is the target's fault, judged by the
-    run (AUTH-SDK-ENV-IN-SCOPE), not a profile mistake: the door lets it through."""
+    run (AUTH-SDK-ENV-IN-SCOPE), not a profile mistake: the door lets it through. Declared for
+    production alone, and taken in development, it is the profile's mistake."""
     keys: dict[str, str] = {}
 
     def wrap(app: App) -> App:
@@ -278,3 +279,20 @@ def test_a_redirect_stops_at_the_door() -> None:
         pytest.raises(UsageError, match=r"answered 302 \(/login\): a redirect"),
     ):
         preflight(Target(server.base_url, profiles.parse(PROFILE), None))
+
+
+def test_a_key_no_environment_serves_is_left_to_the_run(
+    reference: tuple[RunningServer, dict[str, Any]],
+) -> None:
+    """The production key refused (403) in production and development alike (a target that
+    takes the production alias for development) is the target's fault, for the run to judge;
+    a key the target does not know (401) is the profile's, named by its index."""
+    server, data = reference
+    alias_ignored = merged(data, {"headers": {"environment": "x-not-read"}})
+    preflight(_target(server.base_url, alias_ignored))  # every poll is development's
+    keys = [dict(entry) for entry in data["credentials"]["sdk_keys"]]
+    keys[1]["key"] = "svc_pk_nobody_has_this_key"
+    with pytest.raises(UsageError) as caught:
+        preflight(_target(server.base_url, merged(data, {"credentials": {"sdk_keys": keys}})))
+    assert caught.value.problem.startswith("the target does not know credentials.sdk_keys[1]")
+    assert "svc_pk_nobody_has_this_key" not in str(caught.value)
