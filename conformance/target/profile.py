@@ -28,6 +28,7 @@ import os
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, fields, is_dataclass
+from difflib import get_close_matches
 from functools import cache
 from importlib import resources
 from pathlib import Path
@@ -506,8 +507,6 @@ def _validate(data: object, source: str, lines: dict[KeyPath, int]) -> None:
 
 def _did_you_mean(key: object, allowed: Iterable[str]) -> str:
     """``; did you mean X?`` for an unknown key close to one allowed at its place, else ""."""
-    from difflib import get_close_matches  # here, not at the top: this helper owns it
-
     close = get_close_matches(str(key), sorted(allowed), n=1, cutoff=0.6)
     return f"; did you mean {close[0]}?" if close else ""
 
