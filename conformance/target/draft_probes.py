@@ -118,6 +118,7 @@ class Prober:
         self.found = findings
         self.profile: Profile = client.profile
         self.tag = secrets.token_hex(3)
+        self.missing_credentials: set[int] = set()  # statuses of a create without a token
 
     # ------------------------------------------------------------ management
 
@@ -177,7 +178,8 @@ class Prober:
             allow_rate_limit=True,
             allow_server_error=True,
         )
-        missing = {bare.status} if 400 <= bare.status < 500 else set()
+        if 400 <= bare.status < 500:
+            self.missing_credentials.add(bare.status)
         created = self._post("/configuration", env, {"name": f"cf-draft-{self.tag}"})
         if not 200 <= created.status < 300:
             found.missed("statuses.create_configuration", f"a create answered {created.status}")
@@ -219,7 +221,6 @@ class Prober:
                 patch.status,
                 f"PATCH /configuration/{UNKNOWN_ID} answered {patch.status}",
             )
-        self.missing_credentials = missing
         ident = record.get("id")
         return ident if isinstance(ident, int) else None
 
@@ -233,7 +234,7 @@ class Prober:
     def credentials(self, key: str, env: str) -> None:
         """The statuses of a status poll without a key and with an unknown one, and of a
         management call without a token (``configurations`` sent it)."""
-        statuses = set(getattr(self, "missing_credentials", set()))
+        statuses = set(self.missing_credentials)
         for sent in (None, f"svc_pk_draft_unknown_{self.tag}"):
             reply = self.client.status(
                 key=sent,
