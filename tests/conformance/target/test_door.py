@@ -10,6 +10,7 @@ process.
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import time
@@ -29,7 +30,18 @@ from tests.support.conformance_cli import child_env, run_conformance
 from tests.support.hostile_servers import PROFILE, Hostile, answer, catch_all_html
 from tests.support.profiles import merged
 
-DOOR_SECONDS = 5.0  # the door's budget: a wrong target is a usage error within this
+DOOR_SECONDS = (
+    5.0  # the door's budget on an idle machine: a wrong target is a usage error within it
+)
+
+
+def _budget() -> float:
+    """``DOOR_SECONDS``, stretched by the run queue beyond the cores when the machine is busy
+    (a child interpreter on 2 cores at load 12 gets a sixth of a core): the door's own work is a
+    handful of exchanges; the rest is the interpreter starting and importing the kit."""
+    busy = os.getloadavg()[0] / (os.cpu_count() or 1)
+    return DOOR_SECONDS * max(1.0, busy)
+
 
 Scope = MutableMapping[str, Any]
 App = Callable[[Scope, Callable[[], Awaitable[Any]], Callable[[Any], Awaitable[None]]], Any]
@@ -74,7 +86,7 @@ def _door(
 def _one_usage_error(done: subprocess.CompletedProcess[str], seconds: float) -> str:
     """Exit 2 within the budget, one usage error and nothing else: no test, no report."""
     assert done.returncode == 2, done.stdout + done.stderr
-    assert seconds < DOOR_SECONDS, f"the door took {seconds:.1f}s"
+    assert seconds < _budget(), f"the door took {seconds:.1f}s (load {os.getloadavg()[0]:.1f})"
     assert done.stderr.count("usage error") == 1, done.stderr
     assert "passed" not in done.stdout and "failed" not in done.stdout, done.stdout
     return done.stderr
@@ -257,7 +269,6 @@ def test_a_key_refused_in_one_of_its_environments_is_left_to_the_run(tmp_path: P
     ("body", "headers", "said"),
     [
         (b'{"status": "ok"}', [("ETag", '"h"')], "without a string `hash` (fields: status)"),
-        (b'{"hash": "h"}', [], "without an ETag header"),
         (b"[]", [("ETag", '"h"')], "not a JSON status snapshot"),
     ],
 )
@@ -270,6 +281,14 @@ def test_an_answer_that_is_not_a_status_snapshot_stops_at_the_door(
     ):
         preflight(Target(server.base_url, profiles.parse(PROFILE), None))
     assert said in caught.value.problem
+
+
+def test_a_snapshot_without_its_etag_is_left_to_the_run() -> None:
+    """This interface done wrong (SDK-STATUS-ETAG-EQUALS-HASH fails with a report), not another
+    interface: the door lets it through."""
+    with Hostile([answer(200, b'{"hash": "h"}')]).running() as server:
+        preflight(Target(server.base_url, profiles.parse(PROFILE), None))
+        assert server.requests == 3  # the status poll, a create of nothing per environment
 
 
 def test_a_redirect_stops_at_the_door() -> None:
