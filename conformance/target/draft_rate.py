@@ -1,6 +1,6 @@
-"""The status endpoint's rate limit as ``conformance profile draft`` measures it: a short, bounded
-drain of one fresh instance id (200s before the first 429), a pause, a second drain (the tokens
-that came back: the refill), then one poll with another key and one with a fresh instance id on
+"""The status endpoint's rate limit as ``conformance profile draft`` measures it: a pause, a short
+bounded drain of one fresh instance id (200s before the first 429), a pause, a second drain (the
+tokens that came back: the refill), then one poll with another key and one with a fresh instance id on
 the drained bucket (the scope). Bounded in requests and seconds, to the given URL only.
 """
 
@@ -54,6 +54,7 @@ def measure(client: Client, keys: list[SdkKey], tag: str, found: Findings) -> No
     """Burst, refill and scope into ``found``; what could not be measured, with its figure."""
     key = keys[0]
     instance = f"cf-draft-{tag}-rate"
+    time.sleep(PAUSE_SECONDS)  # a bucket the probes touched (instance id not read) fills again
     first = drain(client, key, instance)
     if first.refused is None:
         for name in ("rate_limit.burst", "rate_limit.refill_per_second", "rate_limit.scope"):
