@@ -1,7 +1,7 @@
 """The status endpoint's rate limit as ``conformance profile draft`` measures it: a pause, a short
 bounded drain of one fresh instance id (200s before the first 429), a pause, a second drain (the
-tokens that came back: the refill), then one poll with another key and one with a fresh instance id on
-the drained bucket (the scope). Bounded in requests and seconds, to the given URL only.
+tokens that came back: the refill), then one poll with another key and one with a fresh instance
+id on the drained bucket (the scope). Bounded in requests and seconds, to the given URL only.
 """
 
 from __future__ import annotations
