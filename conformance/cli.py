@@ -28,6 +28,7 @@ GENERAL_COMMANDS: dict[str, str] = {
     "matrix": "conformance.report.matrix_command",
     "badge": "conformance.report.badge",
     "contract": "conformance.contract.command",
+    "profile": "conformance.target.draft",
 }
 EPILOG = """\
 examples:

@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from conformance.errors import UsageError
+from conformance.run import requirement_ids
 from conformance.run.state import HANDED_OVER, SECRETS, TARGET_INFO, add_secrets, target_info
 from conformance.stages import collected_by
 from conformance.target.profile import Profile
@@ -57,13 +58,20 @@ def at_session_start(session: pytest.Session) -> Target | None:
     """Plain pytest's controller: establish the target once when the run needs one (it names a
     target, or runs the tests of a stage that judges a server; collecting them alone starts no
     embedded server) and none was handed over; a wrong URL or profile ends the run as one usage
-    error. The caller stops what this returns."""
+    error, as is a ``--requirements`` id none of the collected stages answers for. The caller
+    stops what this returns."""
     config = session.config
-    if hasattr(config, "workerinput") or target_of(config) is not None:
+    if hasattr(config, "workerinput"):
+        return None
+    stages = collected_by(config.args, config.invocation_params.dir)
+    try:
+        requirement_ids.check(config.getoption("requirements", None), stages)
+    except UsageError as error:
+        pytest.exit(f"conformance usage error: {error}", returncode=pytest.ExitCode.USAGE_ERROR)
+    if target_of(config) is not None:
         return None
     base_url = config.getoption("base_url", None)
     profile_path = config.getoption("target_profile", None)
-    stages = collected_by(config.args, config.invocation_params.dir)
     if stages and all(stage.subject != "server" for stage in stages):
         return None
     named = bool(base_url or profile_path)

@@ -28,7 +28,7 @@ import pytest
 from conformance.errors import UsageError
 from conformance.report.headline import summary_line
 from conformance.report.model import Level, Verdict
-from conformance.run import stop_signals
+from conformance.run import requirement_ids, stop_signals
 from conformance.run.collector import ReportCapture
 from conformance.run.handover import HandedOver
 from conformance.run.selection_size import ONE_PROCESS_BELOW, narrowed, selected
@@ -164,6 +164,7 @@ def run(options: argparse.Namespace, *, announce: str | None = None) -> int:
 
 def _run(options: argparse.Namespace, started: float, announce: str | None) -> int:
     chosen = stages_of(options.stage)
+    requirement_ids.check(options.requirements, chosen)
     workers = 0 if all(stage.one_process for stage in chosen) else workers_of(options.workers)
     target: Target | None = None
     if _judges_a_server(chosen):

@@ -28,6 +28,7 @@ import os
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, fields, is_dataclass
+from difflib import get_close_matches
 from functools import cache
 from importlib import resources
 from pathlib import Path
@@ -513,17 +514,27 @@ def _validate(data: object, source: str, lines: dict[KeyPath, int]) -> None:
     problems = []
     for error in errors[:5]:
         path = tuple(error.absolute_path)
+        hint = ""
         if error.validator == "additionalProperties" and isinstance(error.instance, dict):
             known = error.schema.get("properties", {})
             extra = [key for key in error.instance if key not in known]
             path = (*path, extra[0]) if extra else path
-        problems.append(f"{_where(source, path, lines)}: key {_dotted(path)}: {error.message}")
+            hint = _did_you_mean(extra[0], known) if extra else ""
+        problems.append(
+            f"{_where(source, path, lines)}: key {_dotted(path)}: {error.message}{hint}"
+        )
     more = f"\n(and {len(errors) - 5} more)" if len(errors) > 5 else ""
     raise UsageError(
         "the target profile is invalid:\n" + "\n".join(problems) + more,
         "fix the profile (format: docs/target-profile.md, "
         "schema: conformance/target/profile.schema.json)",
     )
+
+
+def _did_you_mean(key: object, allowed: Iterable[str]) -> str:
+    """``; did you mean X?`` for an unknown key close to one allowed at its place, else ""."""
+    close = get_close_matches(str(key), sorted(allowed), n=1, cutoff=0.6)
+    return f"; did you mean {close[0]}?" if close else ""
 
 
 def parse(text: str, source: str = "<profile>", base: Path | None = None) -> Profile:

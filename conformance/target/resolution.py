@@ -1,9 +1,10 @@
 """The target: which server the suite certifies (given, or the embedded one), and its pre-flight.
 
 ``resolve`` turns a base URL and a profile path (or neither) into a ``Target``; ``preflight``
-checks once, before any test, that the target answers and accepts the profile's credentials, so
-a wrong URL or profile is one usage error instead of a wall of failures; ``establish`` does both,
-once per run (``conformance.run.handover``).
+checks once, before any test, that the target answers, speaks this interface and takes the
+profile's project and credentials (``conformance.target.door``), so a wrong URL or profile is
+one usage error instead of a wall of failures; ``establish`` does both, once per run
+(``conformance.run.handover``).
 """
 
 from __future__ import annotations
@@ -16,14 +17,16 @@ from pathlib import Path
 
 import httpx
 
-from conformance.errors import NoAnswer, UnboundedAnswer, UsageError
+from conformance.errors import UsageError
+from conformance.target import door
 from conformance.target import profile as profiles
 from conformance.target.embedded import start_embedded
 from conformance.target.profile import Profile
-from conformance.traffic.client import Client
-from conformance.traffic.transcript import Reply
+from conformance.traffic.client import TIMEOUT, Client
 
-PREFLIGHT_TIMEOUT = httpx.Timeout(5.0)
+# The door waits as long as the run's own exchanges do (a slow or distant correct target passes
+# it), and never beyond the profile's responses.max_seconds for a whole answer.
+PREFLIGHT_TIMEOUT: httpx.Timeout = TIMEOUT
 
 
 @dataclass
@@ -103,72 +106,30 @@ def establish(base_url: str | None, profile_path: str | Path | None) -> Target:
 
 
 def preflight(target: Target) -> None:
-    """Check the target answers and accepts the profile's SDK key and PAT; else a UsageError.
+    """The door (``conformance.target.door``): the target answers, speaks this interface, knows
+    the profile's project and environments, and takes each SDK key where the profile declares
+    it; else one UsageError naming the key.
 
-    The requests go through the suite's ``Client``: no answer (after one retry), or an answer
-    over the size cap or the total deadline (``responses`` in the profile), is a usage error
-    that says what happened, instead of a run that hangs or fails everywhere."""
+    The requests go through the suite's ``Client``, under the run's own bounds: no answer (after
+    one retry), or an answer over the size cap or the total deadline (``responses`` in the
+    profile), is a usage error that says what happened, instead of a run that hangs or fails
+    everywhere."""
     profile = target.profile
     key = profile.credentials.sdk_keys[0]
     url = target.base_url
-    rejected = set(profile.errors.missing_credentials_status) | {401, 403}
     with Client(url, profile, run_prefix="cf-preflight", timeout=PREFLIGHT_TIMEOUT) as client:
-        reply = _ask(
+        first = door.ask(
             url,
             lambda: client.status(
                 key=key.key,
                 environment=key.environments[0],
-                instance_id="cf-preflight",
+                instance_id=door.PREFLIGHT_INSTANCE,
                 allow_rate_limit=True,
                 allow_server_error=True,
                 pace=False,
             ),
         )
-        status = reply.status
-        target.server_header = reply.headers.get("server", "")
-        if status == 404:
-            raise UsageError(
-                f"GET {url}/sdk/v2/status answered 404: no RCES interface at this base URL",
-                "fix --base-url so that {base_url}/sdk/v2/status is the status endpoint",
-            )
-        if status in rejected:
-            raise UsageError(
-                f"the target rejects the profile's first SDK key (GET /sdk/v2/status: {status})",
-                "check credentials.sdk_keys in the profile (and the environment variables it uses)",
-            )
-        app = profile.project.application_id
-        env = profile.project.environments.get(key.environments[0])
-        if profile.capability("experiments") and env is not None:
-            status = _ask(
-                url,
-                lambda: client.management(
-                    "GET",
-                    "/experiments",
-                    environment=env,
-                    allow_rate_limit=True,
-                    allow_server_error=True,
-                ),
-            ).status
-            if status in rejected:
-                raise UsageError(
-                    f"the target rejects the profile's PAT for project {app} "
-                    f"(GET /application/{app}/v2/experiments: {status})",
-                    "check credentials.pat and project.application_id in the profile",
-                )
-
-
-def _ask(url: str, send: Callable[[], Reply]) -> Reply:
-    """One pre-flight exchange; what kept it from ending well, as a usage error."""
-    try:
-        return send()
-    except NoAnswer as error:
-        raise UsageError(
-            f"cannot reach the target at {url}: {error.title} ({error.received})",
-            "start the server, or fix --base-url (scheme, host, port and any path prefix)",
-        ) from None
-    except UnboundedAnswer as error:
-        raise UsageError(
-            f"the target's pre-flight answer never ended properly: {error.title}: {error.received}",
-            "fix the target; if its answers are legitimately larger or slower, raise "
-            "responses.max_bytes / responses.max_seconds in the profile",
-        ) from None
+        target.server_header = first.headers.get("server", "")
+        door.speaks_the_interface(first, url)
+        door.keys_reach(client, url, first)
+        door.project_exists(client, url)

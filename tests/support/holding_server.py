@@ -3,7 +3,8 @@ output redaction and of the run deadline.
 
 Real sockets (``http.server`` in a thread). Any path containing ``/slow`` is answered only after
 ``hold_s`` seconds (or when the server stops), past a short client timeout; ``/deny`` answers 401;
-everything else answers 200 at once (``[]`` for lists the pre-flight reads, else ``{}``).
+everything else answers 200 at once (``[]`` for lists the pre-flight reads, a snapshot with its
+``hash`` for the status poll, else ``{}``).
 ``every_hold_s`` holds back every answer but the pre-flight's, for a target slower than a deadline.
 """
 
@@ -34,6 +35,8 @@ class _Handler(BaseHTTPRequestHandler):
             self.server.stopping.wait(hold)
         status = 401 if "/deny" in self.path else 200
         body = b"[]" if self.path.endswith("/experiments") else b"{}"
+        if "/sdk/v2/status" in self.path:
+            body = b'{"hash": "held"}'  # a status snapshot, as the pre-flight asks
         with contextlib.suppress(OSError):
             self.send_response(status)
             self.send_header("content-type", "application/json")

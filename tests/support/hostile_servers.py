@@ -1,4 +1,5 @@
-"""Small hostile HTTP servers over real sockets: drip, endless, huge, silent, reset, fixed answers.
+"""Small hostile HTTP servers over real sockets: drip, endless, huge, silent, reset, fixed answers,
+a catch-all HTML page.
 
 Each ``Hostile`` server reads one request per connection and hands the socket to a behaviour,
 chosen by the request's number (the last behaviour repeats). Every answer closes its connection.
@@ -29,15 +30,30 @@ responses: {max_bytes: 65536, max_seconds: 1.5}
 """
 
 
-def answer(status: int, body: bytes = b"{}", headers: Sequence[tuple[str, str]] = ()) -> Behaviour:
+def answer(
+    status: int,
+    body: bytes = b"{}",
+    headers: Sequence[tuple[str, str]] = (),
+    content_type: str = "application/json",
+) -> Behaviour:
     """A whole answer at once."""
 
     def send(conn: socket.socket, stop: threading.Event) -> None:
         head = [f"HTTP/1.1 {status} X", f"Content-Length: {len(body)}", "Connection: close"]
-        head += [f"{k}: {v}" for k, v in (("Content-Type", "application/json"), *headers)]
+        head += [f"{k}: {v}" for k, v in (("Content-Type", content_type), *headers)]
         conn.sendall(("\r\n".join(head) + "\r\n\r\n").encode() + body)
 
     return send
+
+
+CATCH_ALL_PAGE = (
+    b"<!doctype html><html><head><title>Sign in</title></head><body>login</body></html>"
+)
+
+
+def catch_all_html() -> Behaviour:
+    """``200 text/html`` on every path: a proxy's login page, an SPA fallback, a default page."""
+    return answer(200, CATCH_ALL_PAGE, content_type="text/html; charset=utf-8")
 
 
 def drip(every: float = 0.2, size: int = 1024, give_up: float = 20.0) -> Behaviour:

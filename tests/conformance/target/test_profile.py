@@ -99,6 +99,32 @@ def test_unknown_key_is_reported_where_it_is(tmp_path: Path, env: None) -> None:
     assert "line 14" in str(caught.value)
 
 
+def test_an_unknown_key_gets_the_close_match_allowed_at_its_place(
+    tmp_path: Path, env: None
+) -> None:
+    text = VALID.replace("rate_limit:", "rate_limt:").replace("  burst: 10", "  brust: 10")
+    with pytest.raises(UsageError) as caught:
+        profiles.load(write(tmp_path, text))
+    assert "key rate_limt: " in caught.value.problem
+    assert "did you mean rate_limit?" in caught.value.problem
+    assert "did you mean burst?" not in caught.value.problem  # brust is not under rate_limit
+
+
+def test_a_nested_unknown_key_gets_the_close_match_of_its_section(
+    tmp_path: Path, env: None
+) -> None:
+    text = VALID.replace("  burst: 10", "  brust: 10\n  refill_per_secnd: 5")
+    with pytest.raises(UsageError) as caught:
+        profiles.load(write(tmp_path, text))
+    assert "key rate_limit.brust: " in caught.value.problem
+    assert caught.value.problem.count("did you mean") == 1
+    assert "did you mean burst?" in caught.value.problem
+    far = VALID.replace("  burst: 10", "  burst: 10\n  quantum: 1")
+    with pytest.raises(UsageError) as caught:
+        profiles.load(write(tmp_path, far))
+    assert "did you mean" not in caught.value.problem  # nothing close: no guess
+
+
 def test_unset_environment_variable_is_a_usage_error(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

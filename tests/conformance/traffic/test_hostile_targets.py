@@ -151,7 +151,7 @@ def test_preflight_of_a_silent_target_is_a_usage_error(
 
 
 def test_preflight_of_a_well_behaved_target_passes(serve: Serve, profile: Profile) -> None:
-    server = serve(answer(200, b'{"hash": "h"}', [("Server", "hostile-test")]))
+    server = serve(answer(200, b'{"hash": "h"}', [("Server", "hostile-test"), ("ETag", '"h"')]))
     found = Target(server.base_url, profile, None)
     targets.preflight(found)
     assert found.server_header == "hostile-test"
