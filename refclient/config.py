@@ -9,8 +9,10 @@ Jitter readings (``jitter_reading``), for a wait of ``interval`` spread by ratio
 (clamped to [0, 1]) with ``U`` uniform in [0, 1):
 
 - ``above`` (default): ``interval * (1 + r * U)``, in [interval, interval * (1 + r)). The spec
-  says "poll no faster than intervalSeconds, spread by jitterRatio": this reading keeps the
-  "no faster than" for every single wait and still spreads clients apart.
+  says "poll no faster than intervalSeconds, spread by jitterRatio" (4.3) and calls
+  intervalSeconds "a minimum interval between polls" (8.2): this reading keeps the "no faster
+  than" for every single wait and still spreads clients apart. It is also the conformance
+  kit's default reading (``client.jitter_reading``), so the client passes with no profile.
 - ``symmetric``: ``interval * (1 - r + 2 * r * U)``, in [interval * (1 - r), interval * (1 + r)),
   the formula the public clients use. Its mean is the interval, but single waits come in up to
   ``r * interval`` early, so a strict reading of "no faster than" fails it.

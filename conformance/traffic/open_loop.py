@@ -14,13 +14,13 @@ time on whichever keep-alive connection is idle, so the arrival rate is the suit
   the burst behind its plan); a request still due while every connection is busy grows it too;
 - every request is recorded: planned and actual send time, answer time, status, headers, body.
 
-Judgements use what was offered, the actual send times, against the profile's declared figures.
-A request can leave late for two reasons, told apart per record: no connection was free at
+Judgements use what was offered, the actual send and answer times, against the profile's
+declared figures (``traffic.delivery``: whether the load reached the target at all). A request
+can leave late for two reasons, told apart per record for the figures: no connection was free at
 its time (``Record.waited``: each was held by the target, answering slowly), or one was (or the
 suite had asked for a new one) and the suite ran late (``Record.own_lag``: its own CPU, opening
 a connection it grew included). ``Offer.lag``, ``Offer.own_lag``, ``Offer.waited`` and
-``Offer.offered_rate`` give the figures; ``Offer.densest(window, waits=False)`` counts sends as
-if none had waited for a connection: what the suite's own timing alone would have delivered.
+``Offer.offered_rate`` give them.
 """
 
 from __future__ import annotations
@@ -151,17 +151,6 @@ class Offer:
     def waited(self) -> float:
         """The longest any request waited for a free connection past its planned time."""
         return max((r.waited for r in self.records), default=0.0)
-
-    def densest(self, window: float, *, waits: bool = True) -> int:
-        """The most requests actually sent inside any ``window`` seconds; ``waits=False``: each
-        send moved back by the time it waited for a free connection (the suite's timing alone)."""
-        times = sorted(
-            r.sent - (0.0 if waits else r.waited) for r in self.records if r.sent is not None
-        )
-        best = 0
-        for start, moment in enumerate(times):
-            best = max(best, bisect.bisect_right(times, moment + window) - start)
-        return best
 
     def latencies(self) -> list[float]:
         return sorted(r.latency for r in self.records if r.latency is not None)

@@ -1,8 +1,10 @@
 """Judging the polling hint: no wait shorter than the profile's reading of the hint allows
-(HONOUR-HINT), waits spread across polls and across instances (HINT-JITTER), and the own cadence
-again once a 200 lacks the hint (HINT-RELEASE). A 304 has no body, so it cannot say polling is
-gone: the hint stays in force through 304s (``timeline.gaps``), and the waits after them are
-judged as hinted; only a 200 without polling releases it.
+(HONOUR-HINT: intervalSeconds itself under the default 'above' reading; a declared 'symmetric'
+reading allows down to intervalSeconds times one minus jitterRatio), waits spread across polls
+and across instances (HINT-JITTER), and the own cadence again once a 200 lacks the hint
+(HINT-RELEASE). A 304 has no body, so it cannot say polling is gone: the hint stays in force
+through 304s (``timeline.gaps``), and the waits after them are judged as hinted; only a 200
+without polling releases it.
 
 Jitter is judged robustly, so that scheduling noise can neither fail a jittered client nor pass
 a fixed one: the interquartile range of all hinted waits must reach 10 % of the spread the
@@ -25,6 +27,7 @@ SPREAD_SHARE = 0.10
 LOCKSTEP_S = 0.03
 LOCKSTEP_SHARE = 0.01
 RELEASE_FACTOR = 1.5  # a wait after the hint is gone may be this much over the own cadence
+SYMMETRIC = "symmetric"  # the reading a profile must declare for waits below intervalSeconds
 
 
 def hinted(run: ScenarioRun) -> dict[str, list[Gap]]:
@@ -37,6 +40,7 @@ def judge_hint(run: ScenarioRun) -> list[Finding]:
     reading = run.settings.jitter_reading
     short: list[str] = []
     count = 0
+    symmetric_fits = True  # every short wait would pass a declared 'symmetric' reading
     bound_shown = ""
     for waits in hinted(run).values():
         for gap in waits:
@@ -49,9 +53,17 @@ def judge_hint(run: ScenarioRun) -> list[Finding]:
                 short.append(
                     f"{gap.after.instance} at {gap.after.arrived:.3f}s: {gap.seconds:.3f}s"
                 )
+                low = hint_bound(interval, ratio, SYMMETRIC)
+                symmetric_fits = symmetric_fits and gap.seconds >= low - margin(low)
     if not count:
         return [unmeasured(HONOUR_HINT, "no poll followed an answer carrying the hint")]
     if short:
+        declare = (
+            f" (every wait fits the '{SYMMETRIC}' reading: a client that spreads its waits "
+            f"around intervalSeconds declares client.jitter_reading: {SYMMETRIC})"
+            if reading != SYMMETRIC and symmetric_fits
+            else ""
+        )
         return [
             failed(
                 HONOUR_HINT,
@@ -60,7 +72,7 @@ def judge_hint(run: ScenarioRun) -> list[Finding]:
                 f"cannot release it), >= {bound_shown} under the "
                 f"'{reading}' reading (profile: client.jitter_reading), less a noise margin "
                 f"of {margin(0):.2f}s + {100 * margin(1) - 100 * margin(0):.0f}%",
-                f"{len(short)} of {count} waits shorter: " + "; ".join(short[:5]),
+                f"{len(short)} of {count} waits shorter: " + "; ".join(short[:5]) + declare,
             )
         ]
     return [passed(HONOUR_HINT, "hint honoured", f"{count} hinted waits")]

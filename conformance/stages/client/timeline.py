@@ -15,7 +15,8 @@ from conformance.stages.client.runs import InstanceRun
 
 # Scheduling noise the timing checks tolerate: a wait may look this much shorter than asked
 # (the server stamps an arrival a little late while busy). It can never pass a client that
-# ignores a hint: 0.05 s + 2 % of a 1.4 s bound is 0.08 s, far from a 0.6 s cadence.
+# ignores a hint: 0.05 s + 2 % of the hint's 2 s bound (the default 'above' reading) is 0.09 s,
+# and of its 1.4 s bound under a declared 'symmetric' one 0.08 s, far from a 0.6 s cadence.
 MARGIN_S = 0.05
 MARGIN_SHARE = 0.02
 
@@ -25,7 +26,9 @@ def margin(bound_s: float) -> float:
 
 
 def hint_bound(interval: float, ratio: float, reading: str) -> float:
-    """The shortest wait a hint allows under a jitter reading (ratio clamped to [0, 1])."""
+    """The shortest wait a hint allows under a jitter reading (ratio clamped to [0, 1]): the
+    interval itself ('above', the default: spec 4.3 "no faster than", 8.2 "a minimum interval"),
+    or the interval times one minus the ratio where the profile declares 'symmetric'."""
     r = min(max(ratio, 0.0), 1.0)
     return interval * (1 - r) if reading == "symmetric" else interval
 

@@ -3,10 +3,20 @@ state (last hash, hint, failures) and how long it waits before the next poll.
 
 Spec 4.3 client rules, with the observed conventions' figures: send the last hash; a 200 sets
 the hint when its body carries ``polling`` and clears it when not; a 304 (no body) and a failure
-keep it; the wait after a success is ``max(cadence, intervalSeconds)`` spread by the jitter ratio
-in force (``delay = interval * (1 - r + 2 r U)``), never under the 5 s floor; after a failure the
-wait doubles from the cadence up to 5 minutes, never sooner than ``Retry-After`` nor than a held
-hint. Locust's users drive this; unit tests drive it directly.
+keep it; after a failure the wait doubles from the cadence up to 5 minutes, never sooner than
+``Retry-After`` nor than a held hint; every wait is at least the 5 s floor.
+
+The wait after a success reads the jitter ratio in force two ways (``client.jitter_reading``'s
+readings, docs/client-stage.md):
+
+- at the own cadence, **symmetric** around it (``delay = cadence * (1 - r + 2 r U)``, the observed
+  clients' formula): spec 4.3 sets no minimum there, and the fleet's mean cadence stays the
+  planned one (``Plan.planned_rate``);
+- under a hint, **above** ``max(cadence, intervalSeconds)`` (``delay = interval * (1 + r U)``): the
+  spec says to poll no faster than intervalSeconds (4.3) and calls it a minimum interval (8.2),
+  so no instance of a fleet that obeys the hint may come in early.
+
+Locust's users drive this; unit tests drive it directly.
 """
 
 from __future__ import annotations
@@ -39,9 +49,16 @@ class Reading:
 
 
 def jittered(interval_s: float, ratio: float, draw: float) -> float:
-    """``interval * (1 - r + 2 r U)`` with ``r`` clamped to [0, 1] and ``U = draw`` in [0, 1)."""
+    """Symmetric: ``interval * (1 - r + 2 r U)`` with ``r`` clamped to [0, 1] and ``U = draw`` in
+    [0, 1): the own cadence's spread."""
     r = min(1.0, max(0.0, ratio))
     return interval_s * (1 - r + 2 * r * draw)
+
+
+def jittered_above(interval_s: float, ratio: float, draw: float) -> float:
+    """Above: ``interval * (1 + r U)``, never below ``interval``: a hint's spread."""
+    r = min(1.0, max(0.0, ratio))
+    return interval_s * (1 + r * draw)
 
 
 def read_hint(value: object) -> tuple[Hint | None, str]:
@@ -136,11 +153,13 @@ class PollerState:
         return self.config_hash
 
     def next_delay(self) -> float:
-        """The wait after a success: own cadence, or the hint while one is held."""
-        interval, ratio = self.cadence_s, self.jitter_ratio
-        if self.hint is not None:
-            interval, ratio = max(interval, self.hint.interval_s), self.hint.jitter_ratio
-        return max(self.min_interval_s, jittered(interval, ratio, float(self.rng.random())))
+        """The wait after a success: the own cadence spread around it, or while a hint is held
+        at least its interval (never faster than the hint, spec 4.3 and 8.2)."""
+        draw = float(self.rng.random())
+        if self.hint is None:
+            return max(self.min_interval_s, jittered(self.cadence_s, self.jitter_ratio, draw))
+        interval = max(self.cadence_s, self.hint.interval_s)
+        return max(self.min_interval_s, jittered_above(interval, self.hint.jitter_ratio, draw))
 
     def failed(self, retry_after: float | None) -> float:
         """Take a failure in; the wait before the next poll (backoff, Retry-After, hint)."""

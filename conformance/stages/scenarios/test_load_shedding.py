@@ -2,11 +2,13 @@
 
 ``load_shedding.provoke``: ``burst`` offers ``burst_requests`` status polls with distinct
 instance ids (so no rate-limit bucket drains) open-loop (``conformance.traffic.open_loop``) inside
-``SEND_SHARE`` of ``window_seconds``, over as many connections as the target's latency needs:
-the load the target sees is the suite's, however long it takes to answer. When no hint came,
-the target is judged unless the suite itself did not deliver the profile's load (fewer than
-``burst_requests`` sends inside any ``window_seconds``, even with each send moved back by its
-wait for a connection the target held), which is not measurable with the figures.
+``SEND_SHARE`` of ``window_seconds``, over as many connections as the target's latency needs.
+When no hint came, the target is judged only on load that went out
+(``conformance.traffic.delivery``): ``burst_requests`` actually sent inside some
+``window_seconds``, by send timestamps, never by the plan. Short of that (the suite's own CPU, or
+its connection cap while a slow target or path held every connection) the requirement is not
+measurable, with the offered rate against the planned one and the answers' latency; a burst that
+went out and brought no hint fails, however slowly it was answered.
 ``forced`` means the target sheds all the time, so only presence is measurable; ``none`` leaves
 every hint requirement not measurable. Runs in the serial phase, since other traffic would
 blur "the load is gone".
@@ -24,6 +26,7 @@ from conformance.drivers.sdk import Snapshots
 from conformance.errors import NotMeasurable
 from conformance.json_types import JsonValue
 from conformance.oracles.shapes import problems
+from conformance.traffic.delivery import delivery
 from conformance.traffic.open_loop import Offer, Planned, send, uniform
 
 requirement = pytest.mark.requirement
@@ -67,24 +70,17 @@ def _burst(snapshots: Snapshots) -> Offer:
     return send(snapshots.client, plan, latency, "load-shedding burst")
 
 
-def _undelivered(snapshots: Snapshots, offered: Offer) -> str | None:
-    """Why the suite did not deliver the profile's load, or None when it did, when the target
-    held every connection the suite may open, or when the suite's own timing would have
-    delivered it (sends moved back by their waits for a free connection: connections held by
-    a target answering slowly under load are the target's doing, and judged)."""
+def _no_hint(snapshots: Snapshots, served: int, offered: Offer | None) -> str:
+    """No 200 carried the hint: the evidence against the target, or NotMeasurable when the
+    burst never went out (the suite did not send ``burst_requests`` inside any window)."""
+    none = f"{served} requests, none with polling"
+    if offered is None:  # forced: the target says it sheds all the time
+        return none
     shed = snapshots.profile.load_shedding
-    delivered = offered.densest(shed.window_seconds)
-    if delivered >= shed.burst_requests or offered.cap_reached:
-        return None
-    if offered.densest(shed.window_seconds, waits=False) >= shed.burst_requests:
-        return None
-    return (
-        f"the suite delivered at most {delivered} of the profile's {shed.burst_requests} "
-        f"requests inside any {shed.window_seconds:g}s window (offered "
-        f"{offered.offered_rate:.0f}/s of {offered.planned_rate:.0f}/s planned, sends up to "
-        f"{offered.own_lag * 1000:.0f} ms late on its own CPU with a connection free): "
-        f"{offered.describe()}"
-    )
+    burst = delivery(offered, shed.burst_requests, shed.window_seconds)
+    if not burst.delivered:
+        raise NotMeasurable(burst.shortfall())
+    return f"{none}; {burst.figures()}"
 
 
 @requirement(
@@ -118,17 +114,12 @@ def test_hint_under_load_and_after(snapshots: Snapshots) -> None:
     boot_hints = [_polling(b) for p, s, b in served if p.endswith("bootstrap") and s == 200]
     unmeasured: dict[str, str] = {}
     with IndependentChecks() as independent:
-        if not status_hints and offered is not None:
-            undelivered = _undelivered(snapshots, offered)
-            if undelivered is not None:
-                raise NotMeasurable(undelivered)
         if not independent.check(
             bool(status_hints),
             ("POLL-HINT-UNDER-LOAD",),
             "no status response carried a polling hint under load",
             "a polling object in 200 status responses while shedding",
-            f"{len(served)} requests, none with polling"
-            + (f"; {offered.describe()}" if offered is not None else ""),
+            "" if status_hints else _no_hint(snapshots, len(served), offered),
         ):
             return
         hint = status_hints[-1]

@@ -33,6 +33,7 @@ from conformance.drivers.sdk import Snapshots
 from conformance.errors import NotMeasurable
 from conformance.oracles.header_grammar import Problem, retry_after
 from conformance.oracles.rate_budget import Window, early_refusal
+from conformance.traffic.delivery import delivery
 from conformance.traffic.open_loop import Offer, Planned, Record, reply_of, send, uniform
 from conformance.traffic.token_bucket import Limit
 from conformance.traffic.transcript import Reply
@@ -173,10 +174,11 @@ def judge_drain(
     )
     if not refused:
         span = latest - first
-        if offered.densest(DRAIN_SECONDS, waits=False) <= declared_allows(snapshots, DRAIN_SECONDS):
+        over_budget = math.floor(declared_allows(snapshots, DRAIN_SECONDS)) + 1
+        load = delivery(offered, over_budget, DRAIN_SECONDS)
+        if not load.delivered:  # by send timestamps: what left, not what was planned
             raise NotMeasurable(
-                f"{what}: the suite did not offer more than the declared budget "
-                f"({offered.describe()})",
+                f"{what}: the suite did not offer more than the declared budget: {load.figures()}",
                 ids,
             )
         raise NotMeasurable(

@@ -78,17 +78,15 @@ def record(index: int, sent: float | None, status: int | None = 200) -> Record:
     return Record(index, planned, sent or 0.0, sent, answered, status, (), b"", 0)
 
 
-def test_densest_counts_actual_sends_inside_a_window() -> None:
+def test_the_figures_count_only_what_was_sent() -> None:
     result = Offer(
         tuple(record(n, t) for n, t in enumerate([0.0, 0.1, 0.2, 1.05, 1.1, 1.15, 1.2, None])),
         planned_rate=10.0,
         connections=1,
         cap_reached=False,
     )
-    assert result.densest(0.2) == 4  # 1.05 .. 1.2
-    assert result.densest(1.0) == 5  # 0.2 .. 1.2
-    assert result.densest(2.0) == 7  # the never-sent one does not count
-    assert "offered 7 of 8 planned requests" in result.describe()
+    assert len(result.sent()) == 7 and result.span == pytest.approx(1.2)
+    assert "offered 7 of 8 planned requests at 6/s (10/s planned)" in result.describe()
 
 
 def test_a_wait_for_a_free_connection_is_told_from_the_suites_own_lag() -> None:
@@ -100,19 +98,6 @@ def test_a_wait_for_a_free_connection_is_told_from_the_suites_own_lag() -> None:
     result = Offer((held, cpu), planned_rate=2.0, connections=2, cap_reached=False)
     assert result.waited == pytest.approx(0.25) and result.own_lag == pytest.approx(0.05)
     assert "waits for a free connection up to 250 ms, own CPU up to 50 ms" in result.describe()
-
-
-def test_densest_without_waits_is_what_the_suites_own_timing_delivers() -> None:
-    planned = Planned(0.0, "/sdk/v2/status", {})
-    # planned every 0.1 s from 0; the last two waited 0.3 s for connections the target held
-    sends = [(0.0, 0.0), (0.1, 0.1), (0.2, 0.2), (0.3, 0.6), (0.4, 0.7)]
-    records = tuple(
-        Record(n, planned, due, sent, sent + 0.1, 200, (), b"", n, ready=sent - 0.001)
-        for n, (due, sent) in enumerate(sends)
-    )
-    result = Offer(records, planned_rate=10.0, connections=5, cap_reached=False)
-    assert result.densest(0.45) == 3  # as sent
-    assert result.densest(0.45, waits=False) == 5  # as the suite would have sent them
 
 
 def test_a_slow_target_gets_the_planned_rate(far: str, profile: Profile) -> None:

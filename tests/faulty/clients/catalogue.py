@@ -40,10 +40,10 @@ def fault(name: str, breaks: set[str] | frozenset[str], doc: str, **profile: str
 DEFECTS: tuple[ClientVariant, ...] = (
     fault("polls-through-hint", {HINT}, "keeps its own cadence while the hint is in force"),
     fault(
-        "symmetric-under-above",
+        "symmetric-under-default",
         {HINT},
-        "reads jitterRatio symmetrically where the profile declares 'above'",
-        jitter_reading="above",
+        "jitters symmetrically around intervalSeconds (waits from I(1-r)) under the default "
+        "reading, 'above': no wait below intervalSeconds (spec 4.3, 8.2)",
     ),
     fault("no-jitter", {JITTER}, "waits exactly intervalSeconds: the spread of jitterRatio is 0"),
     fault(
@@ -111,9 +111,14 @@ ADVERSARIAL: tuple[ClientVariant, ...] = (
 )
 
 CORRECT: tuple[ClientVariant, ...] = (
-    fault("reference", set(), "the reference client as it is (symmetric reading, header hash)"),
+    fault("reference", set(), "the reference client as it is (above reading, header hash)"),
     fault("query-hash", set(), "sends the hash as ?hash=", hash_transport="query"),
-    fault("above-reading", set(), "reads jitterRatio as 'above'", jitter_reading="above"),
+    fault(
+        "symmetric-declared",
+        set(),
+        "jitters symmetrically (the observed clients' formula), declared in its profile",
+        jitter_reading="symmetric",
+    ),
     fault(
         "per-configuration",
         set(),

@@ -145,7 +145,8 @@ def project_id_zero() -> None:
     _identity(lambda headers: headers.__setitem__("project-id", "0"))
 
 
-def symmetric_under_above() -> None:
+def symmetric() -> None:
+    """Jitter symmetrically whatever RCES_JITTER_READING says (the observed clients' formula)."""
     _config(jitter_reading="symmetric")
 
 
@@ -210,7 +211,7 @@ def unchanged() -> None:
 
 PATCHES: dict[str, Callable[[], None]] = {
     "polls-through-hint": polls_through_hint,
-    "symmetric-under-above": symmetric_under_above,
+    "symmetric-under-default": symmetric,
     "no-jitter": no_jitter,
     "shared-seed": shared_seed,
     "slow-after-hint": slow_after_hint,
@@ -227,7 +228,7 @@ PATCHES: dict[str, Callable[[], None]] = {
     **ADVERSARIAL_PATCHES,
     "reference": unchanged,
     "query-hash": unchanged,
-    "above-reading": unchanged,
+    "symmetric-declared": symmetric,
     "per-configuration": per_configuration,
     "equal-jitter": equal_jitter,
     "full-jitter": full_jitter,

@@ -13,6 +13,7 @@ from conformance.stages.client.judge_headers import judge_headers
 from conformance.stages.client.judge_hint import judge_hint, judge_jitter, judge_release
 from conformance.stages.client.judge_refetch import judge_refetch
 from tests.conformance.stages.client.timelines import (
+    SETTINGS,
     every,
     instance,
     poll,
@@ -21,7 +22,10 @@ from tests.conformance.stages.client.timelines import (
     settings,
 )
 
-HINT = (2.0, 0.3)  # intervalSeconds 2 s, jitterRatio 0.3: symmetric bound 1.4 s, above 2.0 s
+HINT = (2.0, 0.3)  # intervalSeconds 2 s, jitterRatio 0.3: bound 2.0 s (above), 1.4 s (symmetric)
+
+
+HONOUR = "POLL-CLIENT-HONOUR-HINT"
 
 
 def verdict(findings: list[Finding], rid: str) -> str:
@@ -51,7 +55,7 @@ def jittered(rng: random.Random, low: float, high: float, n: int) -> list[float]
     return [low + (high - low) * rng.random() for _ in range(n)]
 
 
-def hint_run(waits_of: object, reading: str = "symmetric", instances: int = 3) -> object:
+def hint_run(waits_of: object, reading: str = "above", instances: int = 3) -> object:
     rng = random.Random(7)
     built = [
         hint_instance(
@@ -72,9 +76,24 @@ def test_symmetric_waits_pass_the_symmetric_reading_and_fail_the_above_one() -> 
     def symmetric(rng: random.Random) -> list[float]:
         return jittered(rng, 1.4, 2.6, 6)
 
-    assert verdict(judge_hint(hint_run(symmetric)), "POLL-CLIENT-HONOUR-HINT") == PASS
-    assert verdict(judge_jitter(hint_run(symmetric)), "POLL-CLIENT-HINT-JITTER") == PASS
+    declared = hint_run(symmetric, "symmetric")
+    assert verdict(judge_hint(declared), "POLL-CLIENT-HONOUR-HINT") == PASS
+    assert verdict(judge_jitter(declared), "POLL-CLIENT-HINT-JITTER") == PASS
     assert verdict(judge_hint(hint_run(symmetric, "above")), "POLL-CLIENT-HONOUR-HINT") == FAIL
+
+
+def test_the_default_reading_is_above_and_a_symmetric_client_is_told_to_declare() -> None:
+    def symmetric(rng: random.Random) -> list[float]:
+        return jittered(rng, 1.4, 2.6, 6)
+
+    assert SETTINGS.jitter_reading == "above"  # the schema's default: spec 4.3 and 8.2
+    found = judge_hint(hint_run(symmetric))  # under the default reading
+    miss = next(f for f in found if f.requirement_id == "POLL-CLIENT-HONOUR-HINT")
+    assert miss.verdict == FAIL
+    assert "declares client.jitter_reading: symmetric" in str(miss.received)
+    too_fast = judge_hint(hint_run([1.0] * 6))  # below even the symmetric bound: no such advice
+    miss = next(f for f in too_fast if f.requirement_id == "POLL-CLIENT-HONOUR-HINT")
+    assert miss.verdict == FAIL and "symmetric" not in str(miss.received)
 
 
 def test_above_waits_pass_both_readings() -> None:
@@ -88,8 +107,11 @@ def test_above_waits_pass_both_readings() -> None:
 
 
 def test_a_wait_a_little_short_is_noise_but_not_a_tenth_of_a_second() -> None:
-    assert verdict(judge_hint(hint_run([1.4 - 0.06] * 6)), "POLL-CLIENT-HONOUR-HINT") == PASS
-    assert verdict(judge_hint(hint_run([1.4 - 0.1] * 6)), "POLL-CLIENT-HONOUR-HINT") == FAIL
+    assert verdict(judge_hint(hint_run([2.0 - 0.07] * 6)), "POLL-CLIENT-HONOUR-HINT") == PASS
+    assert verdict(judge_hint(hint_run([2.0 - 0.12] * 6)), "POLL-CLIENT-HONOUR-HINT") == FAIL
+    declared = "symmetric"
+    assert verdict(judge_hint(hint_run([1.4 - 0.06] * 6, declared)), HONOUR) == PASS
+    assert verdict(judge_hint(hint_run([1.4 - 0.1] * 6, declared)), HONOUR) == FAIL
 
 
 def test_no_jitter_and_a_shared_seed_fail_the_spread() -> None:
@@ -102,12 +124,12 @@ def test_no_jitter_and_a_shared_seed_fail_the_spread() -> None:
 def test_staying_slow_after_the_hint_fails_the_release() -> None:
     rng = random.Random(3)
     slow = [
-        hint_instance(f"hint#{k}", [0.6] * 4, jittered(rng, 1.4, 2.6, 5), [2.0] * 4)
+        hint_instance(f"hint#{k}", [0.6] * 4, jittered(rng, 2.0, 2.6, 5), [2.0] * 4)
         for k in (1, 2, 3)
     ]
     assert verdict(judge_release(scenario_run("hint", slow)), "POLL-CLIENT-HINT-RELEASE") == FAIL
     back = [
-        hint_instance(f"hint#{k}", [0.6] * 4, jittered(rng, 1.4, 2.6, 5), [0.65] * 4)
+        hint_instance(f"hint#{k}", [0.6] * 4, jittered(rng, 2.0, 2.6, 5), [0.65] * 4)
         for k in (1, 2, 3)
     ]
     assert verdict(judge_release(scenario_run("hint", back)), "POLL-CLIENT-HINT-RELEASE") == PASS
@@ -245,7 +267,7 @@ def held_hint_run(after_304: list[float]) -> object:
     rng = random.Random(5)
     built = []
     for k in (1, 2, 3):
-        on_200 = jittered(rng, 1.4, 2.6, 3)
+        on_200 = jittered(rng, 2.0, 2.6, 3)
         times = every(1.0, [0.6] * 4 + on_200 + after_304 + [0.6] * 4)
         events = []
         for n, at in enumerate(times):
@@ -265,7 +287,7 @@ def held_hint_run(after_304: list[float]) -> object:
 
 def test_a_304_does_not_release_the_hint() -> None:
     rng = random.Random(8)
-    kept = held_hint_run(jittered(rng, 1.4, 2.6, 3))
+    kept = held_hint_run(jittered(rng, 2.0, 2.6, 3))
     assert verdict(judge_hint(kept), "POLL-CLIENT-HONOUR-HINT") == PASS
     assert verdict(judge_release(kept), "POLL-CLIENT-HINT-RELEASE") == PASS
     # back to the own cadence on the first 304: polling was never gone from a response

@@ -8,7 +8,13 @@ import random
 from conformance.stages.load import judge
 from conformance.stages.load.plan import Plan
 from conformance.stages.load.records import ANONYMOUS, NOISY, WELL_BEHAVED, Poll, Results, Write
-from conformance.stages.load.rules import PollerState, Reading, read_hint, read_snapshot
+from conformance.stages.load.rules import (
+    Hint,
+    PollerState,
+    Reading,
+    read_hint,
+    read_snapshot,
+)
 from conformance.stages.load.series import Rate, per_second
 
 T0 = 1_000_000.0
@@ -175,12 +181,28 @@ def test_the_client_rules_of_one_instance() -> None:
     reading = read_snapshot(body, 7)
     assert state.succeeded(200, reading) == "c1"
     assert state.request_headers() == {"If-None-Match": '"s1"'}
-    assert 27 <= state.next_delay() <= 33  # the hint's interval, its jitter
+    assert 30 <= state.next_delay() <= 33  # the hint's interval, its jitter above it
     assert state.succeeded(304, None) == "c1" and state.hint is not None  # a 304 keeps it
     assert state.succeeded(200, Reading(snapshot_hash="s2", config_hash="c2")) == "c2"
     assert state.hint is None and 5 <= state.next_delay() <= 6  # gone: own cadence
     assert state.failed(retry_after=12) == 12 and state.failed(None) == 10  # backoff doubles
     assert read_hint({"intervalSeconds": 0, "jitterRatio": 2})[1].startswith("polling values")
+
+
+def test_the_fleet_never_polls_faster_than_a_hint_and_keeps_its_cadence_on_average() -> None:
+    """Under a hint every wait is at least intervalSeconds (spec 4.3 "no faster than", 8.2 "a
+    minimum interval"): a fleet that came in early would break the rule it keeps. At the own
+    cadence the waits spread around it, so the fleet offers its planned rate."""
+    state = PollerState(5.0, 0.2, min_interval_s=1.0, rng=random.Random(2))
+    hinted = Reading(snapshot_hash="s1", hint=Hint(10.0, 0.5), hint_present=True)
+    state.succeeded(200, hinted)
+    waits = [state.next_delay() for _ in range(2000)]
+    assert min(waits) >= 10.0 and max(waits) < 15.0
+    assert max(waits) > 14.5  # spread over the whole [I, I(1 + r))
+    state.succeeded(200, Reading(snapshot_hash="s2"))
+    own = [state.next_delay() for _ in range(2000)]
+    assert min(own) < 4.1 and max(own) > 5.9  # symmetric: [4, 6)
+    assert 4.9 < sum(own) / len(own) < 5.1
 
 
 def test_rates_and_series() -> None:
