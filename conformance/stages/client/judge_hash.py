@@ -54,7 +54,7 @@ def judge_last_hash(run: ScenarioRun) -> list[Finding]:
                 f"no hash on the first poll, then the hash of the last 200 on every poll, "
                 f"whatever the answer before it (304, 5xx, 429, a lost connection), as "
                 f"{FORMS[transport]} (profile: client.hash_transport = {transport}); "
-                f"If-None-Match by RFC 9110 13.1.2: \"*\" / #entity-tag",
+                'If-None-Match by RFC 9110 13.1.2: "*" / #entity-tag',
                 f"{len(wrong)} of {judged} polls: " + "; ".join(wrong[:4]),
             )
         ]
