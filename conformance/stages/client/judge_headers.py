@@ -1,12 +1,15 @@
-"""Judging the identity headers a client sends: the instance id it was given on every SDK request,
-1 to 128 characters and the same throughout; the numeric header, when sent, within
-0 < value <= 9007199254740991 (spec 8)."""
+"""Judging the identity headers a client sends, on every request it sends in every scenario (on
+and off the happy path: after 5xx, 429s and lost connections alike): the instance id it was given
+(``RCES_INSTANCE_ID``), exactly, 1 to 128 characters, a field value by RFC 9110 5.5; the numeric
+header, when sent, within 0 < value <= 9007199254740991 (spec 8)."""
 
 from __future__ import annotations
 
 import math
 
+from conformance.oracles.header_grammar import Problem, field_value
 from conformance.stages.client.findings import Finding, failed, passed, unmeasured
+from conformance.stages.client.recording import Recorded
 from conformance.stages.client.runs import ScenarioRun
 from conformance.stages.client.scenarios import INSTANCE_ID, NUMERIC_HEADER
 
@@ -18,11 +21,13 @@ def judge_headers(run: ScenarioRun) -> list[Finding]:
     return [_instance_id(run), _numeric(run)]
 
 
-def _requests(run: ScenarioRun) -> list[tuple[str, dict[str, str], int]]:
+def _requests(run: ScenarioRun) -> list[tuple[str, Recorded]]:
+    """Every request read of every instance, with the instance id that instance was given."""
     return [
-        (r.instance, r.headers, r.seq)
-        for r in run.records()
-        if r.status is not None and r.kind in ("status", "refetch")
+        (instance.instance_id, record)
+        for instance in run.instances
+        for record in instance.records
+        if record.read and record.kind in ("status", "refetch")
     ]
 
 
@@ -30,32 +35,34 @@ def _instance_id(run: ScenarioRun) -> Finding:
     name = run.settings.instance_header
     requests = _requests(run)
     if not requests:
-        return unmeasured(INSTANCE_ID, "no request was answered")
+        return unmeasured(INSTANCE_ID, "no request was read")
     wrong: list[str] = []
-    seen: dict[str, set[str]] = {}
-    for instance, headers, seq in requests:
-        value = headers.get(name)
+    for given, record in requests:
+        value = record.headers.get(name)
+        where = f"{record.instance} request {record.seq} at {record.arrived:.3f}s"
         if value is None:
-            wrong.append(f"{instance} request {seq}: no {name} header")
+            wrong.append(f"{where}: no {name} header")
         elif not 1 <= len(value) <= INSTANCE_ID_MAX:
-            wrong.append(f"{instance} request {seq}: {name} of {len(value)} characters")
-        else:
-            seen.setdefault(instance, set()).add(value)
-    wrong += [f"{i}: {len(v)} different {name} values" for i, v in seen.items() if len(v) > 1]
+            wrong.append(f"{where}: {name} of {len(value)} characters")
+        elif isinstance(problem := field_value(value, name), Problem):
+            wrong.append(f"{where}: {problem}")
+        elif value != given:
+            wrong.append(f"{where}: {name}: {value[:40]!r}, given {given[:40]!r}")
     if wrong:
         return failed(
             INSTANCE_ID,
-            "the client's instance id header is missing, out of bounds or not constant",
+            "the client's instance id header is missing, out of bounds or not the id it was given",
             f"the {name} header (profile: headers.instance_id) on every status and refetch "
-            f"request, 1 to {INSTANCE_ID_MAX} characters, the same for one instance",
-            f"{len(wrong)} problem(s): " + "; ".join(wrong[:4]),
+            f"request of every scenario, whatever the answer before it: the id given "
+            f"(RCES_INSTANCE_ID), 1 to {INSTANCE_ID_MAX} characters, the same throughout",
+            f"{len(wrong)} of {len(requests)} requests: " + "; ".join(wrong[:4]),
         )
     return passed(INSTANCE_ID, "instance id sent", f"{len(requests)} requests")
 
 
 def _numeric(run: ScenarioRun) -> Finding:
     name = run.settings.numeric_header
-    sent = [(i, h[name], s) for i, h, s in _requests(run) if name in h]
+    sent = [(r.instance, r.headers[name], r.seq) for _, r in _requests(run) if name in r.headers]
     wrong = [f"{i} request {s}: {name}: {v[:40]!r}" for i, v, s in sent if not _in_bounds(v)]
     if wrong:
         return failed(

@@ -10,8 +10,10 @@ Jitter is judged robustly, so that scheduling noise can neither fail a jittered 
 a fixed one: the interquartile range of all hinted waits must reach 10 % of the spread the
 reading allows (a fixed wait shows only noise there), and the instances must not move in
 lockstep (the median, over poll indices, of the instances' range must pass 30 ms + 1 % of the
-interval; a shared random seed shows as lockstep). docs/client-stage.md gives how often a correct
-client fails them under scheduling noise.
+interval; a shared random seed shows as lockstep), and the waits must be spread from poll to poll,
+not only from instance to instance (``spread_criterion``: the instances' waits must not cluster
+apart, a permutation test over every hinted wait of every instance). docs/client-stage.md gives
+how often a correct client fails them under scheduling noise.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ import statistics
 from conformance.stages.client.findings import Finding, failed, passed, unmeasured
 from conformance.stages.client.runs import ScenarioRun
 from conformance.stages.client.scenarios import HINT_JITTER, HINT_RELEASE, HONOUR_HINT
+from conformance.stages.client.spread_criterion import MIN_INSTANCES, MIN_WAITS, per_poll_spread
 from conformance.stages.client.timeline import Gap, gaps, hint_bound, hint_width, margin
 
 SPREAD_SHARE = 0.10
@@ -121,7 +124,41 @@ def judge_jitter(run: ScenarioRun) -> list[Finding]:
                 lockstep,
             )
         ]
-    return [passed(HINT_JITTER, "hint spread", f"interquartile range {spread:.3f}s")]
+    per_poll = per_poll_spread([[g.seconds for g in gs] for gs in per_instance.values()])
+    if not per_poll.judged:
+        return [
+            unmeasured(
+                HINT_JITTER,
+                f"too few hinted waits to tell a spread per poll from one per instance: "
+                f"{MIN_INSTANCES} instances with {MIN_WAITS} each needed, waits per instance "
+                + ", ".join(str(len(gs)) for gs in per_instance.values()),
+            )
+        ]
+    if per_poll.clustered:
+        shown = "; ".join(
+            f"{name}: " + ", ".join(f"{g.seconds:.3f}" for g in gs[:6])
+            for name, gs in per_instance.items()
+        )
+        return [
+            failed(
+                HINT_JITTER,
+                "the client's waits under the hint are spread across instances, not from poll "
+                "to poll (each instance keeps its own wait)",
+                "every hinted wait a fresh draw: the waits of one instance no more alike than "
+                "those of different instances (Kruskal-Wallis statistic reached by at least one "
+                f"of {per_poll.tried} permutations of the waits over the instances)",
+                f"none of {per_poll.tried} permutations reached the instances' clustering "
+                f"(waits per instance {list(per_poll.sizes)}): {shown}",
+            )
+        ]
+    return [
+        passed(
+            HINT_JITTER,
+            "hint spread",
+            f"interquartile range {spread:.3f}s; spread per poll (instances' clustering reached "
+            f"within {per_poll.tried} permutation(s))",
+        )
+    ]
 
 
 def _lockstep(per_instance: dict[str, list[Gap]], tolerance: float) -> str | None:

@@ -26,6 +26,11 @@ BACKOFF = "POLL-CLIENT-BACKOFF"
 INSTANCE_ID = "SDK-CLIENT-INSTANCE-ID"
 NUMERIC_HEADER = "SDK-CLIENT-NUMERIC-HEADER"
 
+# Judged on every request of every scenario, on and off the happy path (after 304s, 5xx, 429s
+# and lost connections alike): the hash sent back, its header's grammar, the identity headers.
+EVERY_REQUEST = (SEND_LAST_HASH, INSTANCE_ID, NUMERIC_HEADER)
+EVERY_REQUEST_JUDGES = ("last-hash", "headers")
+
 Answer = Literal["snapshot", "error", "rate-limited", "reset"]
 
 
@@ -147,8 +152,8 @@ SCENARIOS: tuple[Scenario, ...] = (
     Scenario(
         name="last-hash",
         title="sends the last hash seen, in the profile's form, and its identity headers",
-        requirement_ids=(SEND_LAST_HASH, INSTANCE_ID, NUMERIC_HEADER),
-        judges=("last-hash", "headers"),
+        requirement_ids=EVERY_REQUEST,
+        judges=EVERY_REQUEST_JUDGES,
         snapshots=_snapshots({2: 2}, {3: 2}),
         steps=(
             Step("snapshot", polls=3, snapshot=0),
@@ -160,26 +165,28 @@ SCENARIOS: tuple[Scenario, ...] = (
     Scenario(
         name="hint",
         title="honours the polling hint, spread by jitterRatio, and lets it go",
-        requirement_ids=(HONOUR_HINT, HINT_JITTER, HINT_RELEASE),
-        judges=("hint", "hint-jitter", "hint-release"),
+        requirement_ids=(HONOUR_HINT, HINT_JITTER, HINT_RELEASE, *EVERY_REQUEST),
+        judges=("hint", "hint-jitter", "hint-release", *EVERY_REQUEST_JUDGES),
         snapshots=_snapshots({1: 2}, {1: 3}),
         # The hint comes on 200s, then stays in force through 304s (a 304 has no body: it
         # cannot say polling is gone), until a 200 without it releases it.
+        # Four instances of five or six hinted waits each: enough to tell a spread per poll
+        # from one drawn once per instance (spread_criterion), as long as the backoff scenarios.
         steps=(
             Step("snapshot", until_s=150.0, snapshot=0),
-            Step("snapshot", until_s=400.0, snapshot=1, hint=HINT),
-            Step("snapshot", until_s=650.0, snapshot=1, hint=HINT, not_modified=True),
+            Step("snapshot", until_s=475.0, snapshot=1, hint=HINT),
+            Step("snapshot", until_s=800.0, snapshot=1, hint=HINT, not_modified=True),
             Step("snapshot", snapshot=2),
         ),
-        duration_s=900.0,
-        instances=3,
+        duration_s=1000.0,
+        instances=4,
         timing=True,
     ),
     Scenario(
         name="refetch",
         title="refetches exactly the configurations whose hash moved",
-        requirement_ids=(REFETCH_CHANGED,),
-        judges=("refetch",),
+        requirement_ids=(REFETCH_CHANGED, *EVERY_REQUEST),
+        judges=("refetch", *EVERY_REQUEST_JUDGES),
         # 1: configuration 2 moves; 2: only the experiments move; 3: 1 and 4 move, 3 goes, 5 comes
         snapshots=_snapshots({2: 2}, {}, {1: 2, 4: 2, 3: None, 5: 1}, experiments=(0, 1, 1)),
         steps=(
@@ -193,8 +200,8 @@ SCENARIOS: tuple[Scenario, ...] = (
     Scenario(
         name="retry-after",
         title="waits as long as Retry-After says after a 429",
-        requirement_ids=(RETRY_AFTER,),
-        judges=("retry-after",),
+        requirement_ids=(RETRY_AFTER, *EVERY_REQUEST),
+        judges=("retry-after", *EVERY_REQUEST_JUDGES),
         snapshots=(BASE,),
         steps=(
             Step("snapshot", polls=2),
@@ -209,8 +216,8 @@ SCENARIOS: tuple[Scenario, ...] = (
     Scenario(
         name="backoff-5xx",
         title="backs off with jitter on 5xx instead of hammering",
-        requirement_ids=(BACKOFF,),
-        judges=("backoff",),
+        requirement_ids=(BACKOFF, *EVERY_REQUEST),
+        judges=("backoff", *EVERY_REQUEST_JUDGES),
         snapshots=(BASE,),
         steps=_failure_runs("error", status=503),
         duration_s=BACKOFF_DURATION_S,
@@ -220,8 +227,8 @@ SCENARIOS: tuple[Scenario, ...] = (
     Scenario(
         name="backoff-refused",
         title="backs off with jitter on refused (reset) connections instead of hammering",
-        requirement_ids=(BACKOFF,),
-        judges=("backoff",),
+        requirement_ids=(BACKOFF, *EVERY_REQUEST),
+        judges=("backoff", *EVERY_REQUEST_JUDGES),
         snapshots=(BASE,),
         steps=_failure_runs("reset"),
         duration_s=BACKOFF_DURATION_S,
