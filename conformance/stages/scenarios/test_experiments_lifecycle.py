@@ -353,9 +353,9 @@ def _expect_under_way(experiments: Experiments, experiment_id: object, ids: Sequ
     p, key = experiments.p, "experiment_payload.running"
     status = experiments.status_of(experiment_id)
     title = "the experiment under way does not show the active word"
-    if status == p.running:
+    if same_json(p.running, status):
         return
-    if not experiments.profile.declares(key) and status != p.terminated:
+    if not experiments.profile.declares(key) and not same_json(p.terminated, status):
         conventions.differs(ids, key, p.running, f"status {status!r}", title, None)
         return
     expect(False, ids, title, f"status {p.running!r} (profile {key})", repr(status))

@@ -53,9 +53,12 @@ def test_a_name_key_declares_presence_and_type_not_the_values_pattern() -> None:
     assert _level("getExperiment", body, "pattern", production) == (INTERFACE, ())
 
 
-def test_an_unkeyed_word_inside_a_keyed_enum_stays_a_convention() -> None:
-    declared = _profile("experiment_payload: {terminated: ended}\n")
-    assert _level("getExperiment", "response:200:body:status", "enum", declared) == (DROP_IN, ())
+def test_a_word_of_a_keyed_enum_stays_a_convention_until_every_word_is_declared() -> None:
+    one = _profile("experiment_payload: {terminated: ended}\n")
+    level, keys = _level("getExperiment", "response:200:body:status", "enum", one)
+    assert (level, keys) == (DROP_IN, ("experiment_payload.running",))
+    both = _profile("experiment_payload: {terminated: ended, running: live}\n")
+    assert _level("getExperiment", "response:200:body:status", "enum", both)[0] == INTERFACE
 
 
 def test_stated_bounds_inside_a_not_shown_parameter_are_interface_and_inferred_ones_doubts() -> (
