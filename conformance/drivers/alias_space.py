@@ -1,0 +1,123 @@
+"""The environment alias's space (spec 4.3, 5): its forms, the SDK endpoint forms it is sent to,
+and the environment each form selects; the scenarios judge every key scope against all of it.
+
+Spec 4.3: "allowed values production, development | default development when omitted; studio is
+accepted as a synonym for development; an alias outside the key's environment scope is rejected
+with 403". The header table is the SDK endpoints' (status and bootstrap, with or without
+identity), so each rule ranges over every endpoint form the profile declares, every alias form
+(the allowed ones, the synonym, none at all, and values that are none of them: empty, near misses
+and case variants, since the allowed values are given in lower case and no folding is stated) and
+every key of the profile.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from conformance.checks import IndependentChecks
+from conformance.drivers.sdk import OUT_OF_SCOPE_STATUS, Snapshots, no_snapshot
+from conformance.target.profile import SdkKey
+from conformance.traffic.transcript import Reply
+
+# alias form sent (None: the header omitted) -> the environment it selects
+SELECTS: dict[str | None, str] = {
+    "production": "production",
+    "development": "development",
+    "studio": "development",
+    None: "development",
+}
+# Values that are neither an allowed value nor the synonym (spec 4.3).
+UNKNOWN: tuple[str, ...] = (
+    "",
+    "staging",
+    "prod",
+    "dev",
+    "developmentx",
+    "Production",
+    "PRODUCTION",
+    "Development",
+    "Studio",
+    "STUDIO",
+    "studio,development",
+)
+
+
+@dataclass(frozen=True)
+class Endpoint:
+    """One SDK endpoint form: the path, and whether identity headers go with it."""
+
+    label: str
+    path: str
+    identity: bool
+
+
+STATUS = Endpoint("status", "/status", False)
+BOOTSTRAP = Endpoint("bootstrap", "/bootstrap", False)
+BOOTSTRAP_IDENTITY = Endpoint("bootstrap with identity", "/bootstrap", True)
+
+
+def endpoints(snapshots: Snapshots, *, status: bool = True) -> list[Endpoint]:
+    """The SDK endpoint forms the profile declares (bootstrap and per-unit bootstrap are
+    capabilities); ``status=False`` leaves the status endpoint out."""
+    profile = snapshots.profile
+    found = [STATUS] if status else []
+    if profile.capability("bootstrap"):
+        found.append(BOOTSTRAP)
+        if profile.capability("bootstrap_identity"):
+            found.append(BOOTSTRAP_IDENTITY)
+    return found
+
+
+def keys(snapshots: Snapshots) -> list[SdkKey]:
+    return list(snapshots.profile.credentials.sdk_keys)
+
+
+def in_scope(key: SdkKey, alias: str | None) -> bool:
+    return SELECTS[alias] in key.environments
+
+
+def read(snapshots: Snapshots, endpoint: Endpoint, key: str, alias: str | None) -> Reply:
+    """One read of ``endpoint`` with ``key`` and the alias form (None: no alias header); with
+    identity, a unit of this run's own and the profile's first unit type."""
+    headers: dict[str, str] = {}
+    if endpoint.identity:
+        names = snapshots.profile.headers
+        headers[names.unit_id] = snapshots.client.name("alias-unit")
+        types = snapshots.profile.experiments.unit_types
+        if types:
+            headers[names.unit_type] = types[0]
+    return snapshots.client.sdk(endpoint.path, key=key, environment=alias, headers=headers)
+
+
+def refused_outside(
+    snapshots: Snapshots,
+    aliases: tuple[str | None, ...],
+    endpoints: list[Endpoint],
+    ids: tuple[str, ...],
+) -> int:
+    """Every (key, alias, endpoint) whose alias selects an environment outside the key's scope
+    answers 403 without a snapshot; the number of such cases judged."""
+    forbidden = OUT_OF_SCOPE_STATUS
+    judged = 0
+    with IndependentChecks() as independent:
+        for key in keys(snapshots):
+            for alias in aliases:
+                if in_scope(key, alias):
+                    continue
+                for endpoint in endpoints:
+                    judged += 1
+                    reply = read(snapshots, endpoint, key.key, alias)
+                    independent.check(
+                        reply.status == forbidden and no_snapshot(reply),
+                        ids,
+                        f"{shown(alias)} outside the key's scope "
+                        f"({', '.join(key.environments)}) was served on {endpoint.label}",
+                        f"HTTP {forbidden} without a snapshot",
+                        reply.describe(),
+                        reply,
+                    )
+    return judged
+
+
+def shown(alias: str | None) -> str:
+    return "no alias" if alias is None else f"alias {alias!r}"
