@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from conformance.checks import IndependentChecks
+from conformance.checks import IndependentChecks, json_object
 from conformance.drivers.sdk import OUT_OF_SCOPE_STATUS, Snapshots, no_snapshot
 from conformance.target.profile import SdkKey
 from conformance.traffic.transcript import Reply
@@ -76,9 +76,17 @@ def in_scope(key: SdkKey, alias: str | None) -> bool:
     return SELECTS[alias] in key.environments
 
 
-def read(snapshots: Snapshots, endpoint: Endpoint, key: str, alias: str | None) -> Reply:
+def read(
+    snapshots: Snapshots,
+    endpoint: Endpoint,
+    key: str,
+    alias: str | None,
+    *,
+    allow_server_error: bool = False,
+) -> Reply:
     """One read of ``endpoint`` with ``key`` and the alias form (None: no alias header); with
-    identity, a unit of this run's own and the profile's first unit type."""
+    identity, a unit of this run's own and the profile's first unit type. ``allow_server_error``:
+    a 5xx is returned to a caller whose rule another test judges it by, not failed here."""
     headers: dict[str, str] = {}
     if endpoint.identity:
         names = snapshots.profile.headers
@@ -86,7 +94,26 @@ def read(snapshots: Snapshots, endpoint: Endpoint, key: str, alias: str | None) 
         types = snapshots.profile.experiments.unit_types
         if types:
             headers[names.unit_type] = types[0]
-    return snapshots.client.sdk(endpoint.path, key=key, environment=alias, headers=headers)
+    return snapshots.client.sdk(
+        endpoint.path,
+        key=key,
+        environment=alias,
+        headers=headers,
+        allow_server_error=allow_server_error,
+    )
+
+
+def lists(reply: Reply, configuration_id: object) -> bool:
+    """Whether a 200 answer lists the configuration: a configuration created in development
+    alone tells development's snapshot from another environment's."""
+    try:
+        body = json_object(reply)
+    except AssertionError:
+        return False
+    entries = body.get("configurations")
+    return isinstance(entries, list) and any(
+        isinstance(e, dict) and e.get("id") == configuration_id for e in entries
+    )
 
 
 def refused_outside(
@@ -94,9 +121,14 @@ def refused_outside(
     aliases: tuple[str | None, ...],
     endpoints: list[Endpoint],
     ids: tuple[str, ...],
+    development_marker: object = None,
 ) -> int:
     """Every (key, alias, endpoint) whose alias selects an environment outside the key's scope
-    answers 403 without a snapshot; the number of such cases judged."""
+    answers 403 without a snapshot; the number of such cases judged.
+
+    With no alias, an answer serving a snapshot without ``development_marker`` (a configuration
+    in development alone) selected another environment: that breaks the default
+    (SDK-HDR-ENV-DEFAULT-DEVELOPMENT, judged by its own test), not the scope, and is left out."""
     forbidden = OUT_OF_SCOPE_STATUS
     judged = 0
     with IndependentChecks() as independent:
@@ -107,6 +139,13 @@ def refused_outside(
                 for endpoint in endpoints:
                     judged += 1
                     reply = read(snapshots, endpoint, key.key, alias)
+                    if (
+                        alias is None
+                        and reply.status == 200
+                        and development_marker is not None
+                        and not lists(reply, development_marker)
+                    ):
+                        continue
                     independent.check(
                         reply.status == forbidden and no_snapshot(reply),
                         ids,

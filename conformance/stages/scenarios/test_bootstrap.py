@@ -215,13 +215,16 @@ def test_bootstrap_304_for_current_hash(snapshots: Snapshots) -> None:
 
 
 @requirement("SDK-BOOTSTRAP-ENV-SCOPE-403")
-def test_bootstrap_enforces_the_key_scope(snapshots: Snapshots) -> None:
-    """Every alias naming an environment (the synonym included) outside a key's scope: 403
-    without documents on every bootstrap form (with identity too, when declared)."""
+def test_bootstrap_enforces_the_key_scope(
+    configurations: Configurations, snapshots: Snapshots
+) -> None:
+    """Every alias form naming an environment (the synonym and none included) outside a key's
+    scope: 403 without documents on every bootstrap form (with identity too, when declared)."""
     ids = ("SDK-BOOTSTRAP-ENV-SCOPE-403",)
-    aliases = ("development", "production", "studio")
+    aliases = ("development", "production", "studio", None)
     forms = spaces.endpoints(snapshots, status=False)
-    if not spaces.refused_outside(snapshots, aliases, forms, ids):
+    marker = configurations.create_ok("alias-scope", {"marker": 1}, ids=ids)["id"]
+    if not spaces.refused_outside(snapshots, aliases, forms, ids, marker):
         raise NotConfigured(
             "credentials.sdk_keys",
             "every profile key covers every environment: add a key scoped to fewer environments",

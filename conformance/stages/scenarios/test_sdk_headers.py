@@ -127,7 +127,24 @@ def test_no_alias_means_development(configurations: Configurations, snapshots: S
     """No alias selects development on every endpoint form: its snapshot for a key whose scope
     holds development, and 403 (development outside the scope) for one whose scope does not."""
     ids = ("SDK-HDR-ENV-DEFAULT-DEVELOPMENT",)
-    spaces.refused_outside(snapshots, (None,), spaces.endpoints(snapshots), ids)
+    marker = configurations.create_ok("alias-default", {"marker": 1}, ids=ids)["id"]
+    with IndependentChecks() as independent:
+        for key in spaces.keys(snapshots):
+            if spaces.in_scope(key, None):
+                continue
+            for endpoint in spaces.endpoints(snapshots):
+                # any answer but a 200 (a 5xx too) is the scope rule's: judged by its tests
+                reply = spaces.read(snapshots, endpoint, key.key, None, allow_server_error=True)
+                independent.check(
+                    reply.status != 200 or spaces.lists(reply, marker),
+                    ids,
+                    f"no alias with a key scoped to {', '.join(key.environments)} was served "
+                    f"another environment than development on {endpoint.label}",
+                    f"development's snapshot (listing configuration {marker}) or, outside the "
+                    "key's scope, a refusal",
+                    reply.describe(),
+                    reply,
+                )
     _same_as_development(configurations, snapshots, None, ids)
 
 
@@ -193,12 +210,15 @@ def _scope_cases(snapshots: Snapshots) -> list[tuple[str, str, bool]]:
 
 
 @requirement("SDK-HDR-ENV-OUT-OF-SCOPE-403")
-def test_alias_outside_the_key_scope_is_forbidden(snapshots: Snapshots) -> None:
-    """Every alias naming an environment (the synonym included) outside a key's scope: 403 on the
-    status endpoint (the bootstrap's forms: SDK-BOOTSTRAP-ENV-SCOPE-403)."""
+def test_alias_outside_the_key_scope_is_forbidden(
+    configurations: Configurations, snapshots: Snapshots
+) -> None:
+    """Every alias form naming an environment (the synonym and none included) outside a key's
+    scope: 403 on the status endpoint (the bootstrap's forms: SDK-BOOTSTRAP-ENV-SCOPE-403)."""
     ids = ("SDK-HDR-ENV-OUT-OF-SCOPE-403",)
-    aliases = ("development", "production", "studio")
-    if not spaces.refused_outside(snapshots, aliases, [spaces.STATUS], ids):
+    aliases = ("development", "production", "studio", None)
+    marker = configurations.create_ok("alias-scope", {"marker": 1}, ids=ids)["id"]
+    if not spaces.refused_outside(snapshots, aliases, [spaces.STATUS], ids, marker):
         raise NotConfigured(
             "credentials.sdk_keys",
             "every profile key covers every environment: add a key scoped to fewer environments",
