@@ -223,7 +223,10 @@ def test_bootstrap_enforces_the_key_scope(
     ids = ("SDK-BOOTSTRAP-ENV-SCOPE-403",)
     aliases = ("development", "production", "studio", None)
     forms = spaces.endpoints(snapshots, status=False)
-    marker = configurations.create_ok("alias-scope", {"marker": 1}, ids=ids)["id"]
+
+    def marker() -> object:
+        return configurations.create_ok("alias-scope", {"marker": 1}, ids=ids)["id"]
+
     if not spaces.refused_outside(snapshots, aliases, forms, ids, marker):
         raise NotConfigured(
             "credentials.sdk_keys",

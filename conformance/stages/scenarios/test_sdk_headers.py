@@ -217,7 +217,10 @@ def test_alias_outside_the_key_scope_is_forbidden(
     scope: 403 on the status endpoint (the bootstrap's forms: SDK-BOOTSTRAP-ENV-SCOPE-403)."""
     ids = ("SDK-HDR-ENV-OUT-OF-SCOPE-403",)
     aliases = ("development", "production", "studio", None)
-    marker = configurations.create_ok("alias-scope", {"marker": 1}, ids=ids)["id"]
+
+    def marker() -> object:
+        return configurations.create_ok("alias-scope", {"marker": 1}, ids=ids)["id"]
+
     if not spaces.refused_outside(snapshots, aliases, [spaces.STATUS], ids, marker):
         raise NotConfigured(
             "credentials.sdk_keys",
