@@ -258,10 +258,12 @@ def _sdk_faults() -> tuple[Fault, ...]:
         fault(
             "adv-bootstrap-studio-is-production",
             "SDK-HDR-ENV-STUDIO-SYNONYM SDK-BOOTSTRAP-MATCHES-STATUS "
-            "SDK-BOOTSTRAP-HASH-EQUALS-STATUS",
+            "SDK-BOOTSTRAP-HASH-EQUALS-STATUS SDK-BOOTSTRAP-ENV-SCOPE-403",
             "The bootstrap endpoint's copy of the alias table maps `studio` to production (the "
-            "status endpoint's is right). Spec 4.3: 'studio is accepted as a synonym for "
-            "development'; status is 'the same payload, without the configuration documents'.",
+            "status endpoint's is right), so a key scoped to production alone is also served "
+            "by asking `studio` there. Spec 4.3: 'studio is accepted as a synonym for "
+            "development'; status is 'the same payload, without the configuration documents'; "
+            "'an alias outside the key's environment scope is rejected with 403'.",
             edit_request(
                 BOOTSTRAP,
                 lambda r: (

@@ -36,27 +36,6 @@ KNOWN_MISMATCHES: dict[str, str] = {
     + "CFG-PATCH-409-STALE-BASE and CFG-PATCH-CONCURRENT-ONE-WINS passed: a stale or "
     "concurrent patch touching members the winning patch did not touch was merged (200) "
     "unseen",
-    "adv-studio-skips-scope": _ADV
-    + "failed SDK-HDR-ENV-OUT-OF-SCOPE-403 only; SDK-BOOTSTRAP-ENV-SCOPE-403 passed (the "
-    "bootstrap's scope is not asked with `studio`)",
-    "adv-bootstrap-studio-is-production": _ADV
-    + "SDK-HDR-ENV-STUDIO-SYNONYM, SDK-BOOTSTRAP-MATCHES-STATUS and "
-    "SDK-BOOTSTRAP-HASH-EQUALS-STATUS passed: `studio` is not sent to the bootstrap endpoint",
-    "adv-default-follows-key-scope": _ADV
-    + "SDK-HDR-ENV-DEFAULT-DEVELOPMENT passed: a key scoped to production alone, sent without "
-    "an alias, was served production unseen",
-    "adv-alias-case-folded": _ADV
-    + "SDK-HDR-ENV-UNKNOWN-VALUE passed: `Production`, `STUDIO` (case variants of allowed "
-    "aliases) were served unseen",
-    "adv-numeric-js-number": _ADV
-    + "SDK-HDR-NUMERIC-OUT-OF-BOUNDS passed: `0x10`, `0b1`, `+5` (JavaScript Number forms) "
-    "were accepted unseen",
-    "adv-config-hash-replacer-array": _ADV
-    + "SDK-STATUS-CONFIG-HASH-MOVES passed: a change to a nested member (or key order) that "
-    "leaves the per-configuration hash still is not among the changes tried",
-    "adv-summary-name-truncated": _ADV
-    + "SDK-STATUS-LISTS-CONFIGURATIONS passed: no configuration name longer than 64 "
-    "characters seems to be compared",
     "adv-snapshot-unique-by-alias": _ADV
     + "SDK-STATUS-LISTS-CONFIGURATIONS passed: no two configurations sharing an alias are "
     "looked for in one snapshot; with the whole suite (--full) 7 other ids failed instead "
@@ -65,14 +44,7 @@ KNOWN_MISMATCHES: dict[str, str] = {
     "EXP-MANUAL-ASSIGNMENT-CONTENT), scenarios that did not find the configuration they wrote",
     "adv-304-echoes-validator": _ADV
     + "SDK-STATUS-304-ETAG passed: the ETag of a 304 answered to a list or `*` is not judged",
-    "adv-429-body-other-shape": _ADV
-    + "ERR-BODY-SHAPE passed: the body of a 429 is not held to the error body's shape",
     "adv-bootstrap-empty-object-as-array": _ADV
     + "SDK-BOOTSTRAP-DOCUMENTS-CURRENT, CFG-PATCH-PERSISTS and SDK-BOOTSTRAP-NO-IDENTITY-BASE "
     "passed: no document holding an empty object `{}` seems to be read back through bootstrap",
-    "adv-405-plain-text": _ADV
-    + "ERR-BODY-JSON and ERR-STATUS-BODY-JSON passed: a method a route does not serve (405) "
-    "is not among the error cases",
-    "adv-unit-bootstrap-no-polling": _ADV
-    + "POLL-HINT-ON-BOOTSTRAP passed: only the bootstrap without identity is read under load",
 }

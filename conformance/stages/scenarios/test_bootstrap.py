@@ -15,9 +15,9 @@ from conformance.checks import (
     media_problem,
     violation,
 )
+from conformance.drivers import alias_space as spaces
 from conformance.drivers.management import Configurations
 from conformance.drivers.sdk import (
-    OUT_OF_SCOPE_STATUS,
     Snapshots,
     entry_of,
     etag_expected,
@@ -48,14 +48,20 @@ def _without_documents(body: JsonObject) -> JsonObject:
     }
 
 
-def _same_moment(snapshots: Snapshots, ids: tuple[str, ...]) -> tuple[JsonObject, Reply]:
-    """A bootstrap read between two status reads that agree (no write slipped in)."""
+def _same_moment(
+    snapshots: Snapshots, ids: tuple[str, ...], key: str, alias: str | None
+) -> tuple[JsonObject, Reply]:
+    """A bootstrap read between two status reads that agree (no write slipped in), all three
+    with ``key`` and the alias form ``alias`` (None: no alias header)."""
     seen: list[tuple[JsonValue, JsonValue]] = []
 
+    def status() -> JsonObject:
+        return snapshots.body(snapshots.client.status(key=key, environment=alias), ids)
+
     def attempt() -> tuple[JsonObject, Reply] | None:
-        before = snapshots.snapshot("development", ids)
-        reply = snapshots.bootstrap()
-        after = snapshots.snapshot("development", ids)
+        before = status()
+        reply = snapshots.client.bootstrap(key=key, environment=alias)
+        after = status()
         seen.append((before.get("hash"), after.get("hash")))
         return (before, reply) if same_json(before.get("hash"), after.get("hash")) else None
 
@@ -63,11 +69,23 @@ def _same_moment(snapshots: Snapshots, ids: tuple[str, ...]) -> tuple[JsonObject
     if found is None:
         raise violation(
             ids,
-            "the development snapshot moved around the bootstrap read with nothing written",
+            f"the snapshot ({spaces.shown(alias)}) moved around the bootstrap read with nothing "
+            "written",
             "two status reads around a bootstrap agree while no request of the suite is in flight",
             f"hashes before and after: {seen[-1]!r} (the suite's traffic halted)",
         )
     return found
+
+
+def _alias_forms(snapshots: Snapshots) -> list[tuple[str, str | None]]:
+    """(key, alias form) for every alias form (the synonym and none included) with the
+    narrowest key whose scope holds the environment it selects."""
+    forms: list[tuple[str, str | None]] = []
+    for alias, environment in spaces.SELECTS.items():
+        fitting = [k for k in spaces.keys(snapshots) if environment in k.environments]
+        if fitting:
+            forms.append((min(fitting, key=lambda k: len(k.environments)).key, alias))
+    return forms
 
 
 @requirement("SDK-BOOTSTRAP-200-SNAPSHOT")
@@ -99,33 +117,39 @@ def test_bootstrap_answers_snapshot_with_documents(
 @requirement("SDK-BOOTSTRAP-MATCHES-STATUS")
 @pytest.mark.serial  # judges the snapshot holding still: nothing else in flight
 def test_bootstrap_is_status_plus_documents(snapshots: Snapshots) -> None:
+    """With the same key and headers, for every alias form: bootstrap = status + documents."""
     ids = ("SDK-BOOTSTRAP-MATCHES-STATUS",)
-    status, reply = _same_moment(snapshots, ids)
-    boot = snapshots.body(reply, ids, "a 200 bootstrap")
-    expect(
-        same_json(_without_documents(status), _without_documents(boot)),
-        ids,
-        "bootstrap without documents differs from status",
-        repr(_without_documents(status))[:600],
-        repr(_without_documents(boot))[:600],
-        reply,
-    )
+    with IndependentChecks() as independent:
+        for key, alias in _alias_forms(snapshots):
+            status, reply = _same_moment(snapshots, ids, key, alias)
+            boot = snapshots.body(reply, ids, "a 200 bootstrap")
+            independent.check(
+                same_json(_without_documents(status), _without_documents(boot)),
+                ids,
+                f"bootstrap without documents differs from status ({spaces.shown(alias)})",
+                repr(_without_documents(status))[:600],
+                repr(_without_documents(boot))[:600],
+                reply,
+            )
 
 
 @requirement("SDK-BOOTSTRAP-HASH-EQUALS-STATUS")
 @pytest.mark.serial  # judges the snapshot holding still: nothing else in flight
 def test_bootstrap_hash_is_the_status_hash(snapshots: Snapshots) -> None:
+    """With the same key and headers, for every alias form: one snapshot hash."""
     ids = ("SDK-BOOTSTRAP-HASH-EQUALS-STATUS",)
-    status, reply = _same_moment(snapshots, ids)
-    boot = snapshots.body(reply, ids, "a 200 bootstrap")
-    expect(
-        same_json(boot.get("hash"), status.get("hash")),
-        ids,
-        "bootstrap and status disagree on the hash",
-        repr(status.get("hash")),
-        repr(boot.get("hash")),
-        reply,
-    )
+    with IndependentChecks() as independent:
+        for key, alias in _alias_forms(snapshots):
+            status, reply = _same_moment(snapshots, ids, key, alias)
+            boot = snapshots.body(reply, ids, "a 200 bootstrap")
+            independent.check(
+                same_json(status.get("hash"), boot.get("hash")),
+                ids,
+                f"bootstrap and status disagree on the hash ({spaces.shown(alias)})",
+                repr(status.get("hash")),
+                repr(boot.get("hash")),
+                reply,
+            )
 
 
 # Types and member order are content: true is not 1, 1 is not 1.0, and no object is sorted.
@@ -215,27 +239,20 @@ def test_bootstrap_304_for_current_hash(snapshots: Snapshots) -> None:
 
 
 @requirement("SDK-BOOTSTRAP-ENV-SCOPE-403")
-def test_bootstrap_enforces_the_key_scope(snapshots: Snapshots) -> None:
+def test_bootstrap_enforces_the_key_scope(
+    configurations: Configurations, snapshots: Snapshots
+) -> None:
+    """Every alias form naming an environment (the synonym and none included) outside a key's
+    scope: 403 without documents on every bootstrap form (with identity too, when declared)."""
     ids = ("SDK-BOOTSTRAP-ENV-SCOPE-403",)
-    forbidden = OUT_OF_SCOPE_STATUS
-    cases = [
-        (key.key, alias)
-        for key in snapshots.profile.credentials.sdk_keys
-        for alias in ("development", "production")
-        if alias not in key.environments
-    ]
-    if not cases:
+    aliases = ("development", "production", "studio", None)
+    forms = spaces.endpoints(snapshots, status=False)
+
+    def marker() -> object:
+        return configurations.create_ok("alias-scope", {"marker": 1}, ids=ids)["id"]
+
+    if not spaces.refused_outside(snapshots, aliases, forms, ids, marker):
         raise NotConfigured(
             "credentials.sdk_keys",
             "every profile key covers every environment: add a key scoped to fewer environments",
-        )
-    for key, alias in cases:
-        reply = snapshots.client.bootstrap(key=key, environment=alias)
-        expect(
-            reply.status == forbidden and b"configurations" not in reply.content,
-            ids,
-            f"bootstrap served {alias!r} outside the key's scope",
-            f"HTTP {forbidden} without documents",
-            reply.describe(),
-            reply,
         )

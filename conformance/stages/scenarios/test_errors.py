@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import secrets
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Unpack
@@ -55,8 +56,60 @@ def _out_of_scope(snapshots: Snapshots) -> Reply:
     return snapshots.client.status(key=key.key, environment=outside[0])
 
 
+def _method(method: str, path: str) -> Callable[[Configurations, Snapshots], Reply]:
+    """A method the route does not serve (RFC 9110 15.5.6: 405), with valid credentials."""
+
+    def send(c: Configurations, s: Snapshots) -> Reply:
+        if path.startswith("/sdk/"):
+            names = s.profile.headers
+            headers = {"authorization": s.key().key, names.environment: "development"}
+        else:
+            app = s.profile.project.application_id
+            path_sent = f"/application/{app}/v2{path}"
+            headers = {
+                "Authorization": f"Bearer {s.profile.credentials.pat}",
+                "environment_id": str(s.profile.environment_id("development")),
+            }
+            return c.client.request(method, path_sent, headers=headers)
+        return c.client.request(method, path, headers=headers)
+
+    return send
+
+
+def _rate_limited(c: Configurations, s: Snapshots) -> Reply:
+    """Status polls of a fresh instance, unpaced, until the declared bucket refuses one (429);
+    the last answer (a 200 when the target refilled as fast as the suite sent: no 429 to
+    judge). Then a pause, so that the burst does not leave the next test a shedding target."""
+    limit = s.profile.rate_limit
+    instance = s.client.new_instance_id()
+    reply = s.status(instance_id=instance)
+    for _ in range(int(limit.burst + 2 * limit.refill_per_second) + RATE_SPARE):
+        reply = s.client.status(
+            key=s.key().key,
+            environment="development",
+            instance_id=instance,
+            allow_rate_limit=True,
+            pace=False,
+        )
+        if reply.status == 429:
+            break
+    time.sleep(RATE_PAUSE_SECONDS)
+    return reply
+
+
+RATE_SPARE = 40  # polls past the declared burst and two seconds' refill before giving up
+RATE_PAUSE_SECONDS = 1.5  # past the trailing second a shedding target counts
+
 CASES: list[Case] = [
     Case("status-no-key", "status", False, lambda c, s: c.client.status(key=None)),
+    Case("status-method-not-allowed", "status", False, _method("DELETE", "/sdk/v2/status")),
+    Case("bootstrap-method-not-allowed", "bootstrap", False, _method("POST", "/sdk/v2/bootstrap")),
+    Case(
+        "configuration-method-not-allowed",
+        "management",
+        False,
+        _method("DELETE", "/configuration"),
+    ),
     Case(
         "status-unknown-key",
         "status",
@@ -190,7 +243,12 @@ def test_errors_are_json(configurations: Configurations, snapshots: Snapshots, c
     )
 
 
+# Provoked only by the body-shape test (serial: it drains a bucket of its own).
+RATE_LIMITED = Case("status-rate-limited", "status", False, _rate_limited)
+
+
 @requirement("ERR-BODY-SHAPE")
+@pytest.mark.serial(spends=True)  # the 429 case drains a bucket: nothing else in flight
 def test_error_bodies_have_code_and_message(
     configurations: Configurations, snapshots: Snapshots
 ) -> None:
@@ -199,7 +257,8 @@ def test_error_bodies_have_code_and_message(
     judged = 0
     sent: list[str] = []
     with IndependentChecks() as independent:
-        for case in CASES:
+        limited = [RATE_LIMITED] if snapshots.profile.capability("rate_limit") else []
+        for case in [*CASES, *limited]:
             if case.family == "bootstrap" and not snapshots.profile.capability("bootstrap"):
                 continue
             try:

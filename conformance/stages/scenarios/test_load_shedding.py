@@ -33,6 +33,7 @@ requirement = pytest.mark.requirement
 pytestmark = pytest.mark.serial(spends=True)  # "the load is gone" needs no other traffic
 BOOTSTRAP_SHARE = 10  # one bootstrap in this many requests of the burst, towards its end
 SEND_SHARE = 0.8  # the burst is planned inside this share of the window: room for our own lag
+STATUS, BOOTSTRAP, BOOTSTRAP_IDENTITY = "status", "bootstrap", "bootstrap with identity"
 
 
 def _polling(content: bytes) -> JsonValue:
@@ -47,26 +48,44 @@ def _provoke(snapshots: Snapshots) -> str:
     return snapshots.profile.load_shedding.provoke
 
 
+def _forms(snapshots: Snapshots) -> list[str]:
+    """The bootstrap forms the profile declares (spec 4.3: bootstrap is the status payload with
+    the documents, with or without identity): each must carry the hint while shedding."""
+    if not snapshots.profile.capability("bootstrap"):
+        return []
+    if snapshots.profile.capability("bootstrap_identity"):
+        return [BOOTSTRAP, BOOTSTRAP_IDENTITY]
+    return [BOOTSTRAP]
+
+
+def _form_headers(snapshots: Snapshots, form: str, index: int) -> dict[str, str]:
+    """Headers of one request of ``form``: the key, development, its own instance id, and for
+    the per-unit bootstrap a unit of its own."""
+    names = snapshots.profile.headers
+    headers = {
+        "authorization": snapshots.key("development").key,
+        names.environment: "development",
+        names.instance_id: snapshots.client.new_instance_id(),
+    }
+    if form == BOOTSTRAP_IDENTITY:
+        headers[names.unit_id] = snapshots.client.name(f"shed-unit-{index}")
+        types = snapshots.profile.experiments.unit_types
+        if types:
+            headers[names.unit_type] = types[0]
+    return headers
+
+
 def _burst(snapshots: Snapshots) -> Offer:
     shed = snapshots.profile.load_shedding
-    key = snapshots.key("development").key
-    names = snapshots.profile.headers
     latency = snapshots.status().exchange.elapsed_ms / 1000
     times = uniform(shed.burst_requests, shed.window_seconds * SEND_SHARE)
+    forms = _forms(snapshots)
     plan = []
     for index, at in enumerate(times):
         late = index > shed.burst_requests // 2 and index % BOOTSTRAP_SHARE == 0
-        path = (
-            "/sdk/v2/bootstrap"
-            if late and snapshots.profile.capability("bootstrap")
-            else "/sdk/v2/status"
-        )
-        headers = {
-            "authorization": key,
-            names.environment: "development",
-            names.instance_id: snapshots.client.new_instance_id(),
-        }
-        plan.append(Planned(at, path, headers))
+        form = forms[(index // BOOTSTRAP_SHARE) % len(forms)] if late and forms else STATUS
+        path = "/sdk/v2/status" if form == STATUS else "/sdk/v2/bootstrap"
+        plan.append(Planned(at, path, _form_headers(snapshots, form, index), form))
     return send(snapshots.client, plan, latency, "load-shedding burst")
 
 
@@ -99,19 +118,17 @@ def test_hint_under_load_and_after(snapshots: Snapshots) -> None:
         _absent_only(snapshots)
     offered: Offer | None = None
     if provoke == "forced":
-        poll = snapshots.status()
-        served: list[tuple[str, int | None, bytes]] = [
-            ("/sdk/v2/status", poll.status, poll.content)
-        ]
-        if snapshots.profile.capability("bootstrap"):
-            boot = snapshots.bootstrap()
-            served.append(("/sdk/v2/bootstrap", boot.status, boot.content))
+        served: list[tuple[str, int | None, bytes]] = []
+        for index, form in enumerate([STATUS, *_forms(snapshots)]):
+            path = "/status" if form == STATUS else "/bootstrap"
+            headers = _form_headers(snapshots, form, index)
+            reply = snapshots.client.sdk(path, key=headers.pop("authorization"), headers=headers)
+            served.append((form, reply.status, reply.content))
     else:
         offered = _burst(snapshots)
-        served = [(r.planned.path, r.status, r.body) for r in offered.records]
-    status_hints = [_polling(b) for p, s, b in served if p.endswith("status") and s == 200]
+        served = [(r.planned.tag, r.status, r.body) for r in offered.records]
+    status_hints = [_polling(b) for p, s, b in served if p == STATUS and s == 200]
     status_hints = [h for h in status_hints if h is not None]
-    boot_hints = [_polling(b) for p, s, b in served if p.endswith("bootstrap") and s == 200]
     unmeasured: dict[str, str] = {}
     with IndependentChecks() as independent:
         if not independent.check(
@@ -143,25 +160,28 @@ def test_hint_under_load_and_after(snapshots: Snapshots) -> None:
             "intervalSeconds > 0 and jitterRatio in [0, 1]",
             repr(hint),
         )
-        if boot_hints:
-            independent.check(
-                any(h == hint for h in boot_hints),
-                ("POLL-HINT-ON-BOOTSTRAP",),
-                "bootstrap under load lacks the status polling hint",
-                repr(hint),
-                repr(boot_hints[:3]),
-            )
-        elif any(p.endswith("bootstrap") for p, _, _ in served):  # sent, never served: judged
-            independent.check(
-                False,
-                ("POLL-HINT-ON-BOOTSTRAP",),
-                "bootstrap under load was not served",
-                "HTTP 200 with the status polling hint",
-                "statuses "
-                + ", ".join(str(s) for p, s, _ in served if p.endswith("bootstrap"))
-                + (f"; {offered.describe()}" if offered is not None else ""),
-            )
-        else:
+        forms = _forms(snapshots)
+        for form in forms:
+            hints = [_polling(b) for p, s, b in served if p == form and s == 200]
+            if hints:
+                independent.check(
+                    any(h == hint for h in hints),
+                    ("POLL-HINT-ON-BOOTSTRAP",),
+                    f"{form} under load lacks the status polling hint",
+                    repr(hint),
+                    repr(hints[:3]),
+                )
+            elif any(p == form for p, _, _ in served):  # sent, never served: judged
+                independent.check(
+                    False,
+                    ("POLL-HINT-ON-BOOTSTRAP",),
+                    f"{form} under load was not served",
+                    "HTTP 200 with the status polling hint",
+                    "statuses "
+                    + ", ".join(str(s) for p, s, _ in served if p == form)
+                    + (f"; {offered.describe()}" if offered is not None else ""),
+                )
+        if not forms:
             unmeasured["POLL-HINT-ON-BOOTSTRAP"] = "the profile declares no bootstrap capability"
         if provoke == "forced":
             unmeasured["POLL-HINT-GONE-AFTER-LOAD"] = "shedding is forced: it never goes away"
