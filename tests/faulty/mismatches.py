@@ -14,28 +14,6 @@ from __future__ import annotations
 _ADV = "adversarial, missed before the class fix (issue 31): "
 
 KNOWN_MISMATCHES: dict[str, str] = {
-    "adv-patch-pointer-unescape-order": _ADV
-    + "CFG-PATCH-OPS-ADD-REMOVE-REPLACE passed: no patch pointer whose token holds `~01` "
-    "(RFC 6901's order of unescaping) seems to be sent",
-    "adv-patch-copy-shares-value": _ADV
-    + "CFG-PATCH-OPS-MOVE-COPY passed: a copied object changed later in the same patch is "
-    "not compared at its source",
-    "adv-patch-test-null-matches-missing": _ADV
-    + "CFG-PATCH-409-INAPPLICABLE passed: a `test` of null on a missing path was accepted "
-    "(200) unseen",
-    "adv-patch-test-bool-equals-number": _ADV
-    + "CFG-PATCH-409-INAPPLICABLE passed: a `test` of 1 against true (or 0 against false) was "
-    "accepted unseen",
-    "adv-patch-add-existing-moves-member": _ADV
-    + "CFG-PATCH-KEY-ORDER-KEPT passed: `add` onto an existing member moved it to the end "
-    "unseen (only `replace` seems to be held to the position)",
-    "adv-sidecar-pointer-unescaped": _ADV
-    + "CFG-PATCH-KEY-ORDER-SIDECAR passed: no sidecar pointer with an escaped token (`~0`, "
-    "`~1`) seems to be sent",
-    "adv-stale-base-auto-merged": _ADV
-    + "CFG-PATCH-409-STALE-BASE and CFG-PATCH-CONCURRENT-ONE-WINS passed: a stale or "
-    "concurrent patch touching members the winning patch did not touch was merged (200) "
-    "unseen",
     "adv-snapshot-unique-by-alias": _ADV
     + "SDK-STATUS-LISTS-CONFIGURATIONS passed: no two configurations sharing an alias are "
     "looked for in one snapshot; with the whole suite (--full) 7 other ids failed instead "

@@ -220,8 +220,10 @@ def patches() -> tuple[Fault, ...]:
         ),
         fault(
             "patch-end-marker-prepends",
-            "CFG-PATCH-OPS-ARRAYS",
-            "The array end marker `-` inserts at the front instead of appending.",
+            "CFG-PATCH-OPS-ARRAYS CFG-PATCH-OPS-ADD-REMOVE-REPLACE",
+            "The array end marker `-` inserts at the front instead of appending (an object "
+            "member named `-` is added as `0`: the marker is read without looking at the parent, "
+            "which breaks add on objects too).",
             edit_ops(
                 lambda ops: [
                     {**op, "path": re.sub(r"/-$", "/0", str(op.get("path")))}
@@ -242,8 +244,10 @@ def patches() -> tuple[Fault, ...]:
         ),
         fault(
             "patch-replace-moves-member",
-            "CFG-PATCH-KEY-ORDER-KEPT",
-            "`replace` of an object member removes and re-adds it, moving it to the end.",
+            "CFG-PATCH-KEY-ORDER-KEPT CFG-PATCH-OPS-ADD-REMOVE-REPLACE",
+            "`replace` of an object member removes and re-adds it, moving it to the end (a "
+            "`replace` of the whole document, path ``, becomes a `remove` of the root, which "
+            "fails: RFC 6902 lets replace write the root).",
             edit_ops(replace_moves_to_end),
         ),
         fault(

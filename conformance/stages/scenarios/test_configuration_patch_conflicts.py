@@ -13,10 +13,12 @@ from conformance.drivers.sdk import Snapshots, configuration_entries, entry_of
 from conformance.errors import NotConfigured
 from conformance.json_types import JsonObject, JsonValue
 from conformance.oracles.json_equality import same_json
+from conformance.oracles.patch_vectors import canonical
 from conformance.stages.scenarios.patching import (
     BASE,
     expect_2xx,
     expect_refused,
+    oracle,
     stored,
 )
 from conformance.traffic.transcript import Reply
@@ -45,18 +47,29 @@ MALFORMED: list[tuple[str, JsonValue]] = [
 # ------------------------------------------------------------------ conflicts
 
 
+# What a stale patch touches, against the patch that moved the content on (``/n``): a base is
+# stale whatever the two patches touch (spec 4.1 rule 3 names no merge of disjoint changes).
+STALE_PATCHES: list[tuple[str, list[JsonObject]]] = [
+    ("same-member", [{"op": "replace", "path": "/n", "value": 2}]),
+    ("other-member", [{"op": "replace", "path": "/m", "value": 2}]),
+    ("new-member", [{"op": "add", "path": "/new", "value": 2}]),
+    ("removal", [{"op": "remove", "path": "/m"}]),
+    ("whole-document", [{"op": "replace", "path": "", "value": {"n": 2}}]),
+    ("test-only", [{"op": "test", "path": "/m", "value": 0}]),
+]
+
+
 @requirement("CFG-PATCH-409-STALE-BASE")
-def test_stale_base_conflicts(configurations: Configurations) -> None:
+@pytest.mark.parametrize("operations", [pytest.param(o, id=n) for n, o in STALE_PATCHES])
+def test_stale_base_conflicts(configurations: Configurations, operations: list[JsonObject]) -> None:
     ids = ("CFG-PATCH-409-STALE-BASE",)
-    record = configurations.create_ok("stale", {"n": 0}, ids=ids)
+    record = configurations.create_ok("stale", {"n": 0, "m": 0}, ids=ids)
     stale = record.get("contentHash")
     # Set-up: move the content on with a patch naming no baseHash, so this scenario does not
     # depend on a current base being accepted (CFG-PATCH-CURRENT-BASE-ACCEPTED).
     moved = configurations.patch(record["id"], [{"op": "replace", "path": "/n", "value": 1}])
     expect_2xx(moved, ids, "a patch without baseHash (every field optional, spec 2.3) was refused")
-    reply = configurations.patch(
-        record["id"], [{"op": "replace", "path": "/n", "value": 2}], base_hash=stale
-    )
+    reply = configurations.patch(record["id"], operations, base_hash=stale)
     expect_refused(reply, ids, "a patch from a stale base was not a conflict", (409,))
 
 
@@ -175,19 +188,27 @@ def test_patch_is_atomic(configurations: Configurations, snapshots: Snapshots) -
 
 
 @requirement("CFG-PATCH-CONCURRENT-ONE-WINS")
-def test_concurrent_writers_one_wins(configurations: Configurations, snapshots: Snapshots) -> None:
+@pytest.mark.parametrize("own_members", [False, True], ids=["same-member", "own-members"])
+def test_concurrent_writers_one_wins(
+    configurations: Configurations, snapshots: Snapshots, own_members: bool
+) -> None:
+    """Writers from one base, each writing the same member or a member of its own: one wins."""
     ids = ("CFG-PATCH-CONCURRENT-ONE-WINS",)
     writers = 4
-    record = configurations.create_ok("race", {"winner": None}, ids=ids)
+    document: JsonObject = {f"w{i}": None for i in range(writers)} if own_members else {}
+    document["winner"] = None
+    record = configurations.create_ok("race", document, ids=ids)
     base = record["contentHash"]
     gate = threading.Barrier(writers)
     replies: list[Reply | None] = [None] * writers
 
+    def operations(index: int) -> list[JsonObject]:
+        member = f"/w{index}" if own_members else "/winner"
+        return [{"op": "replace", "path": member, "value": index}]
+
     def write(index: int) -> None:
         gate.wait()
-        replies[index] = configurations.patch(
-            record["id"], [{"op": "replace", "path": "/winner", "value": index}], base_hash=base
-        )
+        replies[index] = configurations.patch(record["id"], operations(index), base_hash=base)
 
     threads = [threading.Thread(target=write, args=(i,)) for i in range(writers)]
     for thread in threads:
@@ -204,12 +225,13 @@ def test_concurrent_writers_one_wins(configurations: Configurations, snapshots: 
         f"statuses {statuses}",
     )
     served = stored(configurations, snapshots, record, ids)
+    expected = oracle(document, operations(winners[0]))
     expect(
-        same_json(served, {"winner": winners[0]}),
+        same_json(expected, served),
         ids,
         "the stored content is not the winner's result",
-        repr({"winner": winners[0]}),
-        repr(served),
+        canonical(expected),
+        canonical(served),
     )
 
 
