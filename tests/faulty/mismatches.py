@@ -20,8 +20,6 @@ KNOWN_MISMATCHES: dict[str, str] = {
     "(AUTH-PAT-INVALID, AUTH-SDK-KEY-NO-MANAGEMENT, CFG-ENV-ID-REQUIRED, CFG-ENV-ID-UNKNOWN, "
     "CFG-PATCH-MALFORMED-REFUSED, CFG-PATCH-SIDECAR-INAPPLICABLE-409, "
     "EXP-MANUAL-ASSIGNMENT-CONTENT), scenarios that did not find the configuration they wrote",
-    "adv-304-echoes-validator": _ADV
-    + "SDK-STATUS-304-ETAG passed: the ETag of a 304 answered to a list or `*` is not judged",
     "adv-bootstrap-empty-object-as-array": _ADV
     + "SDK-BOOTSTRAP-DOCUMENTS-CURRENT, CFG-PATCH-PERSISTS and SDK-BOOTSTRAP-NO-IDENTITY-BASE "
     "passed: no document holding an empty object `{}` seems to be read back through bootstrap",
