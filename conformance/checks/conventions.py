@@ -86,7 +86,7 @@ def miss(
     return ConventionMiss(
         ids,
         title,
-        f"{spelled(convention)} (the default of {key}, a convention the profile does not declare)",
+        f"{convention!r} (the default of {key}, a convention the profile does not declare)",
         received,
         reply.curl if reply is not None else None,
         sections_of(ids),
