@@ -20,7 +20,4 @@ KNOWN_MISMATCHES: dict[str, str] = {
     "(AUTH-PAT-INVALID, AUTH-SDK-KEY-NO-MANAGEMENT, CFG-ENV-ID-REQUIRED, CFG-ENV-ID-UNKNOWN, "
     "CFG-PATCH-MALFORMED-REFUSED, CFG-PATCH-SIDECAR-INAPPLICABLE-409, "
     "EXP-MANUAL-ASSIGNMENT-CONTENT), scenarios that did not find the configuration they wrote",
-    "adv-bootstrap-empty-object-as-array": _ADV
-    + "SDK-BOOTSTRAP-DOCUMENTS-CURRENT, CFG-PATCH-PERSISTS and SDK-BOOTSTRAP-NO-IDENTITY-BASE "
-    "passed: no document holding an empty object `{}` seems to be read back through bootstrap",
 }

@@ -170,7 +170,9 @@ def test_bootstrap_documents_are_current(
     the target declares key order (the ``key_order`` capability: order is then content)."""
     ids = ("SDK-BOOTSTRAP-DOCUMENTS-CURRENT",)
     created = configurations.create_ok("current", TYPED_DOCUMENT, ids=ids)
-    fresh = configurations.create_ok("fresh", ["x", None, True, 1, 1.0, {"b": 1, "a": 2}], ids=ids)
+    fresh = configurations.create_ok(
+        "fresh", ["x", None, True, 1, 1.0, {"b": 1, "a": 2}, {}, [], [{}]], ids=ids
+    )
     patched = configurations.patch_ok(
         created["id"],
         [

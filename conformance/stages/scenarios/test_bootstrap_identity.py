@@ -26,6 +26,8 @@ BASE: JsonObject = {
     "economy": {"startingGold": 100, "shop": "open", "tax": 0.1},
     "flags": {"night": False},
     "title": "base",
+    "inventory": {},  # the empty structures: an object is never an array (RFC 8259)
+    "quests": [],
 }
 CHANGESET: list[JsonObject] = [
     {"op": "set", "path": ["economy", "startingGold"], "value": 250},
