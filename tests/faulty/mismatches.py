@@ -13,11 +13,4 @@ from __future__ import annotations
 
 _ADV = "adversarial, missed before the class fix (issue 31): "
 
-KNOWN_MISMATCHES: dict[str, str] = {
-    "adv-snapshot-unique-by-alias": _ADV
-    + "SDK-STATUS-LISTS-CONFIGURATIONS passed: no two configurations sharing an alias are "
-    "looked for in one snapshot; with the whole suite (--full) 7 other ids failed instead "
-    "(AUTH-PAT-INVALID, AUTH-SDK-KEY-NO-MANAGEMENT, CFG-ENV-ID-REQUIRED, CFG-ENV-ID-UNKNOWN, "
-    "CFG-PATCH-MALFORMED-REFUSED, CFG-PATCH-SIDECAR-INAPPLICABLE-409, "
-    "EXP-MANUAL-ASSIGNMENT-CONTENT), scenarios that did not find the configuration they wrote",
-}
+KNOWN_MISMATCHES: dict[str, str] = {}

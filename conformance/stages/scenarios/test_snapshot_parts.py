@@ -82,8 +82,12 @@ NAME_SCRIPTS = ("ünïcödé-名前", "emoji-😀-mixed", "Mixed Case With Space
 
 
 def _names(prefix: str) -> list[str]:
+    """The name table: lengths, scripts, and names that collide (the same name again, and one
+    that only case and spacing tell apart): a target that accepts both of a colliding pair
+    must list both, however it derives aliases."""
     names = [(prefix + "-" + "n" * 300)[:length] for length in NAME_LENGTHS]
     names += [f"{prefix}-{text}" for text in NAME_SCRIPTS]
+    names += [f"{prefix}-twin", f"{prefix}-twin", f"{prefix}-TWIN ".upper()]
     return [n for n in names if len(n) > len(prefix)]
 
 

@@ -324,7 +324,8 @@ def test_a_change_of_type_or_order_moves_the_hashes(
     ordered = configurations.profile.capability("key_order")
     if sidecar is not None and not ordered:
         operations, sidecar = [{"op": "replace", "path": "/b/x", "value": 3}], None
-    record = configurations.create_ok("typed", TYPED)
+    label = "typed-" + "-".join(change.split())  # one name per case: none shares another's alias
+    record = configurations.create_ok(label, TYPED)
     before = entry_of(snapshots.snapshot(), record["id"])
     if sidecar is None:
         after = configurations.patch_ok(record["id"], operations)
