@@ -118,3 +118,16 @@ HASH_DIGEST_BYTES = 20
 
 # Timestamps: written at this fixed offset from UTC, with microseconds.
 TIMESTAMP_OFFSET_MINUTES = 60
+
+# The service's own objectives for the load stage, as an operator of the dialect would declare
+# them: generous figures for a translating layer on a shared 2-core machine, each still judged
+# (the dialects' load tests and benchmarks/regenerate_corpus.py take them from here).
+LOAD_OBJECTIVES = {
+    "load": {
+        "latency_p50_ms": 250,
+        "latency_p99_ms": 1500,
+        "min_not_modified_share": 0.8,
+        "write_interval_seconds": 10.0,
+        "min_throughput": 100,
+    }
+}

@@ -9,22 +9,11 @@ from pathlib import Path
 import pytest
 from faulty.harness import checkable_ids
 
+from dialect.choices import LOAD_OBJECTIVES
 from dialect.harness import Certified, certify, watch_set
 from dialect.variants import VARIANTS, Variant
 
 pytestmark = pytest.mark.long
-
-# The service's own objectives, declared as an operator of the dialect would (load stage):
-# generous figures for a translating layer on a shared 2-core machine, each still judged.
-OBJECTIVES = {
-    "load": {
-        "latency_p50_ms": 250,
-        "latency_p99_ms": 1500,
-        "min_not_modified_share": 0.8,
-        "write_interval_seconds": 10.0,
-        "min_throughput": 100,
-    }
-}
 
 
 @pytest.fixture(scope="module")
@@ -54,7 +43,7 @@ def test_the_fuzz_stage_finds_no_spec_doubt(fuzz_pr: Certified) -> None:
 
 def test_the_load_stage_finds_the_dialect_conformant(tmp_path: Path) -> None:
     """Every load requirement passes, the dialect's declared objectives included."""
-    run = certify(tmp_path, ("--stage", "load"), overrides=OBJECTIVES)
+    run = certify(tmp_path, ("--stage", "load"), overrides=LOAD_OBJECTIVES)
     not_passed = {i: o for i, o in run.outcomes.items() if o != "pass"}
     assert run.report.get("verdict") == "conformant", run.explain()
     assert not not_passed, run.explain()

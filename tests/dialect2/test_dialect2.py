@@ -8,6 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from dialect.choices import LOAD_OBJECTIVES
 from dialect.harness import Certified
 
 from dialect2.harness import certify, differences
@@ -15,17 +16,6 @@ from dialect2.variants import VARIANTS, Variant
 
 pytestmark = pytest.mark.long
 
-# The service's own objectives, as an operator would declare them for a translating layer on a
-# shared 2-core machine (the first dialect's figures), each still judged.
-OBJECTIVES = {
-    "load": {
-        "latency_p50_ms": 250,
-        "latency_p99_ms": 1500,
-        "min_not_modified_share": 0.8,
-        "write_interval_seconds": 10.0,
-        "min_throughput": 100,
-    }
-}
 # Optional capabilities the second dialect does not claim (its profile): not applicable.
 UNCLAIMED = {"EXP-WEIGHTED-HASH-GOLDEN", "EXP-ROUND-ROBIN-BALANCED"}
 
@@ -44,7 +34,7 @@ def test_the_scenarios_find_the_second_dialect_interface_conformant(tmp_path: Pa
 
 
 def test_the_load_stage_finds_the_second_dialect_conformant(tmp_path: Path) -> None:
-    run = certify(tmp_path, ("--stage", "load"), overrides=OBJECTIVES)
+    run = certify(tmp_path, ("--stage", "load"), overrides=LOAD_OBJECTIVES)
     assert run.report.get("verdict") == "conformant", run.explain()
     assert not {i: o for i, o in run.outcomes.items() if o != "pass"}, run.explain()
 
