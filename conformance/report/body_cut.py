@@ -18,6 +18,7 @@ from conformance.report.model import Exchange
 
 BODY_BYTES = 2048  # what evidence keeps of a body, in every format
 TERMINAL_BYTES = 512  # what the terminal's transcript (-v) shows of one
+DESCRIBED_BYTES = 200  # what a failure's one "Received:" line shows of one (a screen per failure)
 _NOTE = re.compile(r"… \((?P<total>[\d,]+) bytes, first [\d,]+ shown\)\Z")
 
 

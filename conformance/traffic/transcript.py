@@ -17,7 +17,7 @@ from typing import Any
 import httpx
 
 from conformance.errors import ContractViolation
-from conformance.report.body_cut import TERMINAL_BYTES, cut
+from conformance.report.body_cut import DESCRIBED_BYTES, TERMINAL_BYTES, cut
 from conformance.report.model import Exchange
 
 
@@ -44,13 +44,13 @@ class Reply:
                 requirement_ids,
                 "response body is not JSON",
                 what,
-                f"HTTP {self.status} with body {cut(self.exchange.response_body or '', 200)!r}",
+                f"HTTP {self.status} with body {cut(self.exchange.response_body or '', DESCRIBED_BYTES)!r}",
                 self.curl,
             ) from None
 
     def describe(self) -> str:
         """A one-line summary for 'received': status and a clipped body."""
-        body = cut(self.exchange.response_body or "", 300)
+        body = cut(self.exchange.response_body or "", DESCRIBED_BYTES)
         return f"HTTP {self.status}" + (f" with body {body}" if body else " with an empty body")
 
 
