@@ -40,11 +40,12 @@ class Reply:
         try:
             return json.loads(self.content)
         except ValueError:
+            body = cut(self.exchange.response_body or "", DESCRIBED_BYTES)
             raise ContractViolation(
                 requirement_ids,
                 "response body is not JSON",
                 what,
-                f"HTTP {self.status} with body {cut(self.exchange.response_body or '', DESCRIBED_BYTES)!r}",
+                f"HTTP {self.status} with body {body!r}",
                 self.curl,
             ) from None
 
