@@ -7,14 +7,10 @@ import json
 from pathlib import Path
 from typing import Any
 
-from dialect import paths
-from dialect.bodies import parsed, with_body
 from dialect.choices import (
     BOOTSTRAP_KEYS,
     ERROR_FIELDS,
     HEADERS,
-    KEY_ORDER_ENTRY,
-    PATCH_FIELDS,
     VALIDATION_STATUS,
     dialect_name,
 )
@@ -25,6 +21,7 @@ from dialect.server import Dialect
 from dialect.server import serve as serve_dialect
 from faulty.asgi import Forward, Handler, Request, Response
 
+from dialect2 import sidecar
 from dialect2.choices import (
     ACTIVE_WORD,
     ASSIGNMENT_EXTRAS,
@@ -55,32 +52,6 @@ ASSIGNMENT_RECORDS = {
     ("POST", "/{id}/assignments/reactivate"),
 }
 PAGED = {("GET", ""), ("GET", "/{id}/assignments"), ("GET", "/{id}/members")}
-ORDER = PATCH_FIELDS["keyOrder"]
-NOT_A_PATH = "\\"  # no dotted path either: the first dialect refuses it as malformed
-
-
-def dotted(pointer: Any) -> Any:
-    """A sidecar path read as a JSON Pointer, in the first dialect's dotted spelling."""
-    if not isinstance(pointer, str):
-        return pointer
-    try:
-        return paths.to_dotted(pointer)
-    except paths.PathError:
-        return NOT_A_PATH
-
-
-def sidecar_pointers(request: Request) -> Request:
-    """A patch whose key-order entries name their objects by JSON Pointer, for the first dialect
-    (which reads them dotted, as it reads the private paths)."""
-    body = parsed(request)
-    if not isinstance(body, dict) or not isinstance(body.get(ORDER), list):
-        return request
-    path = KEY_ORDER_ENTRY[0]
-    entries = [
-        {**e, path: dotted(e[path])} if isinstance(e, dict) and path in e else e
-        for e in body[ORDER]
-    ]
-    return with_body(request, {**body, ORDER: entries})
 
 
 def without(data: Any, names: tuple[str, ...]) -> Any:
@@ -190,7 +161,9 @@ class Dialect2:
                 reworded = "" if fine else NUMERIC_MESSAGE
                 request = request.with_header(NUMERIC_HEADER, "1" if fine else OUT_OF_RANGE)
         if request.method == "PATCH" and "/v2/configuration/" in request.path:
-            request = sidecar_pointers(request)
+            patch = sidecar.taken(request)
+            request, reworded = patch.request, patch.refused
+            forward = sidecar.handing_down(forward, patch.sidecar)
         if route in PAGED:
             request = paged(request)
             reworded = PAGE_MESSAGE if request.param(TAKE) == NO_PAGE else ""

@@ -25,13 +25,6 @@ def _levels(run: Certified) -> dict[str, str]:
     return levels
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the second dialect translates pointer sidecars into the first dialect's dotted paths, "
-    "which cannot spell every escaped token (a lone backslash: 422): since the sidecar scenario "
-    "sends every token the declared syntax can spell (issue 31's patch class), it fails "
-    "CFG-PATCH-KEY-ORDER-SIDECAR. The target's limit, not the suite's: to fix in tests/dialect2",
-)
 def test_the_scenarios_find_the_second_dialect_interface_conformant(tmp_path: Path) -> None:
     run = certify(tmp_path)
     not_passed = {i: o for i, o in run.outcomes.items() if o != "pass"}
