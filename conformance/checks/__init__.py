@@ -131,7 +131,7 @@ class IndependentChecks:
 
         A violation in flight joins the recorded ones. Any other ``ConformanceError`` in flight
         (a later call not measurable) is chained as the cause: the recorded breaks still fail,
-        and the ids the block never reached stay not measurable (``outcomes.classify``). A crash
+        and the ids the block never reached stay not measurable (``verdict.classification``). A crash
         of the suite's own code propagates unchanged (every id fails)."""
         if not self.broken:
             return

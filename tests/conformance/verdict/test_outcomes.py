@@ -13,13 +13,6 @@ from pathlib import Path
 import pytest
 
 import conformance
-from conformance.catalogue.outcomes import (
-    RequirementInfo,
-    TestRecord,
-    classify,
-    fold,
-    report_for_run,
-)
 from conformance.checks import IndependentChecks
 from conformance.contract.document import contract_path
 from conformance.errors import (
@@ -31,6 +24,10 @@ from conformance.errors import (
     Unsupported,
 )
 from conformance.report.model import Difference, Evidence, Outcome, Verdict, verdict_of
+from conformance.verdict.classification import classify
+from conformance.verdict.folding import RequirementInfo, fold
+from conformance.verdict.records import TestRecord
+from conformance.verdict.run_report import report_for_run
 
 
 def info(*ids: str) -> list[RequirementInfo]:
