@@ -1,9 +1,10 @@
 """The load stage's verdicts, pure functions of a run's records and the declared figures.
 
-Each judge returns a ``Finding``: pass, fail (what was expected, what was received), not
-measurable (only the generator's own shortfall, with the figure) or not configured (the profile
-declares no figure to judge against). What the target answered (no answer, a 5xx, a 429 a
-well-behaved instance did not provoke) is always evidence, never an excuse.
+Each judge returns a ``Finding`` (``conformance.verdict.finding``) of ``EVERY`` requirement of the
+test that reads it: pass, fail (what was expected, what was received), not measurable (only the
+generator's own shortfall, with the figure) or not configured (the profile declares no figure to
+judge against). What the target answered (no answer, a 5xx, a 429 a well-behaved instance did not
+provoke) is always evidence, never an excuse.
 """
 
 from __future__ import annotations
