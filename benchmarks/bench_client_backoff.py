@@ -26,10 +26,12 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from conformance.report.model import Outcome  # noqa: E402
 from conformance.stages.client.backoff_criterion import trend  # noqa: E402
-from conformance.stages.client.findings import FAIL, PASS  # noqa: E402
 from conformance.stages.client.judge_failures import closed_waits, judge_backoff  # noqa: E402
 from tests.conformance.stages.client.backoff_forms import FORMS, LOADED, NOISE, Form, simulate  # noqa: E402
+
+FAIL, PASS = Outcome.FAIL, Outcome.PASS
 
 SCENARIOS = ("backoff-5xx", "backoff-refused")
 NOISES = {"default": NOISE, "loaded": LOADED}
@@ -47,7 +49,7 @@ def _count(job: tuple[int, int, int, str]) -> tuple[int, list[int], int, float]:
         failed_any = False
         for k, scenario in enumerate(SCENARIOS):
             run = simulate(form, scenario, rng, NOISES[noise])
-            verdict = judge_backoff(run)[0].verdict
+            verdict = judge_backoff(run)[0].outcome
             bad = verdict != PASS if form.correct else verdict == FAIL
             counts[k] += bad
             failed_any |= bad

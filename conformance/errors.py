@@ -31,6 +31,28 @@ class ContractViolation(ConformanceError, AssertionError):
         self.parts: tuple[ContractViolation, ...] = ()  # a combined violation's own breaks
         super().__init__(self.render())
 
+    @classmethod
+    def combined(
+        cls, broken: Sequence[ContractViolation], passed: Sequence[str] = ()
+    ) -> ContractViolation:
+        """Several independent breaks of one test as one violation: its ``parts`` keep each
+        break's own evidence, ``passed`` the ids checked alongside that held. A part of no id
+        (no answer, a 5xx) breaks the whole test: the combined violation names no id."""
+        ids = tuple(dict.fromkeys(i for v in broken for i in v.requirement_ids))
+        if any(not v.requirement_ids for v in broken):
+            ids = ()
+        combined = cls(
+            ids,
+            "; ".join(v.title for v in broken),
+            " | ".join(v.expected for v in broken),
+            " | ".join(v.received for v in broken),
+            broken[0].curl,
+            tuple(dict.fromkeys(s for v in broken for s in v.sections)),
+        )
+        combined.passed_ids = tuple(i for i in dict.fromkeys(passed) if i not in ids)
+        combined.parts = tuple(broken)
+        return combined
+
     def render(self) -> str:
         ids = ", ".join(self.requirement_ids) or "(no requirement id)"
         where = f" (spec {', '.join(self.sections)})" if self.sections else ""

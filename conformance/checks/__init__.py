@@ -131,8 +131,8 @@ class IndependentChecks:
 
         A violation in flight joins the recorded ones. Any other ``ConformanceError`` in flight
         (a later call not measurable) is chained as the cause: the recorded breaks still fail,
-        and the ids the block never reached stay not measurable (``outcomes.classify``). A crash
-        of the suite's own code propagates unchanged (every id fails)."""
+        and the ids the block never reached stay not measurable (``verdict.classification``).
+        A crash of the suite's own code propagates unchanged (every id fails)."""
         if not self.broken:
             return
         if error is not None and not isinstance(error, ConformanceError):
@@ -140,23 +140,10 @@ class IndependentChecks:
         broken = list(self.broken)
         if isinstance(error, ContractViolation):
             broken += list(error.parts) or [error]
-        first = broken[0]
-        broken_ids = tuple(dict.fromkeys(i for v in broken for i in v.requirement_ids))
-        if any(not v.requirement_ids for v in broken):
-            broken_ids = ()  # a break of the whole test (no answer, a 5xx): every id fails
-        combined = ContractViolation(
-            broken_ids,
-            "; ".join(v.title for v in broken),
-            " | ".join(v.expected for v in broken),
-            " | ".join(v.received for v in broken),
-            first.curl,
-            tuple(dict.fromkeys(s for v in broken for s in v.sections)),
-        )
-        held = [i for i in dict.fromkeys(self.checked) if i not in broken_ids]
+        held = list(self.checked)
         if isinstance(error, ContractViolation):
-            held += [i for i in error.passed_ids if i not in broken_ids and i not in held]
-        combined.passed_ids = tuple(held)
-        combined.parts = tuple(broken)
+            held += error.passed_ids
+        combined = ContractViolation.combined(broken, held)
         if isinstance(error, BaseException):
             raise combined from error
         raise combined

@@ -10,7 +10,6 @@ from pathlib import Path
 
 import pytest
 
-from conformance.catalogue.outcomes import USER_PROPERTY, TestRecord, report_for_run
 from conformance.redaction.run_outputs import OutputRedaction
 from conformance.report import step_summary
 from conformance.report.headline import summary_line
@@ -27,8 +26,10 @@ from conformance.run.state import (
     TARGET_INFO,
     TARGET_PROPERTY,
 )
-from conformance.stages import Stage, named
+from conformance.stages import Stage, named, scope
 from conformance.stages.declaration import STAGE_PROPERTY, Details
+from conformance.verdict.records import USER_PROPERTY, TestRecord
+from conformance.verdict.run_report import report_for_run
 
 _WRITE_ERROR = pytest.StashKey[str]()
 
@@ -86,6 +87,7 @@ class RunCollector:
             started_at=started_at,
             duration_s=round(time.monotonic() - started, 3),
             stage_details=self.merged_details(),
+            answers_for=scope(r.stage for r in self.records),
         )
         stop = stop_signals.stopped()
         if stop is not None:

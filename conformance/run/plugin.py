@@ -19,7 +19,6 @@ from typing import Protocol
 
 import pytest
 
-from conformance.catalogue.outcomes import USER_PROPERTY, classify
 from conformance.catalogue.requirements import catalogue_index
 from conformance.checks import conventions
 from conformance.errors import (
@@ -53,6 +52,8 @@ from conformance.run.state import (
 from conformance.stages import add_pytest_options, collected_by, of_module
 from conformance.target import profile_reads
 from conformance.target.resolution import Target, new_run_id
+from conformance.verdict.classification import classify
+from conformance.verdict.records import USER_PROPERTY
 
 pytest_plugins = (
     "conformance.run.fixtures",

@@ -13,10 +13,10 @@ from conformance.stages.client.backoff_criterion import (
     mean_by_failure,
     trend,
 )
-from conformance.stages.client.findings import Finding, failed, passed, unmeasured
 from conformance.stages.client.runs import InstanceRun, ScenarioRun
 from conformance.stages.client.scenarios import BACKOFF, RETRY_AFTER
 from conformance.stages.client.timeline import Gap, gaps, margin
+from conformance.verdict.finding import Finding, failed, passed, unmeasured
 
 
 def judge_retry_after(run: ScenarioRun) -> list[Finding]:

@@ -7,10 +7,10 @@ entity-tag quoted)."""
 from __future__ import annotations
 
 from conformance.oracles.header_grammar import Problem, if_none_match
-from conformance.stages.client.findings import Finding, failed, passed, unmeasured
 from conformance.stages.client.recording import Recorded
 from conformance.stages.client.runs import ScenarioRun
 from conformance.stages.client.scenarios import SEND_LAST_HASH
+from conformance.verdict.finding import Finding, failed, passed, unmeasured
 
 FORMS = {"if-none-match": 'If-None-Match: "<hash>"', "query": "?hash=<hash>"}
 

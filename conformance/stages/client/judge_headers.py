@@ -8,10 +8,10 @@ from __future__ import annotations
 import math
 
 from conformance.oracles.header_grammar import Problem, field_value
-from conformance.stages.client.findings import Finding, failed, passed, unmeasured
 from conformance.stages.client.recording import Recorded
 from conformance.stages.client.runs import ScenarioRun
 from conformance.stages.client.scenarios import INSTANCE_ID, NUMERIC_HEADER
+from conformance.verdict.finding import Finding, failed, passed, unmeasured
 
 INSTANCE_ID_MAX = 128
 NUMERIC_MAX = 9007199254740991

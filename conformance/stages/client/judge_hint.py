@@ -20,11 +20,11 @@ from __future__ import annotations
 
 import statistics
 
-from conformance.stages.client.findings import Finding, failed, passed, unmeasured
 from conformance.stages.client.runs import ScenarioRun
 from conformance.stages.client.scenarios import HINT_JITTER, HINT_RELEASE, HONOUR_HINT
 from conformance.stages.client.spread_criterion import MIN_INSTANCES, MIN_WAITS, per_poll_spread
 from conformance.stages.client.timeline import Gap, gaps, hint_bound, hint_width, margin
+from conformance.verdict.finding import Finding, failed, passed, unmeasured
 
 SPREAD_SHARE = 0.10
 LOCKSTEP_S = 0.03

@@ -12,11 +12,11 @@ from __future__ import annotations
 
 from collections import Counter
 
-from conformance.stages.client.findings import Finding, failed, passed, unmeasured
 from conformance.stages.client.recording import Recorded
 from conformance.stages.client.runs import ScenarioRun
 from conformance.stages.client.scenarios import REFETCH_CHANGED
 from conformance.stages.client.settings import BOOTSTRAP
+from conformance.verdict.finding import Finding, failed, passed, unmeasured
 
 
 def judge_refetch(run: ScenarioRun) -> list[Finding]:

@@ -6,13 +6,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from conformance.stages.client.findings import Finding, failed
 from conformance.stages.client.judge_failures import judge_backoff, judge_retry_after
 from conformance.stages.client.judge_hash import judge_last_hash
 from conformance.stages.client.judge_headers import judge_headers
 from conformance.stages.client.judge_hint import judge_hint, judge_jitter, judge_release
 from conformance.stages.client.judge_refetch import judge_refetch
 from conformance.stages.client.runs import ScenarioRun
+from conformance.verdict.finding import Finding, failed
 
 JUDGES: dict[str, Callable[[ScenarioRun], list[Finding]]] = {
     "last-hash": judge_last_hash,

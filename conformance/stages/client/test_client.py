@@ -15,12 +15,12 @@ import pytest
 from conformance.errors import NotMeasurable
 from conformance.run.state import TRANSCRIPT
 from conformance.stages.client.evidence import Timeline, scenario_details
-from conformance.stages.client.findings import conclude
 from conformance.stages.client.judging import judge
 from conformance.stages.client.plugin import SCENARIO_PARAMETER
 from conformance.stages.client.runs import ScenarioRun
 from conformance.stages.client.scenarios import SCENARIOS
 from conformance.stages.declaration import STAGE_PROPERTY
+from conformance.verdict.conclusion import conclude
 
 STAGE_NAME = "client"
 

@@ -18,7 +18,6 @@ from typing import TYPE_CHECKING
 import requests
 from schemathesis.core.failures import Failure, FailureGroup
 
-from conformance.catalogue.outcomes import TestRecord
 from conformance.contract.document import contract_sha256, operations
 from conformance.contract.specialisation import declared_keys, document_sha256
 from conformance.redaction.placeholders import Redactor
@@ -42,6 +41,7 @@ from conformance.stages.fuzz.schema import contract_document
 from conformance.traffic.curl import curl_command
 from conformance.traffic.ledger import Ledger, Replay
 from conformance.traffic.token_bucket import Limit
+from conformance.verdict.records import TestRecord
 
 if TYPE_CHECKING:
     from schemathesis import CheckContext, Response

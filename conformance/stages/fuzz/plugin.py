@@ -30,7 +30,6 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from conformance.catalogue.outcomes import USER_PROPERTY
 from conformance.contract.document import operations
 from conformance.contract.specialisation import default_profile
 from conformance.run.handover import target_of
@@ -49,6 +48,7 @@ from conformance.stages.fuzz.schema import HTTP_METHODS, contract_document
 from conformance.stages.fuzz.summary import merge_details, summary_lines
 from conformance.target.resolution import Target
 from conformance.traffic.client import Client
+from conformance.verdict.records import USER_PROPERTY
 
 if TYPE_CHECKING:
     from conformance.target.profile import Profile

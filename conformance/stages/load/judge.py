@@ -1,9 +1,10 @@
 """The load stage's verdicts, pure functions of a run's records and the declared figures.
 
-Each judge returns a ``Finding``: pass, fail (what was expected, what was received), not
-measurable (only the generator's own shortfall, with the figure) or not configured (the profile
-declares no figure to judge against). What the target answered (no answer, a 5xx, a 429 a
-well-behaved instance did not provoke) is always evidence, never an excuse.
+Each judge returns a ``Finding`` (``conformance.verdict.finding``) of ``EVERY`` requirement of the
+test that reads it: pass, fail (what was expected, what was received), not measurable (only the
+generator's own shortfall, with the figure) or not configured (the profile declares no figure to
+judge against). What the target answered (no answer, a 5xx, a 429 a well-behaved instance did not
+provoke) is always evidence, never an excuse.
 """
 
 from __future__ import annotations
@@ -11,11 +12,12 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass, field
 
+from conformance.report.model import Outcome
 from conformance.stages.load.plan import Plan
 from conformance.stages.load.records import ANONYMOUS, NOISY, WELL_BEHAVED, Poll, Results
 from conformance.stages.load.series import Rate
+from conformance.verdict.finding import EVERY, Finding, failed, passed, unconfigured, unmeasured
 
-PASS, FAIL, NOT_MEASURABLE, NOT_CONFIGURED = "pass", "fail", "not-measurable", "not-configured"
 SHORTFALL = 0.8  # the generator offered less than this share of its plan: its own shortfall
 HINT_SHARE = 0.8  # least share of 200s above the threshold band that must carry the hint
 STRAY_HINT_SHARE = 0.1  # most share of 200s below the band (load gone) that may carry it
@@ -36,20 +38,6 @@ class Declared:
     window_s: float = 1.0  # the window the service counts its own rate over
 
 
-@dataclass(frozen=True)
-class Finding:
-    outcome: str
-    title: str = ""
-    expected: str = ""
-    received: str = ""
-    note: str = ""  # why not measured / not configured
-    key: str = ""  # with NOT_CONFIGURED: the profile key that would enable it
-
-
-def passed() -> Finding:
-    return Finding(PASS)
-
-
 def _example(poll: Poll, started: float) -> str:
     return f"instance {poll.instance} at t={poll.sent - started:.2f}s: HTTP {poll.status}" + (
         f" ({poll.problem})" if poll.problem else ""
@@ -61,10 +49,10 @@ def no_server_error(results: Results) -> Finding:
     bad = [p for p in results.polls if p.status >= 500 or p.status == 0]
     bad_writes = [w for w in results.writes if w.status >= 500 or w.status == 0]
     if not bad and not bad_writes:
-        return passed()
+        return passed(EVERY)
     example = _example(bad[0], results.started) if bad else f"write: {bad_writes[0].problem}"
-    return Finding(
-        FAIL,
+    return failed(
+        EVERY,
         "the service failed under the fleet's load",
         "no 5xx and an answer to every request",
         f"{len(bad)} of {len(results.polls)} polls and {len(bad_writes)} writes got a 5xx or no "
@@ -81,9 +69,9 @@ def error_bodies(results: Results, shape: bool) -> Finding:
         if p.status >= 400 and p.problem and any(w in p.problem for w in words)
     ]
     if not bad:
-        return passed()
-    return Finding(
-        FAIL,
+        return passed(EVERY)
+    return failed(
+        EVERY,
         "error answers under load are not well formed",
         "every error answer a JSON object with the declared code and message fields",
         f"{len(bad)} error answers malformed; first: {_example(bad[0], results.started)}",
@@ -94,16 +82,16 @@ def retry_after(results: Results) -> Finding:
     limited = [p for p in results.polls if p.status == 429]
     bare = [p for p in limited if p.retry_after is None]
     if not limited:
-        return Finding(NOT_MEASURABLE, note="no 429 was answered during the run")
+        return unmeasured(EVERY, "no 429 was answered during the run")
     if bare:
-        return Finding(
-            FAIL,
+        return failed(
+            EVERY,
             "429 without Retry-After",
             "every 429 carries Retry-After",
             f"{len(bare)} of {len(limited)} 429s had none; first: "
             f"{_example(bare[0], results.started)}",
         )
-    return passed()
+    return passed(EVERY)
 
 
 def _noisy_offered(results: Results, plan: Plan, declared: Declared) -> tuple[int, float]:
@@ -117,15 +105,15 @@ def noisy_throttled(results: Results, plan: Plan, declared: Declared) -> Finding
     offered, budget = _noisy_offered(results, plan, declared)
     limited = sum(1 for p in results.of_kind(NOISY) if p.status == 429)
     if limited:
-        return passed()
+        return passed(EVERY)
     if offered < budget * BUCKET_SLACK:
-        return Finding(
-            NOT_MEASURABLE,
-            note=f"the generator sent {offered} noisy polls, not over the declared budget "
+        return unmeasured(
+            EVERY,
+            f"the generator sent {offered} noisy polls, not over the declared budget "
             f"{budget:.0f} (burst + refill x phase) x {BUCKET_SLACK}: its own shortfall",
         )
-    return Finding(
-        FAIL,
+    return failed(
+        EVERY,
         "noisy instances far over the limit were never throttled",
         f"429 once one instance's polls pass burst + refill x time ({budget:.0f})",
         f"{offered} polls from {plan.noisy} noisy instance(s), none answered 429",
@@ -137,25 +125,25 @@ def own_buckets(results: Results, plan: Plan, declared: Declared) -> Finding:
     well = [p for p in results.of_kind(WELL_BEHAVED) if p.status == 429]
     if well:
         instances = len({p.instance for p in well})
-        return Finding(
-            FAIL,
+        return failed(
+            EVERY,
             "well-behaved instances were rate-limited",
             "no 429 for an instance polling at its own cadence, far under the declared limit "
             f"({declared.refill:g}/s, burst {declared.burst})",
             f"{len(well)} 429s to {instances} well-behaved instance(s); first: "
             f"{_example(well[0], results.started)}",
         )
-    return passed()
+    return passed(EVERY)
 
 
 def own_buckets_measured(results: Results, plan: Plan, declared: Declared) -> Finding:
     """LIMIT-RATE-PER-INSTANCE needs a drained bucket beside the fleet to mean anything."""
     found = own_buckets(results, plan, declared)
-    if found.outcome == FAIL:
+    if found.outcome is Outcome.FAIL:
         return found
     if not any(p.status == 429 for p in results.of_kind(NOISY)):
         throttled = noisy_throttled(results, plan, declared)
-        return throttled if throttled.outcome != PASS else found
+        return throttled if throttled.outcome is not Outcome.PASS else found
     return found
 
 
@@ -167,27 +155,27 @@ def shared_bucket(results: Results, plan: Plan, declared: Declared) -> Finding:
     start, end = plan.anonymous_window
     budget = declared.burst + declared.refill * (end - start)
     if not by_host:
-        return Finding(NOT_MEASURABLE, note="the generator sent no poll without an instance id")
+        return unmeasured(EVERY, "the generator sent no poll without an instance id")
     for host, polls in sorted(by_host.items()):
         served = sum(1 for p in polls if p.status in (200, 304))
         limited = sum(1 for p in polls if p.status == 429)
         pollers = len({p.instance for p in polls})
         if not limited and len(polls) < budget * BUCKET_SLACK:
-            return Finding(
-                NOT_MEASURABLE,
-                note=f"from {host} the generator sent {len(polls)} polls without an id, not over "
+            return unmeasured(
+                EVERY,
+                f"from {host} the generator sent {len(polls)} polls without an id, not over "
                 f"the shared budget {budget:.0f} x {BUCKET_SLACK}: its own shortfall",
             )
         if served > budget * BUCKET_SLACK + 1:
-            return Finding(
-                FAIL,
+            return failed(
+                EVERY,
                 "polls without an instance id do not share one bucket",
                 f"at most burst + refill x {end - start:g}s = {budget:.0f} (x{BUCKET_SLACK}) "
                 f"served to all pollers without an id from one address",
                 f"{served} of {len(polls)} served ({limited} limited) to {pollers} pollers from "
                 f"{host}, each under the limit alone",
             )
-    return passed()
+    return passed(EVERY)
 
 
 def _hint_band(declared: Declared) -> tuple[float, float]:
@@ -196,10 +184,8 @@ def _hint_band(declared: Declared) -> tuple[float, float]:
 
 
 def _not_declared() -> Finding:
-    return Finding(
-        NOT_CONFIGURED,
-        note="the profile declares no shedding threshold",
-        key="load.shedding_threshold",
+    return unconfigured(
+        EVERY, "load.shedding_threshold", "the profile declares no shedding threshold"
     )
 
 
@@ -234,22 +220,22 @@ def hint_under_load(results: Results, plan: Plan, declared: Declared) -> Finding
             why = "the generator's shortfall"
         else:
             why = "the profile's fleet is too small to pass the band"
-        return Finding(
-            NOT_MEASURABLE,
-            note=f"the offered rate was never over {high:.0f}/s (threshold "
+        return unmeasured(
+            EVERY,
+            f"the offered rate was never over {high:.0f}/s (threshold "
             f"{declared.threshold:g} + {declared.margin:.0%}) in the service's view with a 200 "
             f"answered: peak {sent:.0f}/s sent against {planned:.0f}/s planned ({why})",
         )
     share = sum(p.hint for p in loaded) / len(loaded)
     if share < HINT_SHARE:
-        return Finding(
-            FAIL,
+        return failed(
+            EVERY,
             "no polling hint while the offered load was over the declared threshold",
             f"polling in at least {HINT_SHARE:.0%} of 200s sent while the offered rate was over "
             f"{high:.0f}/s both in the {window:g}s and the {window * (1 - METER_SLOT):g}s before",
             f"{share:.0%} of {len(loaded)} such 200s carried it",
         )
-    return passed()
+    return passed(EVERY)
 
 
 def _quiet(results: Results, declared: Declared) -> list[Poll]:
@@ -273,34 +259,34 @@ def hint_absent_when_quiet(results: Results, declared: Declared, after: bool) ->
     first = next((p.sent for p in results.polls if p.hint), None)
     if after:
         if first is None:
-            return Finding(NOT_MEASURABLE, note="no polling hint was ever served, none to go")
+            return unmeasured(EVERY, "no polling hint was ever served, none to go")
         quiet = [p for p in quiet if p.sent > first]
     if not quiet:
-        return Finding(NOT_MEASURABLE, note="no 200 was served while the offered load was low")
+        return unmeasured(EVERY, "no 200 was served while the offered load was low")
     share = sum(p.hint for p in quiet) / len(quiet)
     if share > STRAY_HINT_SHARE:
         _, low = _hint_band(declared)
-        return Finding(
-            FAIL,
+        return failed(
+            EVERY,
             "the polling hint stays while the offered load is low",
             f"no polling in 200s sent after 2 s under {low:.0f}/s (at most {STRAY_HINT_SHARE:.0%})",
             f"{share:.0%} of {len(quiet)} such 200s carried it",
         )
-    return passed()
+    return passed(EVERY)
 
 
 def hint_shape(results: Results) -> Finding:
     bad = [p for p in results.polls if p.status == 200 and p.problem.startswith("polling")]
     if bad:
-        return Finding(
-            FAIL,
+        return failed(
+            EVERY,
             "polling hint not usable",
             "polling {intervalSeconds > 0, 0 <= jitterRatio <= 1}",
             f"{len(bad)} hints malformed; first: {_example(bad[0], results.started)}",
         )
     if not any(p.hint for p in results.polls):
-        return Finding(NOT_MEASURABLE, note="no polling hint was served")
-    return passed()
+        return unmeasured(EVERY, "no polling hint was served")
+    return passed(EVERY)
 
 
 def convergence_bound(plan: Plan) -> float:
@@ -318,19 +304,17 @@ def convergence(results: Results, plan: Plan, declared: Declared) -> tuple[Findi
         return _not_declared(), None
     first = next((p.sent for p in results.polls if p.hint), None)
     if first is None:
-        return Finding(NOT_MEASURABLE, note="no polling hint was served"), None
+        return unmeasured(EVERY, "no polling hint was served"), None
     quiet = [p for p in _quiet(results, declared) if p.sent > first and not p.hint]
     bound = convergence_bound(plan)
     took = (quiet[0].sent - first) if quiet else None
     if took is not None and took <= bound:
-        return passed(), took
+        return passed(EVERY), took
     last = max(p.sent for p in results.polls)
     if took is None and last - first < bound:
-        return Finding(
-            NOT_MEASURABLE, note="the run ended within the bound of the first hint"
-        ), None
-    return Finding(
-        FAIL,
+        return unmeasured(EVERY, "the run ended within the bound of the first hint"), None
+    return failed(
+        EVERY,
         "the polling hint did not go away with the fleet obeying it",
         f"a 200 without polling, under the band, within {bound:.1f}s of the first hint",
         "none by the end of the run" if took is None else f"the first after {took:.1f}s",
@@ -341,16 +325,16 @@ def write_visible(results: Results, plan: Plan, declared: Declared) -> Finding:
     """Every poll sent after a write (plus the declared propagation) sees the new hash."""
     writes = [w for w in results.writes if w.status == 200 and w.content_hash]
     if not writes:
-        return Finding(NOT_MEASURABLE, note="no write succeeded during the run")
+        return unmeasured(EVERY, "no write succeeded during the run")
     generation = {results.initial_hash: 0} if results.initial_hash else {}
     for index, write in enumerate(writes, start=1):
         generation.setdefault(write.content_hash, index)
     seen = [p for p in results.polls if p.status in (200, 304) and p.config_hash]
     known = [p for p in seen if p.config_hash in generation]
     if seen and len(known) < len(seen) / 2:
-        return Finding(
-            NOT_MEASURABLE,
-            note="the snapshot's configuration hashes are not the records' contentHash: "
+        return unmeasured(
+            EVERY,
+            "the snapshot's configuration hashes are not the records' contentHash: "
             "writes cannot be told apart",
         )
     # The configuration existed before the fleet started: an answer without it is older still.
@@ -364,8 +348,8 @@ def write_visible(results: Results, plan: Plan, declared: Declared) -> Finding:
             stale.append(poll)
     if stale:
         lag = max(p.sent - done[max(0, generation[p.config_hash])] for p in stale)
-        return Finding(
-            FAIL,
+        return failed(
+            EVERY,
             "polls after a write still saw the previous configuration",
             f"every poll sent over {declared.propagation_s:g}s after a write's answer shows "
             "its hash (so each instance has it within one cadence, plus the hint while held)",
@@ -373,10 +357,4 @@ def write_visible(results: Results, plan: Plan, declared: Declared) -> Finding:
             f"{len({p.instance for p in stale})} instance(s), stale up to {lag:.1f}s after the "
             f"write; first: {_example(stale[0], results.started)}",
         )
-    return passed()
-
-
-def summary(findings: dict[str, Finding]) -> dict[str, dict[str, object]]:
-    return {
-        rid: {"outcome": f.outcome, "received": f.received or f.note} for rid, f in findings.items()
-    }
+    return passed(EVERY)

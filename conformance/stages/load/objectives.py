@@ -13,16 +13,11 @@ import itertools
 import math
 from collections import defaultdict
 
-from conformance.stages.load.judge import (
-    FAIL,
-    NOT_CONFIGURED,
-    NOT_MEASURABLE,
-    PASS,
-    Declared,
-    Finding,
-)
+from conformance.report.model import Outcome
+from conformance.stages.load.judge import Declared
 from conformance.stages.load.records import Poll, Results
 from conformance.stages.load.series import percentile
+from conformance.verdict.finding import EVERY, Finding, failed, passed, unconfigured, unmeasured
 
 # requirement id -> the profile keys (under ``load:``) that declare it
 KEYS = {
@@ -38,11 +33,7 @@ THROUGHPUT_SLACK = 0.95  # answers landing in a second may straddle its edges
 
 def _undeclared(requirement: str) -> Finding:
     keys = KEYS[requirement]
-    return Finding(
-        NOT_CONFIGURED,
-        note=f"the profile declares no {' or '.join(keys)}",
-        key=f"load.{keys[-1]}",
-    )
+    return unconfigured(EVERY, f"load.{keys[-1]}", f"the profile declares no {' or '.join(keys)}")
 
 
 def latency(results: Results, declared: Declared) -> Finding:
@@ -55,9 +46,9 @@ def latency(results: Results, declared: Declared) -> Finding:
         return _undeclared("POLL-DECLARED-LATENCY")
     punctual = [p for p in results.polls if p.sent - p.planned <= PUNCTUAL_S]
     if len(punctual) < PUNCTUAL_SHARE * len(results.polls) or not punctual:
-        return Finding(
-            NOT_MEASURABLE,
-            note=f"only {len(punctual)} of {len(results.polls)} polls left the generator within "
+        return unmeasured(
+            EVERY,
+            f"only {len(punctual)} of {len(results.polls)} polls left the generator within "
             f"{PUNCTUAL_S * 1000:.0f} ms of plan (fewer than {PUNCTUAL_SHARE:.0%}): its latency "
             "readings would carry its own delay (its shortfall)",
         )
@@ -65,8 +56,8 @@ def latency(results: Results, declared: Declared) -> Finding:
     values = {key: percentile(times, PERCENTILES[key]) for key in limits}
     missed = {key: (values[key], limit) for key, limit in limits.items() if values[key] > limit}
     if not missed:
-        return Finding(
-            PASS, received=", ".join(f"{_short(k)} {v:.1f} ms" for k, v in values.items())
+        return passed(
+            EVERY, received=", ".join(f"{_short(k)} {v:.1f} ms" for k, v in values.items())
         )
     shown = "; ".join(
         f"{_short(key)} "
@@ -74,8 +65,8 @@ def latency(results: Results, declared: Declared) -> Finding:
         + f" (declared at most {limit:g} ms)"
         for key, (value, limit) in missed.items()
     )
-    return Finding(
-        FAIL,
+    return failed(
+        EVERY,
         "status latency over the declared objective",
         "status latency within the declared "
         + ", ".join(f"{_short(k)} {v:g} ms" for k, v in limits.items())
@@ -114,16 +105,16 @@ def not_modified_share(results: Results, declared: Declared) -> Finding:
         return _undeclared("POLL-DECLARED-NOT-MODIFIED-SHARE")
     eligible = _eligible(results, declared)
     if not eligible:
-        return Finding(
-            NOT_MEASURABLE,
-            note="no poll could be answered 304: every poller's next poll followed a write "
+        return unmeasured(
+            EVERY,
+            "no poll could be answered 304: every poller's next poll followed a write "
             "(the plan's write interval is shorter than its cadence)",
         )
     share = sum(1 for p in eligible if p.status == 304) / len(eligible)
     if share >= limit:
-        return Finding(PASS, received=f"{share:.1%} of {len(eligible)} polls that could be 304")
-    return Finding(
-        FAIL,
+        return passed(EVERY, received=f"{share:.1%} of {len(eligible)} polls that could be 304")
+    return failed(
+        EVERY,
         "unchanged snapshots answered 200 more often than declared",
         f"at least {limit:.0%} of the polls that could be answered 304 (the poller sent its "
         f"last hash, no write since) answered 304",
@@ -147,16 +138,16 @@ def throughput(results: Results, declared: Declared) -> Finding:
     busy = [s for s in whole if offered[s] >= limit]
     if not busy:
         peak = max((offered[s] for s in whole), default=0)
-        return Finding(
-            NOT_MEASURABLE,
-            note=f"the fleet never offered the declared {limit:g}/s in a whole second (peak "
+        return unmeasured(
+            EVERY,
+            f"the fleet never offered the declared {limit:g}/s in a whole second (peak "
             f"{peak}/s): raise load.fleet or lower load.cadence_seconds (the plan's shortfall)",
         )
     rate = sum(answered[s] for s in busy) / len(busy)
     if rate >= limit * THROUGHPUT_SLACK:
-        return Finding(PASS, received=f"{rate:.1f}/s answered in {len(busy)} busy seconds")
-    return Finding(
-        FAIL,
+        return passed(EVERY, received=f"{rate:.1f}/s answered in {len(busy)} busy seconds")
+    return failed(
+        EVERY,
         "status polls answered under the declared throughput",
         f"at least {limit:g}/s answered (less {1 - THROUGHPUT_SLACK:.0%} for second edges) in "
         f"the {len(busy)} seconds the fleet offered that much",
@@ -176,13 +167,9 @@ def summary_line(results: Results, declared: Declared) -> str:
     parts = []
     for requirement, judge in JUDGES.items():
         found = judge(results, declared)
-        if found.outcome == NOT_CONFIGURED:
+        if found.outcome is Outcome.NOT_CONFIGURED:
             continue
         name = requirement.removeprefix("POLL-DECLARED-").lower().replace("-", " ")
-        parts.append(
-            f"{name} "
-            + {PASS: f"met ({found.received})", FAIL: f"missed ({found.received})"}.get(
-                found.outcome, f"not measured ({found.note})"
-            )
-        )
+        said = {Outcome.PASS: f"met ({found.received})", Outcome.FAIL: f"missed ({found.received})"}
+        parts.append(f"{name} " + said.get(found.outcome, f"not measured ({found.note})"))
     return "; ".join(parts) or "none declared (recorded only)"

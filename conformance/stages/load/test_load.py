@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import pytest
 
 from conformance.drivers.management import Configurations
-from conformance.errors import ContractViolation, NotConfigured, NotMeasurable, UsageError
+from conformance.errors import NotMeasurable, UsageError
 from conformance.stages.declaration import STAGE_PROPERTY
 from conformance.stages.load import judge, objectives
 from conformance.stages.load.engine import run_fleet
@@ -22,6 +22,8 @@ from conformance.stages.load.records import Results
 from conformance.stages.load.summary import details_of
 from conformance.target.resolution import Target
 from conformance.traffic.client import Client
+from conformance.verdict.conclusion import conclude
+from conformance.verdict.finding import Finding
 
 requirement = pytest.mark.requirement
 pytestmark = [pytest.mark.xdist_group("load")]
@@ -67,14 +69,10 @@ def unless_stopped(run: LoadRun) -> None:
         raise NotMeasurable(note)
 
 
-def settle(found: judge.Finding) -> None:
-    """A finding as the test's outcome."""
-    if found.outcome == judge.FAIL:
-        raise ContractViolation((), found.title, found.expected, found.received)
-    if found.outcome == judge.NOT_CONFIGURED:
-        raise NotConfigured(found.key, found.note)
-    if found.outcome == judge.NOT_MEASURABLE:
-        raise NotMeasurable(found.note)
+def settle(found: Finding) -> None:
+    """A finding (of every requirement of its test) as the test's outcome."""
+    __tracebackhide__ = True
+    conclude([found])
 
 
 @requirement("ERR-NO-SERVER-ERROR")

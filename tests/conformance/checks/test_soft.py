@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from conformance.catalogue.outcomes import classify
 from conformance.checks import IndependentChecks
 from conformance.errors import ContractViolation, NotMeasurable
 from conformance.report.model import Outcome
+from conformance.verdict.classification import classify
 
 IDS = ["A", "B", "C", "D"]
 

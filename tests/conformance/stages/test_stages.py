@@ -14,7 +14,6 @@ import pytest
 
 import conformance
 from conformance import cli
-from conformance.catalogue.outcomes import selected_requirements
 from conformance.catalogue.requirements import load_catalogue
 from conformance.errors import UsageError
 from conformance.run import launch
@@ -31,6 +30,7 @@ from conformance.stages import (
 )
 from conformance.stages.client.scenarios import requirement_ids as client_scenario_ids
 from conformance.stages.fuzz.plugin import stage_requirements
+from conformance.verdict.run_report import selected_requirements
 
 PACKAGE = Path(conformance.__file__).parent
 STAGES_DIR = PACKAGE / "stages"

@@ -14,13 +14,13 @@ from contextlib import ExitStack
 import httpx
 import pytest
 
-from conformance.catalogue.outcomes import classify
 from conformance.errors import ContractViolation, NoAnswer, UnboundedAnswer, UsageError
 from conformance.report.model import Outcome
 from conformance.target import resolution as targets
 from conformance.target.profile import Profile, parse
 from conformance.target.resolution import Target
 from conformance.traffic.client import Client
+from conformance.verdict.classification import classify
 from tests.support.hostile_servers import (
     PROFILE,
     Behaviour,

@@ -9,12 +9,15 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from conformance.stages.client.findings import FAIL, PASS, UNMEASURED, Finding
+from conformance.report.model import Outcome as Judged
 from conformance.stages.client.judging import judge
 from conformance.stages.client.runs import run_scenarios
 from conformance.stages.client.scenarios import SCENARIOS
 from conformance.stages.client.settings import settings_from
+from conformance.verdict.finding import Finding
 from tests.faulty.clients.catalogue import ClientVariant
+
+FAIL, PASS, UNMEASURED = Judged.FAIL, Judged.PASS, Judged.NOT_MEASURABLE
 
 RUNNER = Path(__file__).with_name("run.py")
 
@@ -34,9 +37,9 @@ class Outcome:
 
     def describe(self) -> str:
         return "\n".join(
-            f"{f.requirement_id}: {f.verdict}: {f.title} | {f.received[:400]}"
+            f"{f.requirement}: {f.outcome}: {f.title} | {f.received[:400]}"
             for f in self.findings
-            if f.verdict != PASS
+            if f.outcome != PASS
         )
 
 
@@ -46,9 +49,7 @@ def run_variant(variant: ClientVariant) -> Outcome:
     )
     runs = run_scenarios(settings, SCENARIOS)
     findings = tuple(f for run in runs.values() for f in judge(run))
-    failed = frozenset(f.requirement_id for f in findings if f.verdict == FAIL)
-    unmeasured = frozenset(f.requirement_id for f in findings if f.verdict == UNMEASURED) - failed
-    passed = (
-        frozenset(f.requirement_id for f in findings if f.verdict == PASS) - failed - unmeasured
-    )
+    failed = frozenset(f.requirement for f in findings if f.outcome == FAIL)
+    unmeasured = frozenset(f.requirement for f in findings if f.outcome == UNMEASURED) - failed
+    passed = frozenset(f.requirement for f in findings if f.outcome == PASS) - failed - unmeasured
     return Outcome(failed, passed, unmeasured, findings)

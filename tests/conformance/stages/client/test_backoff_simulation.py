@@ -12,10 +12,12 @@ import statistics
 
 import pytest
 
+from conformance.report.model import Outcome
 from conformance.stages.client.backoff_criterion import TREND_Z, trend
-from conformance.stages.client.findings import FAIL, PASS
 from conformance.stages.client.judge_failures import closed_waits, judge_backoff
 from tests.conformance.stages.client.backoff_forms import FORMS, Form, simulate
+
+FAIL, PASS = Outcome.FAIL, Outcome.PASS
 
 SCENARIOS = ("backoff-5xx", "backoff-refused")
 CORRECT_RUNS = 150  # stage runs (both scenarios) per correct form
@@ -35,7 +37,7 @@ def judged(form: Form, runs: int, seed: int) -> tuple[int, list[float]]:
         verdicts = []
         for scenario in SCENARIOS:
             run = simulate(form, scenario, rng)
-            verdicts.append(judge_backoff(run)[0].verdict)
+            verdicts.append(judge_backoff(run)[0].outcome)
             zs.append(trend([w for i in run.instances for w in closed_waits(i) if w]).z)
         count += any(v != PASS for v in verdicts) if form.correct else FAIL in verdicts
     return count, zs

@@ -6,12 +6,13 @@ from __future__ import annotations
 
 import random
 
-from conformance.stages.client.findings import FAIL, PASS, UNMEASURED, Finding
+from conformance.report.model import Outcome
 from conformance.stages.client.judge_failures import judge_backoff, judge_retry_after
 from conformance.stages.client.judge_hash import judge_last_hash
 from conformance.stages.client.judge_headers import judge_headers
 from conformance.stages.client.judge_hint import judge_hint, judge_jitter, judge_release
 from conformance.stages.client.judge_refetch import judge_refetch
+from conformance.verdict.finding import Finding
 from tests.conformance.stages.client.timelines import (
     SETTINGS,
     every,
@@ -22,6 +23,8 @@ from tests.conformance.stages.client.timelines import (
     settings,
 )
 
+FAIL, PASS, UNMEASURED = Outcome.FAIL, Outcome.PASS, Outcome.NOT_MEASURABLE
+
 HINT = (2.0, 0.3)  # intervalSeconds 2 s, jitterRatio 0.3: bound 2.0 s (above), 1.4 s (symmetric)
 
 
@@ -29,7 +32,7 @@ HONOUR = "POLL-CLIENT-HONOUR-HINT"
 
 
 def verdict(findings: list[Finding], rid: str) -> str:
-    return next(f.verdict for f in findings if f.requirement_id == rid)
+    return next(f.outcome for f in findings if f.requirement == rid)
 
 
 def hint_instance(
@@ -88,12 +91,12 @@ def test_the_default_reading_is_above_and_a_symmetric_client_is_told_to_declare(
 
     assert SETTINGS.jitter_reading == "above"  # the schema's default: spec 4.3 and 8.2
     found = judge_hint(hint_run(symmetric))  # under the default reading
-    miss = next(f for f in found if f.requirement_id == "POLL-CLIENT-HONOUR-HINT")
-    assert miss.verdict == FAIL
+    miss = next(f for f in found if f.requirement == "POLL-CLIENT-HONOUR-HINT")
+    assert miss.outcome == FAIL
     assert "declares client.jitter_reading: symmetric" in str(miss.received)
     too_fast = judge_hint(hint_run([1.0] * 6))  # below even the symmetric bound: no such advice
-    miss = next(f for f in too_fast if f.requirement_id == "POLL-CLIENT-HONOUR-HINT")
-    assert miss.verdict == FAIL and "symmetric" not in str(miss.received)
+    miss = next(f for f in too_fast if f.requirement == "POLL-CLIENT-HONOUR-HINT")
+    assert miss.outcome == FAIL and "symmetric" not in str(miss.received)
 
 
 def test_above_waits_pass_both_readings() -> None:

@@ -8,14 +8,17 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from conformance.stages.client.findings import FAIL, PASS, Finding
+from conformance.report.model import Outcome
 from conformance.stages.client.judge_hash import judge_last_hash
 from conformance.stages.client.judge_headers import judge_headers
 from conformance.stages.client.judge_hint import judge_jitter
 from conformance.stages.client.runs import ScenarioRun
 from conformance.stages.client.spread_criterion import per_poll_spread
+from conformance.verdict.finding import Finding
 from tests.conformance.stages.client.test_judges import hint_instance, jittered
 from tests.conformance.stages.client.timelines import instance, poll, scenario_run, settings
+
+FAIL, PASS = Outcome.FAIL, Outcome.PASS
 
 HASH = "POLL-CLIENT-SEND-LAST-HASH"
 INSTANCE_ID = "SDK-CLIENT-INSTANCE-ID"
@@ -23,7 +26,7 @@ JITTER = "POLL-CLIENT-HINT-JITTER"
 
 
 def verdict(findings: list[Finding], rid: str) -> str:
-    return next(f.verdict for f in findings if f.requirement_id == rid)
+    return next(f.outcome for f in findings if f.requirement == rid)
 
 
 def failure_run(
@@ -65,7 +68,7 @@ def test_if_none_match_is_judged_by_its_grammar() -> None:
         sent = [None, bad, '"h1"', '"h1"', '"h1"']
         findings = judge_last_hash(failure_run(sent))
         assert verdict(findings, HASH) == FAIL, bad
-        assert "RFC 9110" in next(f.received for f in findings if f.verdict == FAIL), bad
+        assert "RFC 9110" in next(f.received for f in findings if f.outcome == FAIL), bad
 
 
 def test_the_instance_id_given_is_sent_after_every_failure() -> None:

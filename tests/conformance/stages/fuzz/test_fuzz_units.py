@@ -12,7 +12,6 @@ import requests
 from schemathesis.core.failures import Failure
 from schemathesis.openapi.checks import UndefinedStatusCode
 
-from conformance.catalogue.outcomes import RequirementInfo, fold
 from conformance.contract.document import operations
 from conformance.errors import UsageError
 from conformance.report.model import Outcome
@@ -41,6 +40,7 @@ from conformance.stages.fuzz.response_checks import (
 from conformance.stages.fuzz.schema import INFERRED_LINKS, build_schema, contract_document
 from conformance.stages.fuzz.summary import merge_details, summary_lines
 from conformance.target.profile import build
+from conformance.verdict.folding import RequirementInfo, fold
 from tests.conformance.stages.fuzz.conftest import KEYS, PAT, operation, response, status_case
 
 # ------------------------------------------------------------------ tiers and arguments

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import random
 
+from conformance.report.model import Outcome
 from conformance.stages.load import judge
 from conformance.stages.load.plan import Plan
 from conformance.stages.load.records import ANONYMOUS, NOISY, WELL_BEHAVED, Poll, Results, Write
@@ -16,6 +17,13 @@ from conformance.stages.load.rules import (
     read_snapshot,
 )
 from conformance.stages.load.series import Rate, per_second
+
+PASS, FAIL, NOT_MEASURABLE, NOT_CONFIGURED = (
+    Outcome.PASS,
+    Outcome.FAIL,
+    Outcome.NOT_MEASURABLE,
+    Outcome.NOT_CONFIGURED,
+)
 
 T0 = 1_000_000.0
 DECLARED = judge.Declared(burst=60, refill=30.0, threshold=150.0, margin=0.25, propagation_s=1.0)
@@ -53,9 +61,9 @@ def results(polls: list[Poll], writes: list[Write] | None = None, initial: str =
 
 
 def test_a_5xx_or_no_answer_fails_and_nothing_excuses_it() -> None:
-    assert judge.no_server_error(results([poll(1)])).outcome == judge.PASS
+    assert judge.no_server_error(results([poll(1)])).outcome == PASS
     found = judge.no_server_error(results([poll(1), poll(2, status=0, problem="no answer")]))
-    assert found.outcome == judge.FAIL and "1 of 2 polls" in found.received
+    assert found.outcome == FAIL and "1 of 2 polls" in found.received
 
 
 def test_well_behaved_429_fails_own_buckets_and_noisy_must_be_throttled() -> None:
@@ -63,15 +71,15 @@ def test_well_behaved_429_fails_own_buckets_and_noisy_must_be_throttled() -> Non
         poll(i / 90, status=429 if i > 60 else 304, kind=NOISY, who="n", retry=1)
         for i in range(360)
     ]
-    assert judge.own_buckets_measured(results(fine), plan(), DECLARED).outcome == judge.PASS
-    assert judge.noisy_throttled(results(fine), plan(), DECLARED).outcome == judge.PASS
+    assert judge.own_buckets_measured(results(fine), plan(), DECLARED).outcome == PASS
+    assert judge.noisy_throttled(results(fine), plan(), DECLARED).outcome == PASS
     collided = [*fine, poll(12, status=429, retry=1)]
-    assert judge.own_buckets(results(collided), plan(), DECLARED).outcome == judge.FAIL
+    assert judge.own_buckets(results(collided), plan(), DECLARED).outcome == FAIL
     unlimited = [poll(i / 90, status=304, kind=NOISY, who="n") for i in range(360)]
-    assert judge.noisy_throttled(results(unlimited), plan(), DECLARED).outcome == judge.FAIL
+    assert judge.noisy_throttled(results(unlimited), plan(), DECLARED).outcome == FAIL
     short = [poll(i / 90, status=304, kind=NOISY, who="n") for i in range(100)]
     found = judge.noisy_throttled(results(short), plan(), DECLARED)
-    assert found.outcome == judge.NOT_MEASURABLE and "shortfall" in found.note
+    assert found.outcome == NOT_MEASURABLE and "shortfall" in found.note
 
 
 def test_pollers_without_id_must_share_one_bucket() -> None:
@@ -79,10 +87,10 @@ def test_pollers_without_id_must_share_one_bucket() -> None:
         poll(16 + i / 81, status=200 if i < 150 else 429, kind=ANONYMOUS, who=f"a{i % 3}", retry=1)
         for i in range(300)
     ]
-    assert judge.shared_bucket(results(shared), plan(), DECLARED).outcome == judge.PASS
+    assert judge.shared_bucket(results(shared), plan(), DECLARED).outcome == PASS
     separate = [poll(16 + i / 81, kind=ANONYMOUS, who=f"a{i % 3}") for i in range(324)]
     found = judge.shared_bucket(results(separate), plan(), DECLARED)
-    assert found.outcome == judge.FAIL and "324 of 324 served" in found.received
+    assert found.outcome == FAIL and "324 of 324 served" in found.received
 
 
 def herd(hinted: bool, stays: bool) -> list[Poll]:
@@ -94,17 +102,15 @@ def herd(hinted: bool, stays: bool) -> list[Poll]:
 
 def test_hint_appears_over_the_threshold_and_goes_within_the_bound() -> None:
     good = results(herd(hinted=True, stays=False))
-    assert judge.hint_under_load(good, plan(), DECLARED).outcome == judge.PASS
-    assert judge.hint_absent_when_quiet(good, DECLARED, after=True).outcome == judge.PASS
+    assert judge.hint_under_load(good, plan(), DECLARED).outcome == PASS
+    assert judge.hint_absent_when_quiet(good, DECLARED, after=True).outcome == PASS
     found, took = judge.convergence(good, plan(), DECLARED)
-    assert (
-        found.outcome == judge.PASS and took is not None and took < judge.convergence_bound(plan())
-    )
+    assert found.outcome == PASS and took is not None and took < judge.convergence_bound(plan())
     never = results(herd(hinted=False, stays=False))
-    assert judge.hint_under_load(never, plan(), DECLARED).outcome == judge.FAIL
+    assert judge.hint_under_load(never, plan(), DECLARED).outcome == FAIL
     stuck = results(herd(hinted=True, stays=True))
-    assert judge.hint_absent_when_quiet(stuck, DECLARED, after=True).outcome == judge.FAIL
-    assert judge.convergence(stuck, plan(), DECLARED)[0].outcome == judge.FAIL
+    assert judge.hint_absent_when_quiet(stuck, DECLARED, after=True).outcome == FAIL
+    assert judge.convergence(stuck, plan(), DECLARED)[0].outcome == FAIL
 
 
 def slotted(hints: bool) -> list[Poll]:
@@ -126,26 +132,26 @@ def test_the_hint_is_judged_in_the_services_own_window() -> None:
     rate = Rate(results(slotted(True)).polls)
     after = T0 + 2.01  # the burst's first half is still in the trailing second, not in the slots
     assert rate.trailing(after) > 187.5 and not judge.over_in_view(rate, after, 187.5, 1.0)
-    assert judge.hint_under_load(results(slotted(True)), plan(), DECLARED).outcome == judge.PASS
-    assert judge.hint_under_load(results(slotted(False)), plan(), DECLARED).outcome == judge.FAIL
+    assert judge.hint_under_load(results(slotted(True)), plan(), DECLARED).outcome == PASS
+    assert judge.hint_under_load(results(slotted(False)), plan(), DECLARED).outcome == FAIL
 
 
 def test_hint_rules_not_configured_without_a_declared_threshold() -> None:
     undeclared = judge.Declared(60, 30.0, None, 0.25, 1.0)
     found = judge.hint_under_load(results(herd(True, False)), plan(), undeclared)
-    assert found.outcome == judge.NOT_CONFIGURED and found.key == "load.shedding_threshold"
+    assert found.outcome == NOT_CONFIGURED and found.key == "load.shedding_threshold"
 
 
 def test_a_target_too_slow_to_answer_the_band_is_named_not_the_generator() -> None:
     slow = results([poll(i / 300, latency=2 * i / 300) for i in range(300)])  # 100/s answered
     found = judge.hint_under_load(slow, plan(), DECLARED)
-    assert found.outcome == judge.NOT_MEASURABLE and "its own slowness" in found.note
+    assert found.outcome == NOT_MEASURABLE and "its own slowness" in found.note
 
 
 def test_a_load_below_the_band_is_the_generators_shortfall() -> None:
     quiet = results([poll(i / 30) for i in range(300)])
     found = judge.hint_under_load(quiet, plan(), DECLARED)
-    assert found.outcome == judge.NOT_MEASURABLE and "peak" in found.note
+    assert found.outcome == NOT_MEASURABLE and "peak" in found.note
 
 
 def test_every_poll_after_a_write_sees_its_hash() -> None:
@@ -161,14 +167,14 @@ def test_every_poll_after_a_write_sees_its_hash() -> None:
     assert judge.write_visible(results(missing, writes, "h0"), plan(), DECLARED).outcome == "fail"
     stale = [*fresh, poll(12, seen="h1", who="i9", status=304)]
     found = judge.write_visible(results(stale, writes, "h0"), plan(), DECLARED)
-    assert found.outcome == judge.FAIL and "i9" in found.received
+    assert found.outcome == FAIL and "i9" in found.received
 
 
 def test_malformed_error_bodies_and_bare_429s_fail() -> None:
     bad = results([poll(1, status=429, problem="error body is not JSON", retry=None)])
-    assert judge.error_bodies(bad, shape=False).outcome == judge.FAIL
-    assert judge.error_bodies(bad, shape=True).outcome == judge.PASS
-    assert judge.retry_after(bad).outcome == judge.FAIL
+    assert judge.error_bodies(bad, shape=False).outcome == FAIL
+    assert judge.error_bodies(bad, shape=True).outcome == PASS
+    assert judge.retry_after(bad).outcome == FAIL
 
 
 def test_the_client_rules_of_one_instance() -> None:

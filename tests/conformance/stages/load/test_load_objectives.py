@@ -4,9 +4,17 @@ for the generator's own shortfall, with the figure."""
 
 from __future__ import annotations
 
+from conformance.report.model import Outcome
 from conformance.stages.load import objectives
-from conformance.stages.load.judge import FAIL, NOT_CONFIGURED, NOT_MEASURABLE, PASS, Declared
+from conformance.stages.load.judge import Declared
 from conformance.stages.load.records import WELL_BEHAVED, Poll, Results, Write
+
+FAIL, NOT_CONFIGURED, NOT_MEASURABLE, PASS = (
+    Outcome.FAIL,
+    Outcome.NOT_CONFIGURED,
+    Outcome.NOT_MEASURABLE,
+    Outcome.PASS,
+)
 
 T0 = 1_000_000.0
 

@@ -13,13 +13,7 @@ from pathlib import Path
 import pytest
 
 import conformance
-from conformance.catalogue.outcomes import (
-    RequirementInfo,
-    TestRecord,
-    classify,
-    fold,
-    report_for_run,
-)
+from conformance import errors
 from conformance.checks import IndependentChecks
 from conformance.contract.document import contract_path
 from conformance.errors import (
@@ -31,6 +25,10 @@ from conformance.errors import (
     Unsupported,
 )
 from conformance.report.model import Difference, Evidence, Outcome, Verdict, verdict_of
+from conformance.verdict.classification import classify, meaning
+from conformance.verdict.folding import RequirementInfo, fold
+from conformance.verdict.records import TestRecord
+from conformance.verdict.run_report import report_for_run
 
 
 def info(*ids: str) -> list[RequirementInfo]:
@@ -348,3 +346,18 @@ def test_a_capability_note_names_a_key_the_profile_has() -> None:
     assert "capabilities." not in record.note["A"]
     plain = classify("t", "scenarios", ["A"], Unsupported("bootstrap"), failed=False)
     assert "capabilities.bootstrap: false" in plain.note["A"]
+
+
+def test_every_exception_of_the_suite_says_what_it_means_but_a_usage_error() -> None:
+    """A new exception class is classified by a rule of its own (or its parent's, on purpose),
+    never by falling through to the generic record unnoticed."""
+    generic = meaning.dispatch(BaseException)
+    classes = [
+        c
+        for c in vars(errors).values()
+        if isinstance(c, type) and issubclass(c, errors.ConformanceError)
+    ]
+    without = {c.__name__ for c in classes if meaning.dispatch(c) is generic}
+    assert without == {"ConformanceError", "UsageError"}
+    assert meaning.dispatch(errors.NotConfigured) is not meaning.dispatch(errors.NotMeasurable)
+    assert meaning.dispatch(errors.ConventionMiss) is not meaning.dispatch(errors.ContractViolation)

@@ -1,0 +1,79 @@
+"""Test records: one executed test's per-requirement outcomes, as a worker ships them.
+
+A ``TestRecord`` is plain JSON through ``to_json`` (it crosses pytest-xdist in ``user_properties``
+under ``USER_PROPERTY``); the controller reads it back with ``from_json`` and folds the records
+into a ``Report`` (``conformance.verdict.folding``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from conformance.report.json_report import (
+    difference_from_json,
+    difference_to_json,
+    evidence_from_json,
+    evidence_to_json,
+)
+from conformance.report.model import Difference, Evidence, Outcome, worst
+
+USER_PROPERTY = "conformance"
+
+
+@dataclass
+class TestRecord:
+    """One executed test as the controller needs it. JSON-safe through ``to_json``."""
+
+    __test__ = False  # not a pytest test class
+
+    test_id: str
+    stage: str
+    requirement_ids: tuple[str, ...]
+    outcomes: dict[str, Outcome]  # per requirement id
+    duration_s: float = 0.0
+    message: str = ""
+    evidence: Evidence | None = None  # the test's first evidence; any id without its own takes it
+    note: dict[str, str] = field(default_factory=dict)  # per requirement id, e.g. why unmeasured
+    # per requirement id, where the test knows which of its failures broke which requirement
+    evidence_by_requirement: dict[str, Evidence] = field(default_factory=dict)
+    # drop-in level: conventions the target departs from, which the profile does not declare
+    differences: tuple[Difference, ...] = ()
+
+    @property
+    def outcome(self) -> Outcome:
+        return worst(self.outcomes.values())
+
+    def evidence_for(self, requirement_id: str) -> Evidence | None:
+        """The evidence of one requirement: its own if the test has it, else the test's."""
+        return self.evidence_by_requirement.get(requirement_id, self.evidence)
+
+    def to_json(self) -> dict[str, object]:
+        data: dict[str, object] = asdict(self)
+        data["evidence"] = None if self.evidence is None else evidence_to_json(self.evidence)
+        data["evidence_by_requirement"] = {
+            rid: evidence_to_json(e) for rid, e in self.evidence_by_requirement.items()
+        }
+        data["outcomes"] = {k: v.value for k, v in self.outcomes.items()}
+        data["differences"] = [difference_to_json(d) for d in self.differences]
+        return data
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> TestRecord:
+        evidence = data.get("evidence")
+        return cls(
+            test_id=data["test_id"],
+            stage=data["stage"],
+            requirement_ids=tuple(data["requirement_ids"]),
+            outcomes={k: Outcome(v) for k, v in data["outcomes"].items()},
+            duration_s=float(data.get("duration_s", 0.0)),
+            message=data.get("message", ""),
+            evidence=None if evidence is None else evidence_from_json(evidence),
+            note=dict(data.get("note", {})),
+            evidence_by_requirement={
+                rid: evidence_from_json(e)
+                for rid, e in data.get("evidence_by_requirement", {}).items()
+            },
+            differences=tuple(difference_from_json(d) for d in data.get("differences", ())),
+        )
