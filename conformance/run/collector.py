@@ -16,8 +16,8 @@ from conformance.report import step_summary
 from conformance.report.headline import summary_line
 from conformance.report.model import Outcome, Report
 from conformance.report.writer import write_reports
-from conformance.run import stop_signals
-from conformance.run.state import (
+from conformance.session import stop_signals
+from conformance.session.state import (
     COLLECTOR_NAME,
     DEFAULT_REPORT_DIR,
     REDACTION_NAME,

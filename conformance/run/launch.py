@@ -28,11 +28,12 @@ import pytest
 from conformance.errors import UsageError
 from conformance.report.headline import summary_line
 from conformance.report.model import Level, Verdict
-from conformance.run import requirement_ids, stop_signals
+from conformance.run import requirement_ids
 from conformance.run.collector import ReportCapture
 from conformance.run.handover import HandedOver
 from conformance.run.selection_size import ONE_PROCESS_BELOW, narrowed, selected
 from conformance.run.workers import auto
+from conformance.session import stop_signals
 from conformance.stages import REGISTRY, Stage, by_name
 from conformance.target.resolution import Target, establish
 
@@ -49,7 +50,7 @@ BASE_PLUGINS = (
     "allure_pytest.plugin",
     "conformance.run.plugin",
 )
-STOP_SIGNALS_PLUGIN = "conformance.run.stop_signals"
+STOP_SIGNALS_PLUGIN = "conformance.session.stop_signals"
 PYTEST_INI = """\
 [pytest]
 addopts = --strict-markers -p no:cacheprovider

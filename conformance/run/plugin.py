@@ -35,9 +35,9 @@ from conformance.report.allure_labels import apply_allure_labels, attach_exchang
 from conformance.report.body_cut import cut_exchange
 from conformance.run import failure_view, handover
 from conformance.run.collector import RunCollector, selected_ids
-from conformance.run.deadline import DEFAULT_SECONDS, RunDeadline, seconds_option
 from conformance.run.failure_view import TRANSCRIPT_SHOWN
-from conformance.run.state import (
+from conformance.session.deadline import DEFAULT_SECONDS, RunDeadline, seconds_option
+from conformance.session.state import (
     COLLECTOR_NAME,
     DEADLINE,
     DEFAULT_REPORT_DIR,

@@ -77,7 +77,7 @@ class Stage:
     in_all: bool = True  # part of ``--stage all``
     # Its measuring is one session fixture in one xdist group (a fleet, the client runs): a run
     # of it alone starts no xdist workers, so a stop signal reaches that fixture in the process
-    # that writes the reports, which keep what it measured (``conformance.run.stop_signals``).
+    # that writes the reports, which keep what it measured (``conformance.session.stop_signals``).
     one_process: bool = False
     options: tuple[Option, ...] = ()
     pytest_extra: tuple[str, ...] = ()  # pytest arguments a run of the stage always gets

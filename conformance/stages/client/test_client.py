@@ -13,7 +13,7 @@ from collections.abc import Callable
 import pytest
 
 from conformance.errors import NotMeasurable
-from conformance.run.state import TRANSCRIPT
+from conformance.session.state import TRANSCRIPT
 from conformance.stages.client.evidence import Timeline, scenario_details
 from conformance.stages.client.findings import conclude
 from conformance.stages.client.judging import judge

@@ -33,8 +33,7 @@ import pytest
 from conformance.catalogue.outcomes import USER_PROPERTY
 from conformance.contract.document import operations
 from conformance.contract.specialisation import default_profile
-from conformance.run.handover import target_of
-from conformance.run.state import DEFAULT_REPORT_DIR, RUN_ID
+from conformance.session.state import DEFAULT_REPORT_DIR, RUN_ID, target_of
 from conformance.stages.declaration import STAGE_PROPERTY, Details
 from conformance.stages.fuzz.aiming import FuzzTarget
 from conformance.stages.fuzz.auth import auth_requirements

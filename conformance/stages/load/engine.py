@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TextIO
 
 from conformance.errors import UsageError
-from conformance.run import stop_signals
+from conformance.session import stop_signals
 from conformance.stages.load.plan import DRAIN_SECONDS, Plan
 from conformance.stages.load.records import Results
 
