@@ -42,9 +42,8 @@ from conformance.report.model import (
     TestResult,
     worst,
 )
-from conformance.stages import scope
+from conformance.stages import answered_by
 
-USER_PROPERTY = "conformance"
 # The outcomes a requirement shows its evidence for (a spec-doubt needs its curl line too).
 EVIDENCED = frozenset({Outcome.FAIL, Outcome.SPEC_DOUBT})
 
@@ -467,7 +466,7 @@ def report_for_run(
         records = [record for record in records if wanted.intersection(record.requirement_ids)]
     return build_report(
         records,
-        selected_requirements(wanted, seen, scope(r.stage for r in records)),
+        selected_requirements(wanted, seen, answered_by(r.stage for r in records)),
         baseline=current_baseline(
             {rid: str(reason) for rid, reason in _mapping(target_info.get("baseline")).items()}
         ),

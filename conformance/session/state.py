@@ -15,7 +15,6 @@ from conformance.session.deadline import RunDeadline
 from conformance.target.resolution import Target
 from conformance.traffic.transcript import Transcript
 
-TARGET_PROPERTY = "conformance-target"
 DEFAULT_REPORT_DIR = "reports"
 REDACTION_NAME = "conformance-output-redaction"
 COLLECTOR_NAME = "conformance-run-collector"
