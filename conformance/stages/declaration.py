@@ -16,10 +16,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from conformance.catalogue.requirements import load_catalogue
-from conformance.session.wire import Details as Details  # what stages publish
 
 # A stage publishes its details with ``conformance.session.wire.publish``; they land in that
 # stage's summary in the Report, merged across processes by the stage's ``merge_details``.
+Details = dict[str, Any]  # a stage's details, JSON values (``wire.Details``, same shape)
 Values = Mapping[str, object]  # a stage's option values by ``Option.dest``, as pytest parsed them
 
 
