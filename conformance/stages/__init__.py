@@ -12,14 +12,16 @@ from __future__ import annotations
 import importlib.util
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-
-import pytest
+from typing import TYPE_CHECKING
 
 from conformance.stages.client import STAGE as CLIENT
 from conformance.stages.declaration import Command, Stage
 from conformance.stages.fuzz import STAGE as FUZZ
 from conformance.stages.load import STAGE as LOAD
 from conformance.stages.scenarios import STAGE as SCENARIOS
+
+if TYPE_CHECKING:  # the registry is imported by the reports too, where pytest has no part
+    import pytest
 
 __all__ = [
     "CUSTOM",

@@ -264,7 +264,8 @@ LIGHT_ROOMS = (
     "conformance.catalogue",
     "conformance.report.model",
     "conformance.stages",
-    "conformance.session",
+    "conformance.session.state",
+    "conformance.session.wire",
 )
 MACHINERY = ("uvicorn", "locust", "gevent", "schemathesis", "refserver")
 
