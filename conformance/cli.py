@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from conformance.errors import UsageError
 from conformance.report.model import Level
 from conformance.run import launch
-from conformance.run.deadline import seconds_option
+from conformance.session.deadline import seconds_option
 from conformance.stages import REGISTRY, by_name, commands
 
 # Subcommands of no stage: name -> module with add_parser(subparsers) and main(options) -> exit

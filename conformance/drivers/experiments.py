@@ -45,7 +45,7 @@ from conformance.traffic.client import UNSET, Client
 from conformance.traffic.transcript import Reply
 
 if TYPE_CHECKING:
-    from conformance.run.fixtures import Cleanup
+    from conformance.session.cleanup import Cleanup
 
 MAX_PAGES = 1000  # of page_size_max items each: 100 000 experiments with the defaults
 UNKNOWN_EXPERIMENT_ID = 987_654_321

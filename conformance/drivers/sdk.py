@@ -11,7 +11,7 @@ from conformance.errors import NotConfigured
 from conformance.json_types import JsonObject, JsonValue
 from conformance.oracles.header_grammar import ENTITY_TAG, EntityTag, Problem, entity_tag
 from conformance.oracles.json_equality import same_json
-from conformance.run.phases import require_serial_phase
+from conformance.session.serial_phase import require_serial_phase
 from conformance.target.profile import SdkKey
 from conformance.traffic.client import Client, SdkCallOptions
 from conformance.traffic.transcript import Reply
@@ -29,8 +29,8 @@ def settled(attempt: Callable[[], T | None]) -> T | None:
     """``attempt``'s result, or None when the target did not hold still.
 
     ``attempt`` answers None when the snapshot moved under it. Its test runs in the serial phase
-    (``conformance.run.phases``): no other request of the suite is in flight, so a move is the
-    target's own. A target whose snapshot catches up with a write a moment late is given
+    (``conformance.session.serial_phase``): no other request of the suite is in flight, so a move
+    is the target's own. A target whose snapshot catches up with a write a moment late is given
     ``SETTLE_ATTEMPTS`` reads ``SETTLE_PAUSE_SECONDS`` apart; one that never holds still is
     judged by the caller."""
     require_serial_phase("a read that judges the snapshot holding still")

@@ -2,14 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from functools import cache
 
 from jsonschema import Draft202012Validator  # type: ignore[import-untyped]
 
-from conformance.checks import violation
 from conformance.json_types import JsonObject
-from conformance.traffic.transcript import Reply
 
 DATE_TIME = r"^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:?\d{2})$"
 NUMBER: JsonObject = {"type": "number"}
@@ -118,20 +115,3 @@ def status_entry_problems(entry: object, document_field: str) -> list[str]:
     if isinstance(entry, dict) and document_field in entry:
         found.append(f"{document_field}: the entry carries a document (only bootstrap may)")
     return found
-
-
-def expect_shape(
-    name: str, instance: object, ids: Sequence[str], title: str, reply: Reply | None = None
-) -> None:
-    found = problems(name, instance)
-    if found:
-        raise violation(
-            ids,
-            title,
-            f"a body of shape {name!r} (spec {_SPEC[name]})",
-            "; ".join(found[:4]),
-            reply,
-        )
-
-
-_SPEC = {"record": "2.1", "snapshot": "2.4", "status-entry": "2.4", "polling": "2.4"}

@@ -424,7 +424,7 @@ def _stage_html(name: str, details: JsonObject) -> str:
     stage = named(name)
     if stage is None or stage.html is None:
         return ""
-    return f'<section class="stage" data-stage="{_e(name)}">{stage.html(details)}</section>'
+    return f'<section class="stage" data-stage="{_e(name)}">{stage.drawn(details)}</section>'
 
 
 def render(report: Report) -> str:

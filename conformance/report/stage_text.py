@@ -1,8 +1,9 @@
 """Stage summaries as short readable lines, for the reports people read (Markdown and HTML).
 
 A stage records its details as plain data (``StageSummary.details``). A stage that declares how
-its details read (``Stage.describe`` in the registry) is read that way; otherwise records with a
-known meaning (the bucketing test) read as a sentence and anything else as ``key: value`` pairs.
+its details read (``Stage.describe`` in the registry, imported when used) is read that way;
+otherwise records with a known meaning (the bucketing test) read as a sentence and anything else
+as ``key: value`` pairs.
 """
 
 from __future__ import annotations
@@ -86,7 +87,7 @@ def summary_lines(name: str, details: JsonObject) -> list[str]:
     if stage is None or stage.describe is None:
         return stage_lines(details)
     own = {k: v for k, v in details.items() if k != "outcomes"}
-    lines = stage.describe(own) if own else []
+    lines = (stage.lines(own) or []) if own else []
     if "outcomes" in details:
         lines.append(f"outcomes: {value_text(details['outcomes'])}")
     return lines

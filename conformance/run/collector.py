@@ -1,6 +1,6 @@
-"""The run collector: on the controller, gathers every worker's test records and stage details,
-builds the run's ``Report`` and writes it in every format (also when a stop signal ended the run:
-what was measured, the rest noted as stopped)."""
+"""The run collector: on the controller, gathers every worker's test records and stage details
+(``conformance.session.wire``), builds the run's ``Report`` and writes it in every format (also
+when a stop signal ended the run: what was measured, the rest noted as stopped)."""
 
 from __future__ import annotations
 
@@ -15,8 +15,8 @@ from conformance.report import step_summary
 from conformance.report.headline import summary_line
 from conformance.report.model import Outcome, Report
 from conformance.report.writer import write_reports
-from conformance.run import stop_signals
-from conformance.run.state import (
+from conformance.session import stop_signals, wire
+from conformance.session.state import (
     COLLECTOR_NAME,
     DEFAULT_REPORT_DIR,
     REDACTION_NAME,
@@ -24,11 +24,9 @@ from conformance.run.state import (
     SECRETS,
     STARTED,
     TARGET_INFO,
-    TARGET_PROPERTY,
 )
-from conformance.stages import Stage, named, scope
-from conformance.stages.declaration import STAGE_PROPERTY, Details
-from conformance.verdict.records import USER_PROPERTY, TestRecord
+from conformance.stages import Stage, answered_by, named
+from conformance.verdict.records import TestRecord
 from conformance.verdict.run_report import report_for_run
 
 _WRITE_ERROR = pytest.StashKey[str]()
@@ -48,26 +46,22 @@ class RunCollector:
     def __init__(self, config: pytest.Config) -> None:
         self.config = config
         self.records: list[TestRecord] = []
-        self.stage_details: dict[str, dict[str, Details]] = {}  # stage -> source -> details
         self.report: Report | None = None
         self.written: list[Path] = []
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         for name, value in report.user_properties:
-            if name == USER_PROPERTY and isinstance(value, dict):
+            if name == wire.RECORD_KEY and isinstance(value, dict):
                 self.records.append(TestRecord.from_json(value))
-            elif name == TARGET_PROPERTY and isinstance(value, dict):
+            elif name == wire.TARGET_KEY and isinstance(value, dict):
                 self.config.stash.setdefault(TARGET_INFO, dict(value))
-            elif name == STAGE_PROPERTY and isinstance(value, dict) and "name" in value:
-                details = dict(value.get("details") or {})
-                source = str(details.get("worker", report.nodeid))
-                self.stage_details.setdefault(str(value["name"]), {})[source] = details
 
-    def merged_details(self) -> dict[str, Details]:
-        """Each stage's details, merged across workers as the stage declares."""
+    def merged_details(self) -> dict[str, wire.Details]:
+        """Each stage's published details (``conformance.session.wire``), merged across workers
+        as the stage declares."""
 
-        merged: dict[str, Details] = {}
-        for name, by_source in self.stage_details.items():
+        merged: dict[str, wire.Details] = {}
+        for name, by_source in wire.published(self.config).items():
             stage = named(name) or Stage(name=name, help="", test_package=name)
             merged[name] = stage.merged(list(by_source.values()))
         return merged
@@ -87,7 +81,7 @@ class RunCollector:
             started_at=started_at,
             duration_s=round(time.monotonic() - started, 3),
             stage_details=self.merged_details(),
-            answers_for=scope(r.stage for r in self.records),
+            answers_for=answered_by(r.stage for r in self.records),
         )
         stop = stop_signals.stopped()
         if stop is not None:

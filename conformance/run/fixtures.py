@@ -8,44 +8,19 @@ from __future__ import annotations
 
 import dataclasses
 import os
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from collections.abc import Iterator
 
 import httpx
 import pytest
 
 from conformance.run import handover
-from conformance.run.deadline import RunDeadline
-from conformance.run.state import DEADLINE, RUN_ID, TRANSCRIPT
+from conformance.session.cleanup import Cleanup
+from conformance.session.state import DEADLINE, RUN_ID, TRANSCRIPT
 from conformance.target import profile_reads
 from conformance.target.profile import Profile
 from conformance.target.resolution import Target
 from conformance.traffic.client import Client, new_http_client
 from conformance.traffic.pacing import Pacer
-
-
-@dataclass
-class Cleanup:
-    """Actions run at the end of the session, newest first (e.g. terminate experiments); none
-    once the run deadline has passed."""
-
-    actions: list[tuple[str, Callable[[], object]]] = field(default_factory=list)
-    problems: list[str] = field(default_factory=list)
-    deadline: RunDeadline | None = None
-
-    def add(self, description: str, action: Callable[[], object]) -> None:
-        self.actions.append((description, action))
-
-    def run(self) -> None:
-        while self.actions:
-            description, action = self.actions.pop()
-            if self.deadline is not None and self.deadline.passed():
-                self.problems.append(f"{description}: not run, {self.deadline.note}")
-                continue
-            try:
-                action()
-            except Exception as error:  # cleanup must not hide results
-                self.problems.append(f"{description}: {type(error).__name__}")
 
 
 @pytest.fixture(scope="session")

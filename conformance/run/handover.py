@@ -18,7 +18,14 @@ import pytest
 
 from conformance.errors import UsageError
 from conformance.run import requirement_ids
-from conformance.run.state import HANDED_OVER, SECRETS, TARGET_INFO, add_secrets, target_info
+from conformance.session.state import (
+    HANDED_OVER,
+    SECRETS,
+    TARGET_INFO,
+    add_secrets,
+    target_info,
+    target_of,
+)
 from conformance.stages import collected_by
 from conformance.target.profile import Profile
 from conformance.target.resolution import Target, establish
@@ -35,11 +42,6 @@ class HandedOver:
 
     def __repr__(self) -> str:  # pytest may print its plugins before redaction is in place
         return f"HandedOver({self.target.base_url})"
-
-
-def target_of(config: pytest.Config) -> Target | None:
-    """The target this process was handed (None: the run has none yet)."""
-    return config.stash.get(HANDED_OVER, None)
 
 
 def receive(config: pytest.Config) -> None:

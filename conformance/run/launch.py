@@ -28,11 +28,12 @@ import pytest
 from conformance.errors import UsageError
 from conformance.report.headline import summary_line
 from conformance.report.model import Level, Verdict
-from conformance.run import requirement_ids, stop_signals
+from conformance.run import requirement_ids
 from conformance.run.collector import ReportCapture
 from conformance.run.handover import HandedOver
 from conformance.run.selection_size import ONE_PROCESS_BELOW, narrowed, selected
 from conformance.run.workers import auto
+from conformance.session import stop_signals
 from conformance.stages import REGISTRY, Stage, by_name
 from conformance.target.resolution import Target, establish
 
@@ -41,15 +42,15 @@ EXIT_NOT_CONFORMANT = 1
 EXIT_USAGE = 2
 EXIT_INCOMPLETE = 3
 
-# What every run loads with plugin autoloading off (a stage adds its own through the registry);
-# with autoloading on (a stage needs it) they come through their entry points, but for the last.
+# What every run loads, with pytest's plugin autoloading off (a stage adds its own plugin
+# through the registry).
 BASE_PLUGINS = (
     "xdist.plugin",
     "pytest_base_url.plugin",
     "allure_pytest.plugin",
     "conformance.run.plugin",
 )
-STOP_SIGNALS_PLUGIN = "conformance.run.stop_signals"
+STOP_SIGNALS_PLUGIN = "conformance.session.stop_signals"
 PYTEST_INI = """\
 [pytest]
 addopts = --strict-markers -p no:cacheprovider
@@ -95,8 +96,7 @@ def pytest_args(options: argparse.Namespace, ini: Path, workers: int) -> list[st
     """The pytest arguments of a run: the base plugins, each chosen stage's own arguments, its
     test packages, and the run's options. The target is not among them: it is handed over."""
     chosen = stages_of(options.stage)
-    plugins = () if autoload(chosen) else BASE_PLUGINS
-    args = [arg for name in (*plugins, STOP_SIGNALS_PLUGIN) for arg in ("-p", name)]
+    args = [arg for name in (*BASE_PLUGINS, STOP_SIGNALS_PLUGIN) for arg in ("-p", name)]
     for stage in chosen:
         args += stage.pytest_args(options)
     args += ["-c", str(ini), "--rootdir", str(Path(__file__).resolve().parents[2])]
@@ -126,22 +126,16 @@ def asks_verbose(arguments: Sequence[str]) -> bool:
     )
 
 
-def autoload(stages: Sequence[Stage]) -> bool:
-    """Whether the run needs pytest's plugin autoloading (some chosen stage does)."""
-    return any(stage.autoload for stage in stages)
-
-
 def _judges_a_server(stages: Sequence[Stage]) -> bool:
     return any(stage.subject == "server" for stage in stages)
 
 
 @contextmanager
-def _plugin_autoload(enabled: bool) -> Iterator[None]:
+def _no_plugin_autoload() -> Iterator[None]:
     """Turn pytest's plugin autoloading off for this run (xdist workers inherit it)."""
     name = "PYTEST_DISABLE_PLUGIN_AUTOLOAD"
     saved = os.environ.get(name)
-    if not enabled:
-        os.environ[name] = "1"
+    os.environ[name] = "1"
     try:
         yield
     finally:
@@ -190,7 +184,7 @@ def _run(options: argparse.Namespace, started: float, announce: str | None) -> i
             plugins: list[object] = [capture]
             if target is not None:
                 plugins.append(HandedOver(target))
-            with _plugin_autoload(autoload(chosen)):
+            with _no_plugin_autoload():
                 if workers and options.workers == "auto":
                     workers = workers_for_selection(options, ini, workers, plugins[1:])
                 code = pytest.main(pytest_args(options, ini, workers), plugins=plugins)

@@ -6,6 +6,9 @@ Under pytest-xdist (``--dist loadgroup``, as ``conformance run`` starts it) the 
 the serial tests back, lets every other worker finish and leave, then hands them to the last
 worker standing. In one process they are simply collected last. Either way it is one session,
 so one report and one verdict.
+
+What a test sees of it (the marker, ``require_serial_phase``) is
+``conformance.session.serial_phase``; this module holds the scheduling.
 """
 
 from __future__ import annotations
@@ -16,26 +19,7 @@ import pytest
 from xdist.scheduler import LoadGroupScheduling
 from xdist.workermanage import WorkerController
 
-MARK = "serial"
-GROUP = "serial"  # the xdist group serial tests are put in: their nodeids end in "@serial"
-_RUNNING: list[pytest.Item] = []  # the serial test this process runs now, if any
-
-
-class QuietnessUnknown(RuntimeError):
-    """A check that needs the target to itself ran outside the serial phase (a suite bug)."""
-
-
-def in_serial_phase() -> bool:
-    """Whether the test running in this process is a serial one (nothing else in flight)."""
-    return bool(_RUNNING)
-
-
-def require_serial_phase(what: str) -> None:
-    if not in_serial_phase():
-        raise QuietnessUnknown(
-            f"{what} needs the target to itself: mark the test `serial` "
-            "(conformance.run.phases), so it runs after the parallel phase"
-        )
+from conformance.session.serial_phase import GROUP, MARK, is_serial, running
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -51,11 +35,11 @@ def pytest_configure(config: pytest.Config) -> None:
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Serial tests last, in their own xdist group (before xdist names the groups); those that
     leave the target's buckets or meters spent after the others."""
-    serial = [item for item in items if item.get_closest_marker(MARK) is not None]
+    serial = [item for item in items if is_serial(item)]
     for item in serial:
         item.add_marker(pytest.mark.xdist_group(GROUP))
     serial.sort(key=_spends)  # stable: collection order within each kind
-    items[:] = [item for item in items if item.get_closest_marker(MARK) is None] + serial
+    items[:] = [item for item in items if not is_serial(item)] + serial
 
 
 def _spends(item: pytest.Item) -> bool:
@@ -65,14 +49,8 @@ def _spends(item: pytest.Item) -> bool:
 
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_protocol(item: pytest.Item) -> Any:
-    serial = item.get_closest_marker(MARK) is not None
-    if serial:
-        _RUNNING.append(item)
-    try:
+    with running(item):
         return (yield)
-    finally:
-        if serial:
-            _RUNNING.remove(item)
 
 
 @pytest.hookimpl(optionalhook=True)

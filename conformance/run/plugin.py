@@ -34,9 +34,10 @@ from conformance.report.allure_labels import apply_allure_labels, attach_exchang
 from conformance.report.body_cut import cut_exchange
 from conformance.run import failure_view, handover
 from conformance.run.collector import RunCollector, selected_ids
-from conformance.run.deadline import DEFAULT_SECONDS, RunDeadline, seconds_option
 from conformance.run.failure_view import TRANSCRIPT_SHOWN
-from conformance.run.state import (
+from conformance.session import wire
+from conformance.session.deadline import DEFAULT_SECONDS, RunDeadline, seconds_option
+from conformance.session.state import (
     COLLECTOR_NAME,
     DEADLINE,
     DEFAULT_REPORT_DIR,
@@ -45,7 +46,6 @@ from conformance.run.state import (
     SECRETS,
     STARTED,
     TARGET_INFO,
-    TARGET_PROPERTY,
     TRANSCRIPT,
     add_secrets,
 )
@@ -53,7 +53,6 @@ from conformance.stages import add_pytest_options, collected_by, of_module
 from conformance.target import profile_reads
 from conformance.target.resolution import Target, new_run_id
 from conformance.verdict.classification import classify
-from conformance.verdict.records import USER_PROPERTY
 
 pytest_plugins = (
     "conformance.run.fixtures",
@@ -63,6 +62,10 @@ pytest_plugins = (
 )
 
 __all__ = ["COLLECTOR_NAME", "add_secrets", "requirement_ids", "test_id"]
+
+
+def pytest_addhooks(pluginmanager: pytest.PytestPluginManager) -> None:
+    pluginmanager.add_hookspecs(wire.Hooks)
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -122,6 +125,7 @@ def pytest_configure(config: pytest.Config) -> None:
     redaction = OutputRedaction(config, final_pass=not _is_worker(config))
     config.pluginmanager.register(redaction, REDACTION_NAME)
     handover.receive(config)
+    config.pluginmanager.register(wire.Carrier(), wire.CARRIER_NAME)
     if not _is_worker(config):
         config.pluginmanager.register(RunCollector(config), COLLECTOR_NAME)
     for stage in collected_by(config.args, config.invocation_params.dir):
@@ -294,6 +298,8 @@ def pytest_runtest_makereport(
         message = str(report.longreprtext)[-2000:]
     if report.skipped and isinstance(report.longrepr, tuple):
         message = str(report.longrepr[2])
+    differences = conventions.NOTEBOOK.close()
+    own = item.config.hook.pytest_conformance_records(item=item, call=call, report=report)
     record = classify(
         test_id(item),
         _stage_of(item),
@@ -303,7 +309,7 @@ def pytest_runtest_makereport(
         duration_s=report.duration + item.stash.get(_SETUP_S, 0.0),
         exchanges=exchanges,
         message=message,
-        differences=conventions.NOTEBOOK.close(),
+        differences=differences,
     )
     if isinstance(error, UNJUDGED):
         path, line, _ = item.reportinfo()
@@ -314,11 +320,12 @@ def pytest_runtest_makereport(
         report.longrepr = (str(path), (line or 0) + 1, f"{label}: {record.message}")
     else:
         failure_view.shape(report, error, transcript, item.config)
-    report.user_properties.append((USER_PROPERTY, record.to_json()))
+    records = [record.to_json()] if own is None else own
+    report.user_properties.extend((wire.RECORD_KEY, sent) for sent in records)
     info = item.config.stash.get(TARGET_INFO, None)
     if info is not None and not item.config.stash.get(_SENT_TARGET, False):
         item.config.stash[_SENT_TARGET] = True
-        report.user_properties.append((TARGET_PROPERTY, dict(info)))
+        report.user_properties.append((wire.TARGET_KEY, dict(info)))
     return report
 
 

@@ -3,7 +3,7 @@
 The only place that knows which stages exist. A new stage is one package under
 ``conformance/stages/`` (declaring ``STAGE``) plus one line in ``REGISTRY``; from it the CLI takes
 ``--stage`` choices, each stage's options and commands, the run plugin registers each stage's
-pytest options and plugin, the outcomes take each stage's scope (the catalogue's ``stages``
+pytest options and plugin, the outcomes take what each stage answers for (the catalogue's ``stages``
 field) and the reports each stage's summary.
 """
 
@@ -12,28 +12,29 @@ from __future__ import annotations
 import importlib.util
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-
-import pytest
+from typing import TYPE_CHECKING
 
 from conformance.stages.client import STAGE as CLIENT
-from conformance.stages.declaration import STAGE_PROPERTY, Command, Stage
+from conformance.stages.declaration import Command, Stage
 from conformance.stages.fuzz import STAGE as FUZZ
 from conformance.stages.load import STAGE as LOAD
 from conformance.stages.scenarios import STAGE as SCENARIOS
 
+if TYPE_CHECKING:  # the registry is imported by the reports too, where pytest has no part
+    import pytest
+
 __all__ = [
     "CUSTOM",
     "REGISTRY",
-    "STAGE_PROPERTY",
     "Stage",
     "add_pytest_options",
+    "answered_by",
     "by_name",
     "collected_by",
     "commands",
-    "default_scope",
+    "default_answered",
     "named",
     "of_module",
-    "scope",
 ]
 
 REGISTRY: tuple[Stage, ...] = (
@@ -121,16 +122,17 @@ def _path_of(arg: str, invocation_dir: Path) -> Path | None:
     return origin.parent if origin.name == "__init__.py" else origin
 
 
-def default_scope() -> frozenset[str]:
-    """What a run answers for when no stage narrows it: the scenarios stage's scope."""
+def default_answered() -> frozenset[str]:
+    """What a run answers for when no stage narrows it: what the scenarios stage answers for."""
     return SCENARIOS.requirements()
 
 
-def scope(ran: Iterable[str]) -> frozenset[str] | None:
-    """The requirements the stages that ran answer for; None: ``default_scope()``.
+def answered_by(ran: Iterable[str]) -> frozenset[str] | None:
+    """The requirements the stages that ran answer for; None: ``default_answered()``.
 
-    A run in which no stage's test ran answers for the default scope (nothing is left out of
-    scope by accident); tests of no stage answer for themselves.
+    A run in which no stage's test ran answers for the default set (nothing is left unanswered
+    by accident); tests of no stage answer for themselves. (Not ``Requirement.scope``, which is
+    core or experiments.)
     """
     names = set(ran) - {CUSTOM}
     if not names:

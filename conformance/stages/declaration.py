@@ -2,25 +2,24 @@
 
 A stage is one package under ``conformance/stages/`` whose ``__init__`` defines ``STAGE``, a
 ``Stage``; the registry (``conformance.stages``) lists them. The declaration must stay cheap to
-import (no schemathesis, no Locust at module level): its plugin and its commands are named, not
-imported, and loaded only when a run or a command needs them.
+import: it names, never imports, the stage's machinery (its plugin, commands, option check, details
+merge, summary lines and HTML, each by dotted name ``module:attribute``), loaded only when a run,
+a command or a report needs it.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from conformance.catalogue.requirements import load_catalogue
 
-# A test adds (STAGE_PROPERTY, {"name": <stage>, "details": {...}}) to its user properties
-# (``record_property``); the details land in that stage's summary in the Report. Details that are
-# cumulative per worker carry a "worker" key and are merged by the stage's ``merge_details``.
-STAGE_PROPERTY = "conformance-stage"
-
-Details = dict[str, Any]  # a stage's summary details, JSON values
+# A stage publishes its details with ``conformance.session.wire.publish``; they land in that
+# stage's summary in the Report, merged across processes by the stage's ``merge_details``.
+Details = dict[str, Any]  # a stage's details, JSON values (``wire.Details``, same shape)
 Values = Mapping[str, object]  # a stage's option values by ``Option.dest``, as pytest parsed them
 
 
@@ -70,29 +69,29 @@ class Stage:
     # The stage's own pytest plugin (module name): ``conformance.run.plugin`` registers it in
     # every process of a run that collects the stage's tests, whichever way pytest was started.
     plugin: str | None = None
-    # It needs installed pytest plugins autoloaded (a plugin that registers itself through
-    # pytest11); otherwise ``conformance run`` turns autoloading off (start-up cost per worker).
-    autoload: bool = False
     subject: str = "server"  # whose requirements it judges: "server" or "client"
     in_all: bool = True  # part of ``--stage all``
     # Its measuring is one session fixture in one xdist group (a fleet, the client runs): a run
     # of it alone starts no xdist workers, so a stop signal reaches that fixture in the process
-    # that writes the reports, which keep what it measured (``conformance.run.stop_signals``).
+    # that writes the reports, which keep what it measured (``conformance.session.stop_signals``).
     one_process: bool = False
     options: tuple[Option, ...] = ()
     pytest_extra: tuple[str, ...] = ()  # pytest arguments a run of the stage always gets
-    # Checks the option values together before pytest starts (a ``UsageError`` says what is
-    # wrong); None: nothing to check beyond each option's type.
-    check_options: Callable[[Values], None] | None = None
+    # The callables below are named ``module:function`` and imported when first used.
+    # ``(values) -> None``: checks the option values together before pytest starts (a
+    # ``UsageError`` says what is wrong); None: nothing to check beyond each option's type.
+    check_options: str | None = None
     commands: tuple[Command, ...] = ()
-    # Folds per-worker details into one; None: combined key by key (later keys win).
-    merge_details: Callable[[Sequence[Details]], Details] | None = None
-    # The stage's details as short readable lines for the reports; None: generic key/value lines.
-    describe: Callable[[Details], list[str]] | None = None
-    # Extra HTML for the stage in conformance.html (charts as inline SVG, no script, no network),
-    # from its details alone (``conformance report`` re-renders without a run); the caller
-    # redacts nothing, so it must only show what the details hold. None: the summary row only.
-    html: Callable[[Details], str] | None = None
+    # ``(per-worker details) -> details``: folds them into one; None: key by key (later win).
+    merge_details: str | None = None
+    # ``(details) -> lines``: the details as short readable lines for the reports; None: generic
+    # key/value lines.
+    describe: str | None = None
+    # ``(details) -> HTML``: extra HTML for the stage in conformance.html (charts as inline SVG,
+    # no script, no network), from its details alone (``conformance report`` re-renders without
+    # a run); the caller redacts nothing, so it must only show what the details hold. None: the
+    # summary row only.
+    html: str | None = None
 
     def owns(self, module: str) -> bool:
         """Whether a test module (dotted name) belongs to this stage."""
@@ -106,11 +105,26 @@ class Stage:
     def merged(self, parts: Sequence[Details]) -> Details:
         """Per-worker details as one."""
         if self.merge_details is not None:
-            return dict(self.merge_details(parts))
+            merge: Callable[[Sequence[Details]], Details] = named_attribute(self.merge_details)
+            return dict(merge(parts))
         combined: Details = {}
         for part in parts:
             combined.update(part)
         return combined
+
+    def lines(self, details: Details) -> list[str] | None:
+        """The details as the stage reads them (``describe``); None: it declares no reading."""
+        if self.describe is None:
+            return None
+        describe: Callable[[Details], list[str]] = named_attribute(self.describe)
+        return list(describe(details))
+
+    def drawn(self, details: Details) -> str:
+        """The stage's own HTML for its details (``html``); "": it draws nothing."""
+        if self.html is None:
+            return ""
+        draw: Callable[[Details], str] = named_attribute(self.html)
+        return str(draw(details))
 
     def add_run_options(self, parser: argparse.ArgumentParser) -> None:
         """The stage's options on ``conformance run`` (an argument group of their own)."""
@@ -140,10 +154,17 @@ class Stage:
         }
         if self.check_options is not None:
             defaults = {option.dest: option.default for option in self.options}
-            self.check_options({**defaults, **{k: v for k, v in given.items() if v is not None}})
+            check: Callable[[Values], None] = named_attribute(self.check_options)
+            check({**defaults, **{k: v for k, v in given.items() if v is not None}})
         args = list(self.pytest_extra)
         for option in self.options:
             value = given.get(option.dest)
             if value is not None:
                 args += [option.flag, f"{value:g}" if isinstance(value, float) else str(value)]
         return args
+
+
+def named_attribute(dotted: str) -> Any:
+    """``module:attribute``, its module imported now."""
+    module, _, attribute = dotted.partition(":")
+    return getattr(importlib.import_module(module), attribute)

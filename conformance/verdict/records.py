@@ -1,8 +1,8 @@
 """Test records: one executed test's per-requirement outcomes, as a worker ships them.
 
-A ``TestRecord`` is plain JSON through ``to_json`` (it crosses pytest-xdist in ``user_properties``
-under ``USER_PROPERTY``); the controller reads it back with ``from_json`` and folds the records
-into a ``Report`` (``conformance.verdict.folding``).
+A ``TestRecord`` is plain JSON through ``to_json`` (it crosses pytest-xdist in
+``user_properties`` under ``conformance.session.wire.RECORD_KEY``); the controller reads it back
+with ``from_json`` and folds the records into a ``Report`` (``conformance.verdict.folding``).
 """
 
 from __future__ import annotations
@@ -18,8 +18,6 @@ from conformance.report.json_report import (
     evidence_to_json,
 )
 from conformance.report.model import Difference, Evidence, Outcome, worst
-
-USER_PROPERTY = "conformance"
 
 
 @dataclass

@@ -1,12 +1,18 @@
 """conformance's own imports: at module level, except the heavy optional engines (schemathesis,
 Locust) and the modules that bring them in, and the one lazy start of the embedded reference
-server; and no module reaches itself through its module-level imports."""
+server; no module reaches itself through its module-level imports; no module imports a floor
+above its own (``FLOORS``); and the low rooms load no stage machinery."""
 
 from __future__ import annotations
 
 import ast
+import json
+import subprocess
+import sys
 from functools import cache
 from pathlib import Path
+
+import pytest
 
 import conformance
 from tests.support.import_cycles import find_cycle
@@ -120,3 +126,156 @@ def test_the_stage_declarations_stay_light() -> None:
     assert not _heavy("conformance.stages")
     assert not _heavy("conformance.run.plugin")
     assert not _heavy("conformance.cli")
+
+
+# ------------------------------------------------------------------ floors
+
+# The rooms from the lowest floor up (ARCHITECTURE.md, "Floors"): a module imports only modules
+# of its own floor or below, at module level and inside functions alike. A floor may hold several
+# rooms (they may import each other) and a room may be cut in two floors (``FLOOR_OF``).
+FLOORS: tuple[tuple[str, ...], ...] = (
+    ("conformance", "errors", "json_types", "redaction"),
+    ("catalogue",),
+    ("registry",),  # the stage declarations: conformance.stages, its declaration, STAGE of each
+    ("report",),
+    ("profile",),  # what a target declares (conformance.target.profile*)
+    ("traffic",),
+    ("target",),
+    ("oracles",),
+    ("checks",),
+    ("contract",),
+    ("session",),
+    ("drivers",),
+    ("verdict",),
+    ("stages",),
+    ("run",),
+    ("selftest",),
+    ("cli",),
+)
+# Modules on a floor other than their directory's, each with its reason.
+FLOOR_OF = {
+    "conformance.stages": (
+        "registry",
+        "the stage registry: names the stages, imports no stage's machinery",
+    ),
+    "conformance.stages.declaration": ("registry", "what a stage declares, names not imports"),
+    "conformance.stages.fuzz.budget": (
+        "registry",
+        "the fuzz tiers are the --fuzz-tier option's choices; it imports errors and json types",
+    ),
+    "conformance.target.profile": ("profile", "the target's declared profile, which traffic reads"),
+    "conformance.target.profile_reads": ("profile", "which profile keys a run read"),
+}
+# Upward imports the code still has, each with its reason; one that is gone fails the test too.
+KNOWN_UPWARD: dict[tuple[str, str], str] = {}
+
+
+def _stage_declarations() -> set[str]:
+    return {
+        name
+        for name in MODULES
+        if name.count(".") == 2
+        and name.startswith("conformance.stages.")
+        and MODULES[name].name == "__init__.py"
+    }
+
+
+def _commands() -> set[str]:
+    """The stages' subcommands of ``conformance``: the CLI's floor (they start runs)."""
+    from conformance.stages import REGISTRY
+
+    return {command.module for stage in REGISTRY for command in stage.commands}
+
+
+def floor_of(module: str) -> int:
+    if module in FLOOR_OF:
+        room = FLOOR_OF[module][0]
+    elif module in _commands():
+        room = "cli"
+    elif module in _stage_declarations():
+        room = "registry"
+    else:
+        parts = module.split(".")
+        room = parts[1] if len(parts) > 1 else "conformance"
+    (index,) = [i for i, rooms in enumerate(FLOORS) if room in rooms]
+    return index
+
+
+def _every_import() -> dict[str, set[str]]:
+    """Module -> the conformance modules it imports, at module level or inside a function."""
+    graph = {}
+    for module in MODULES:
+        top, nested = _imports(module)
+        names = top.union(*(names for _, names in nested))
+        graph[module] = {name for name in names if name in MODULES}
+    return graph
+
+
+def upward(graph: dict[str, set[str]]) -> set[tuple[str, str]]:
+    return {(m, t) for m, targets in graph.items() for t in targets if floor_of(t) > floor_of(m)}
+
+
+def test_no_module_imports_a_floor_above_its_own() -> None:
+    found = upward(_every_import())
+    assert found - set(KNOWN_UPWARD) == set(), "an import reaches a floor above its module's"
+    assert set(KNOWN_UPWARD) - found == set(), (
+        "a known upward import is gone: drop it from the list"
+    )
+
+
+def test_a_planted_upward_import_is_found() -> None:
+    graph = _every_import()
+    planted = {
+        **graph,
+        "conformance.catalogue.requirements": {
+            *graph["conformance.catalogue.requirements"],
+            "conformance.run.launch",
+        },
+    }
+    assert upward(planted) - upward(graph) == {
+        ("conformance.catalogue.requirements", "conformance.run.launch")
+    }
+
+
+def test_imports_inside_functions_count_for_the_floors() -> None:
+    """The fuzz command imports the engine's modules when it runs (a lazy import): the floors
+    see that edge, which the module-level graph does not hold."""
+    lazy = ("conformance.stages.fuzz.command", "conformance.stages.fuzz.execution")
+    assert lazy[1] in _every_import()[lazy[0]] and lazy[1] not in _graph()[lazy[0]]
+    swapped = {lazy[1]: {lazy[0]}}  # the engine's module reaching up to the command, lazily
+    assert upward(swapped) == {(lazy[1], lazy[0])}
+
+
+def test_every_room_is_on_a_floor() -> None:
+    for module in MODULES:
+        floor_of(module)  # one floor each, or ValueError
+    assert all(module in MODULES for module in FLOOR_OF), "a floor override names no module"
+
+
+# ------------------------------------------------------------------ what an import loads
+
+LIGHT_ROOMS = (
+    "conformance.catalogue",
+    "conformance.report.model",
+    "conformance.stages",
+    "conformance.session.state",
+    "conformance.session.wire",
+)
+MACHINERY = ("uvicorn", "locust", "gevent", "schemathesis", "refserver")
+
+
+@pytest.mark.parametrize("room", LIGHT_ROOMS)
+def test_importing_a_low_room_loads_no_stage_machinery(room: str) -> None:
+    """In a fresh interpreter: no heavy engine, no ASGI server, and of the stages only their
+    declarations (the registry's floor)."""
+    code = f"import json, sys; import {room}; print(json.dumps(sorted(sys.modules)))"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    loaded = set(json.loads(done.stdout))
+    heavy = {name for name in loaded if name.split(".")[0] in MACHINERY}
+    machinery = {
+        name
+        for name in loaded
+        if name.startswith("conformance.stages.")
+        and floor_of(name) != floor_of("conformance.stages")
+    }
+    assert heavy == set() and machinery == set()

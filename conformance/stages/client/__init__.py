@@ -8,8 +8,6 @@ heavy is imported here.
 
 from __future__ import annotations
 
-from conformance.stages.client.chart import stage_html
-from conformance.stages.client.summary import merge_details, summary_lines
 from conformance.stages.declaration import Command, Option, Stage
 
 STAGE = Stage(
@@ -44,7 +42,7 @@ STAGE = Stage(
         ),
     ),
     commands=(Command("client", "conformance.stages.client.command"),),
-    merge_details=merge_details,
-    describe=summary_lines,
-    html=stage_html,
+    merge_details="conformance.stages.client.summary:merge_details",
+    describe="conformance.stages.client.summary:summary_lines",
+    html="conformance.stages.client.chart:stage_html",
 )

@@ -14,7 +14,7 @@ import hashlib
 import pytest
 
 from conformance.errors import UsageError
-from conformance.run.state import TARGET_INFO, add_secrets
+from conformance.session.state import TARGET_INFO, add_secrets
 from conformance.stages.client.runs import ScenarioRun, run_scenarios
 from conformance.stages.client.scenarios import by_name
 from conformance.stages.client.settings import settings_from

@@ -16,7 +16,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from conformance.run import stop_signals
+from conformance.session import stop_signals
 from conformance.stages.client.launcher import Launched, contract_env, launch
 from conformance.stages.client.recording import Recorded
 from conformance.stages.client.scenarios import Scenario

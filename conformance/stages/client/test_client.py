@@ -2,24 +2,22 @@
 
 The scenarios run together once (the ``client_runs`` fixture); each test then judges its own
 recording, reports its requirement ids' outcomes, and leaves its timeline and kept intervals in
-the stage details (``STAGE_PROPERTY``) and, when it fails, in the evidence. A scenario a stop
-signal cut short is not measurable (its partial timeline is kept).
+the stage details (``conformance.session.wire.publish``) and, when it fails, in the evidence. A
+scenario a stop signal cut short is not measurable (its partial timeline is kept).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import pytest
 
 from conformance.errors import NotMeasurable
-from conformance.run.state import TRANSCRIPT
+from conformance.session import wire
+from conformance.session.state import TRANSCRIPT
 from conformance.stages.client.evidence import Timeline, scenario_details
 from conformance.stages.client.judging import judge
 from conformance.stages.client.plugin import SCENARIO_PARAMETER
 from conformance.stages.client.runs import ScenarioRun
 from conformance.stages.client.scenarios import SCENARIOS
-from conformance.stages.declaration import STAGE_PROPERTY
 from conformance.verdict.conclusion import conclude
 
 STAGE_NAME = "client"
@@ -43,20 +41,15 @@ def test_client_scenario(
     scenario: str,
     client_runs: dict[str, ScenarioRun],
     request: pytest.FixtureRequest,
-    record_property: Callable[[str, object], None],
 ) -> None:
     __tracebackhide__ = True
     run = client_runs[scenario]
     request.node.stash[TRANSCRIPT] = Timeline(run)
-    record_property(
-        STAGE_PROPERTY,
-        {
-            "name": STAGE_NAME,
-            "details": {
-                "settings": run.settings.summary(),
-                "scenarios": {scenario: scenario_details(run)},
-            },
-        },
+    wire.publish(
+        request.config,
+        STAGE_NAME,
+        {"settings": run.settings.summary(), "scenarios": {scenario: scenario_details(run)}},
+        source=request.node.nodeid,
     )
     if run.stopped:
         raise NotMeasurable(run.stopped)

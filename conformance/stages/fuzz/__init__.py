@@ -8,9 +8,8 @@ schemathesis: that happens when pytest loads ``plugin`` and collects ``test_fuzz
 from __future__ import annotations
 
 from conformance.errors import UsageError
-from conformance.stages.declaration import Command, Details, Option, Stage
+from conformance.stages.declaration import Command, Option, Stage
 from conformance.stages.fuzz.budget import DEFAULT_SEED, DEFAULT_TIER, TIERS
-from conformance.stages.fuzz.summary import merge_details, summary_lines
 
 __all__ = ["DEFAULT_SEED", "DEFAULT_TIER", "STAGE", "TEST_MODULE", "TIERS", "pytest_args"]
 
@@ -27,17 +26,11 @@ def pytest_args(tier: str = DEFAULT_TIER, seed: int = DEFAULT_SEED) -> list[str]
     return ["--fuzz-tier", tier, "--fuzz-seed", str(seed), PLAIN_ASSERT, "--pyargs", TEST_MODULE]
 
 
-def _describe(details: Details) -> list[str]:
-    head, *rest = summary_lines(details)
-    return [head.removeprefix("fuzz: "), *(line.strip() for line in rest)]
-
-
 STAGE = Stage(
     name="fuzz",
     help="schemathesis fuzzing from the OpenAPI contract (budget: --tier)",
     test_package=TEST_MODULE,
     plugin="conformance.stages.fuzz.plugin",
-    autoload=False,
     options=(
         Option(
             "--fuzz-tier",
@@ -69,6 +62,6 @@ STAGE = Stage(
     ),
     pytest_extra=(PLAIN_ASSERT,),
     commands=(Command("fuzz", "conformance.stages.fuzz.command"),),
-    merge_details=merge_details,
-    describe=_describe,
+    merge_details="conformance.stages.fuzz.summary:merge_details",
+    describe="conformance.stages.fuzz.summary:describe",
 )

@@ -13,17 +13,17 @@ the stage (``conformance.stages.fuzz``).
   (regressions fail their requirements) rides on the first fuzz report of the replaying process.
 - Each fuzz item gets the ``requirement`` marker of what it speaks for, and its record (per
   requirement: pass, fail, spec-doubt, not measurable) replaces the generic one.
-- ``conformance-stage`` user properties carry the stage summary to the controller, where
-  ``stage_details`` merges them across workers.
+- Its records replace the generic one through the wire's ``pytest_conformance_records`` hook;
+  its cumulative summary is published after each fuzz test (``conformance.session.wire``) and
+  ``stage_details`` merges the workers' on the controller.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import gc
-import os
 import time
-from collections.abc import Generator, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -32,9 +32,9 @@ import pytest
 
 from conformance.contract.document import operations
 from conformance.contract.specialisation import default_profile
-from conformance.run.handover import target_of
-from conformance.run.state import DEFAULT_REPORT_DIR, RUN_ID
-from conformance.stages.declaration import STAGE_PROPERTY, Details
+from conformance.session import wire
+from conformance.session.state import DEFAULT_REPORT_DIR, RUN_ID, target_of
+from conformance.stages.declaration import Details
 from conformance.stages.fuzz.aiming import FuzzTarget
 from conformance.stages.fuzz.auth import auth_requirements
 from conformance.stages.fuzz.budget import DEFAULT_SEED, DEFAULT_TIER, Tier, tier
@@ -48,7 +48,6 @@ from conformance.stages.fuzz.schema import HTTP_METHODS, contract_document
 from conformance.stages.fuzz.summary import merge_details, summary_lines
 from conformance.target.resolution import Target
 from conformance.traffic.client import Client
-from conformance.verdict.records import USER_PROPERTY
 
 if TYPE_CHECKING:
     from conformance.target.profile import Profile
@@ -79,7 +78,6 @@ class FuzzSettings:
 
 _ACTIVE: dict[str, FuzzSettings] = {}
 RUN = pytest.StashKey[FuzzRun]()
-DETAILS = pytest.StashKey[dict[str, Details]]()
 
 
 def active_settings() -> FuzzSettings:
@@ -96,7 +94,6 @@ def pytest_configure(config: pytest.Config) -> None:
     _ACTIVE["settings"] = FuzzSettings(
         chosen, int(config.getoption("fuzz_seed")), Path(given) if given else None, config
     )
-    config.stash[DETAILS] = {}
 
 
 def corpus_directory(config: pytest.Config, profile: Profile) -> Path:
@@ -223,15 +220,16 @@ def fuzz_run(request: pytest.FixtureRequest, target: Target, run_prefix: str) ->
 # ------------------------------------------------------------------ outcomes
 
 
-@pytest.hookimpl(wrapper=True, tryfirst=True)
-def pytest_runtest_makereport(
-    item: pytest.Item, call: pytest.CallInfo[None]
-) -> Generator[None, pytest.TestReport, pytest.TestReport]:
-    report = yield
+def pytest_conformance_records(
+    item: pytest.Item, call: pytest.CallInfo[None], report: pytest.TestReport
+) -> list[wire.Record] | None:
+    """A fuzz item's records (``conformance.session.wire``): per requirement, from what the
+    fuzzing found, plus the corpus replay's on the first report of the replaying process; the
+    stage's cumulative details are published again."""
     described = item.stash.get(_ITEM, None)
     run = item.config.stash.get(RUN, None)
     if described is None or run is None or report.when != "call":
-        return report
+        return None
     modes = {"valid": ("valid",), "auth": ("missing", "wrong"), "stateful": ("stateful",)}
     error = call.excinfo.value if call.excinfo is not None else None
     record = run.record_for(
@@ -242,10 +240,7 @@ def pytest_runtest_makereport(
         report.duration,
         error,
     )
-    report.user_properties[:] = [
-        (name, value) for name, value in report.user_properties if name != USER_PROPERTY
-    ]
-    report.user_properties.append((USER_PROPERTY, record.to_json()))
+    records = [record.to_json()]
     kept = run.corpus
     if kept is not None:
         found_by = {"tier": run.tier.name, "seed": run.seed}
@@ -253,30 +248,16 @@ def pytest_runtest_makereport(
         kept.keep(corpus_cases(run.failures, run.target, found_by, operation, kinds))
         replayed = None if kept.reported or not kept.owner else kept.record()
         if replayed is not None:
-            report.user_properties.append((USER_PROPERTY, replayed.to_json()))
+            records.append(replayed.to_json())
         kept.reported = True
     details = run.details()
-    details["worker"] = os.environ.get("PYTEST_XDIST_WORKER", "main")
-    report.user_properties.append((STAGE_PROPERTY, {"name": "fuzz", "details": details}))
-    return report
-
-
-def pytest_runtest_logreport(report: pytest.TestReport) -> None:
-    config = _CONFIG.get("config")
-    if config is None or hasattr(config, "workerinput"):
-        return
-    for name, value in report.user_properties:
-        if name == STAGE_PROPERTY and isinstance(value, dict) and value.get("name") == "fuzz":
-            details = dict(value.get("details", {}))
-            config.stash[DETAILS][str(details.get("worker", "main"))] = details
-
-
-_CONFIG: dict[str, pytest.Config] = {}
+    details["worker"] = wire.this_process()
+    wire.publish(item.config, "fuzz", details)
+    return records
 
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_sessionstart(session: pytest.Session) -> None:
-    _CONFIG["config"] = session.config
     session.config.stash[_STARTED] = time.monotonic()
 
 
@@ -301,7 +282,7 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
 def stage_details(config: pytest.Config) -> Details | None:
     """The fuzz stage summary of this session, merged across workers (None: no fuzz test ran)."""
 
-    per_worker = config.stash.get(DETAILS, {})
+    per_worker = wire.published(config).get("fuzz", {})
     return merge_details(list(per_worker.values())) if per_worker else None
 
 

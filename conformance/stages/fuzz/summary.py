@@ -131,3 +131,9 @@ def _mapping(value: object) -> Mapping[str, object]:
     if not isinstance(value, Mapping):
         return {}
     return {str(key): item for key, item in value.items()}
+
+
+def describe(details: JsonObject) -> list[str]:
+    """The fuzz summary as the reports' stage lines (``Stage.describe``)."""
+    head, *rest = summary_lines(details)
+    return [head.removeprefix("fuzz: "), *(line.strip() for line in rest)]

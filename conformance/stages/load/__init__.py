@@ -9,25 +9,9 @@ session fixture (``test_load``).
 
 from __future__ import annotations
 
-from conformance.errors import UsageError
-from conformance.stages.declaration import Command, Option, Stage, Values
-from conformance.stages.load.charts import html
-from conformance.stages.load.engine import DEFAULT_PORT, require_locust
-from conformance.stages.load.summary import describe
+from conformance.stages.declaration import Command, Option, Stage
 
-
-def _check_options(values: Values) -> None:
-    """Locust installed, and at least one worker."""
-    require_locust()
-    local, remote = values.get("load_workers"), values.get("load_remote_workers")
-    local_n = local if isinstance(local, int) else None
-    remote_n = remote if isinstance(remote, int) else 0
-    if (local_n is not None and local_n < 0) or remote_n < 0 or (local_n == 0 and not remote_n):
-        raise UsageError(
-            "the load stage needs at least one Locust worker",
-            "pass --load-workers N (N >= 1), or --load-remote-workers M with workers joining",
-        )
-
+DEFAULT_PORT = 5557  # Locust's own default master port
 
 STAGE = Stage(
     name="load",
@@ -67,8 +51,8 @@ STAGE = Stage(
             run_flag="",
         ),
     ),
-    check_options=_check_options,
+    check_options="conformance.stages.load.engine:check_options",
     commands=(Command("load-worker", "conformance.stages.load.command"),),
-    describe=describe,
-    html=html,
+    describe="conformance.stages.load.summary:describe",
+    html="conformance.stages.load.charts:html",
 )

@@ -18,7 +18,9 @@ from pathlib import Path
 from typing import TextIO
 
 from conformance.errors import UsageError
-from conformance.run import stop_signals
+from conformance.session import stop_signals
+from conformance.stages.declaration import Values
+from conformance.stages.load import DEFAULT_PORT
 from conformance.stages.load.plan import DRAIN_SECONDS, Plan
 from conformance.stages.load.records import Results
 
@@ -26,7 +28,6 @@ LOCUSTFILE = Path(__file__).with_name("locustfile.py")
 START_GRACE_S = 60.0  # workers to connect and the fleet to spawn, beyond the plan's own time
 SIGNALLED_GRACE_S = 3.0  # a master that had the stop signal too, to write its result and quit
 STOP_GRACE_S = 10.0  # a master told to stop, to write what it received and quit
-DEFAULT_PORT = 5557  # Locust's own default master port
 
 
 @dataclass(frozen=True)
@@ -225,3 +226,17 @@ def run_fleet(plan: Plan, fleet: Fleet, workdir: Path | None = None) -> Results:
         plan_path.unlink(missing_ok=True)
         if own:
             shutil.rmtree(where, ignore_errors=True)
+
+
+def check_options(values: Values) -> None:
+    """The stage's options together (``Stage.check_options``): Locust installed, and at least
+    one worker."""
+    require_locust()
+    local, remote = values.get("load_workers"), values.get("load_remote_workers")
+    local_n = local if isinstance(local, int) else None
+    remote_n = remote if isinstance(remote, int) else 0
+    if (local_n is not None and local_n < 0) or remote_n < 0 or (local_n == 0 and not remote_n):
+        raise UsageError(
+            "the load stage needs at least one Locust worker",
+            "pass --load-workers N (N >= 1), or --load-remote-workers M with workers joining",
+        )

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from conformance.stages.load.engine import DEFAULT_PORT, Fleet, default_workers
+from conformance.stages.load import DEFAULT_PORT
+from conformance.stages.load.engine import Fleet, default_workers
 
 
 def fleet_of(config: pytest.Config) -> Fleet:

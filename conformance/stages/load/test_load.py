@@ -6,14 +6,13 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable
 from dataclasses import dataclass
 
 import pytest
 
 from conformance.drivers.management import Configurations
 from conformance.errors import NotMeasurable, UsageError
-from conformance.stages.declaration import STAGE_PROPERTY
+from conformance.session import wire
 from conformance.stages.load import judge, objectives
 from conformance.stages.load.engine import run_fleet
 from conformance.stages.load.plan import Plan, plan_from
@@ -58,6 +57,8 @@ def load_run(target: Target, run_prefix: str, pytestconfig: pytest.Config) -> Lo
         window_s=profile.load_shedding.window_seconds,
         objectives={k: getattr(load, k) for keys in objectives.KEYS.values() for k in keys},
     )
+    # the stage's summary and charts, whichever of its tests ``--requirements`` selected
+    wire.publish(pytestconfig, "load", details_of(plan, declared, results))
     return LoadRun(plan, declared, results)
 
 
@@ -76,11 +77,7 @@ def settle(found: Finding) -> None:
 
 
 @requirement("ERR-NO-SERVER-ERROR")
-def test_no_server_error(load_run: LoadRun, record_property: Callable[[str, object], None]) -> None:
-    record_property(
-        STAGE_PROPERTY,
-        {"name": "load", "details": details_of(load_run.plan, load_run.declared, load_run.results)},
-    )
+def test_no_server_error(load_run: LoadRun) -> None:
     unless_stopped(load_run)
     settle(judge.no_server_error(load_run.results))
 

@@ -9,7 +9,7 @@ import pytest
 from conformance.drivers.experiments import Experiments, experiments_for
 from conformance.drivers.management import Configurations
 from conformance.drivers.sdk import Snapshots
-from conformance.run.fixtures import Cleanup
+from conformance.session.cleanup import Cleanup
 from conformance.traffic.client import Client
 
 

@@ -15,6 +15,7 @@ from conformance.checks import (
     media_problem,
     violation,
 )
+from conformance.checks.shapes import expect_shape
 from conformance.drivers import alias_space as spaces
 from conformance.drivers.management import Configurations
 from conformance.drivers.sdk import (
@@ -27,7 +28,6 @@ from conformance.drivers.sdk import (
 from conformance.errors import NotConfigured
 from conformance.json_types import JsonObject, JsonValue
 from conformance.oracles.json_equality import json_difference, json_text, same_json
-from conformance.oracles.shapes import expect_shape
 from conformance.traffic.transcript import Reply
 
 requirement = pytest.mark.requirement

@@ -16,7 +16,7 @@ import json
 import random
 import time
 from collections import Counter
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 
 import pytest
 
@@ -27,7 +27,7 @@ from conformance.errors import ContractViolation, NotApplicable, NotMeasurable
 from conformance.json_types import JsonObject, JsonValue
 from conformance.oracles.bucketing import HASH_FUNCTIONS, goodness_of_fit, group_index
 from conformance.oracles.json_equality import same_json
-from conformance.stages.declaration import STAGE_PROPERTY
+from conformance.session import wire
 from conformance.traffic.open_loop import Offer, Planned, Record, reply_of, send, uniform
 
 requirement = pytest.mark.requirement
@@ -178,7 +178,7 @@ def _readable(groups: Mapping[str, JsonValue], known: list[JsonValue]) -> dict[s
 @requirement("EXP-WEIGHTED-SPLIT")
 @quietest_group
 def test_weighted_split_follows_the_weights(
-    experiments: Experiments, record_property: Callable[[str, object], None]
+    experiments: Experiments, pytestconfig: pytest.Config
 ) -> None:
     ids = ("EXP-WEIGHTED-SPLIT",)
     require_mode(experiments.profile, "weightedHash")
@@ -224,7 +224,7 @@ def test_weighted_split_follows_the_weights(
     }
     if first_p is not None:
         details["first_sample_p_value"] = first_p  # the sample this one re-tested
-    record_property(STAGE_PROPERTY, {"name": "scenarios", "details": {"bucketing": details}})
+    wire.publish(pytestconfig, "scenarios", {"bucketing": details})
     expect(
         fit.p_value >= ALPHA,
         ids,

@@ -8,10 +8,11 @@ import pytest
 
 from conformance.checks import IndependentChecks, expect, json_object, media_expected, media_problem
 from conformance.checks.declared import expect_declared_status
+from conformance.checks.shapes import expect_shape
 from conformance.drivers.management import Configurations
 from conformance.json_types import JsonObject, JsonValue
 from conformance.oracles.json_equality import json_difference, json_text, same_json
-from conformance.oracles.shapes import DATE_TIME, expect_shape
+from conformance.oracles.shapes import DATE_TIME
 
 requirement = pytest.mark.requirement
 

@@ -12,11 +12,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from conformance.checks import IndependentChecks, expect, json_object, violation
+from conformance.checks.shapes import expect_shape
 from conformance.drivers.management import Configurations
 from conformance.drivers.sdk import Snapshots
 from conformance.json_types import JsonObject, JsonValue
 from conformance.oracles.json_equality import json_difference, json_text, same_json
-from conformance.oracles.shapes import expect_shape
 from conformance.stages.scenarios.patching import (
     BASE,
     content_of,

@@ -8,6 +8,7 @@ from __future__ import annotations
 import pytest
 
 from conformance.checks import IndependentChecks, expect, expect_status, json_object
+from conformance.checks.shapes import expect_shape
 from conformance.drivers import alias_space as spaces
 from conformance.drivers.management import Configurations
 from conformance.drivers.sdk import (
@@ -18,7 +19,6 @@ from conformance.drivers.sdk import (
 )
 from conformance.errors import NotConfigured
 from conformance.oracles.json_equality import same_json
-from conformance.oracles.shapes import expect_shape
 from conformance.traffic.transcript import Reply
 
 requirement = pytest.mark.requirement

@@ -19,6 +19,7 @@ from conformance.checks import (
     media_problem,
     violation,
 )
+from conformance.checks.shapes import expect_shape
 from conformance.drivers.management import Configurations
 from conformance.drivers.sdk import (
     Snapshots,
@@ -30,7 +31,7 @@ from conformance.drivers.sdk import (
 )
 from conformance.json_types import JsonObject, JsonValue
 from conformance.oracles.json_equality import json_difference, same_json
-from conformance.oracles.shapes import expect_shape, status_entry_problems
+from conformance.oracles.shapes import status_entry_problems
 
 requirement = pytest.mark.requirement
 production_group = pytest.mark.xdist_group("production")

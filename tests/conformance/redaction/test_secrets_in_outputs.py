@@ -18,7 +18,7 @@ import pytest
 
 from conformance.redaction.placeholders import spelled
 from conformance.run.launch import BASE_PLUGINS
-from conformance.run.state import REDACTION_NAME
+from conformance.session.state import REDACTION_NAME
 from tests.support.holding_server import holding_server, write_profile
 
 pytest_plugins = ("pytester",)

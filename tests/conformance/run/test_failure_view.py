@@ -17,7 +17,7 @@ import pytest
 
 from conformance.checks import expect
 from conformance.report.model import Exchange
-from conformance.run.state import TRANSCRIPT
+from conformance.session.state import TRANSCRIPT
 from conformance.traffic.transcript import Transcript
 
 BIG = "[" + ", ".join(["1234567"] * 6000) + "]"
@@ -121,7 +121,7 @@ import pytest
 
 from conformance.checks import expect
 from conformance.report.model import Exchange
-from conformance.run.state import TRANSCRIPT
+from conformance.session.state import TRANSCRIPT
 
 
 class Timeline:  # as the client stage stashes it: exchanges, and render() without arguments

@@ -14,7 +14,7 @@ import pytest
 
 from conformance.contract.specialisation import default_profile
 from conformance.run import handover
-from conformance.run.state import HANDED_OVER
+from conformance.session.state import HANDED_OVER, target_of
 from conformance.target.resolution import Target
 from refserver.runner import start_server
 from tests.support.conformance_cli import child_env, run_conformance
@@ -121,7 +121,7 @@ def test_a_worker_receives_the_target_without_reading_the_profile_again(tmp_path
 
     worker = _config(workerinput={handover.WORKERINPUT_KEY: packed})
     handover.receive(worker)  # type: ignore[arg-type]
-    received = handover.target_of(worker)  # type: ignore[arg-type]
+    received = target_of(worker)  # type: ignore[arg-type]
     assert received is not None
     assert (received.base_url, received.profile, received.profile_path) == (
         "http://t.invalid",
@@ -178,4 +178,4 @@ def test_plain_pytest_establishes_a_target_only_when_the_run_needs_one(
     )
     handover.at_session_start(SimpleNamespace(config=config))  # type: ignore[arg-type]
     assert bool(calls) is established
-    assert (handover.target_of(config) is not None) is established  # type: ignore[arg-type]
+    assert (target_of(config) is not None) is established  # type: ignore[arg-type]

@@ -13,8 +13,8 @@ import pytest
 
 from conformance import cli
 from conformance.run import launch
-from conformance.run.deadline import DEFAULT_SECONDS, RunDeadline, seconds_option
-from conformance.run.fixtures import Cleanup
+from conformance.session.cleanup import Cleanup
+from conformance.session.deadline import DEFAULT_SECONDS, RunDeadline, seconds_option
 from tests.support.holding_server import holding_server, write_profile
 
 pytest_plugins = ("pytester",)
@@ -105,7 +105,7 @@ from pathlib import Path
 
 import pytest
 
-from conformance.run.state import DEADLINE
+from conformance.session.state import DEADLINE
 
 
 @pytest.mark.requirement("VER-PATH-V2")
@@ -126,7 +126,7 @@ def test_xdist_workers_keep_the_controllers_deadline(
         """
 from pathlib import Path
 
-from conformance.run.state import DEADLINE
+from conformance.session.state import DEADLINE
 
 def pytest_sessionstart(session):
     if not hasattr(session.config, "workerinput"):

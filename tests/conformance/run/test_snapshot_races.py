@@ -13,7 +13,7 @@ import pytest
 
 from conformance.drivers.sdk import SETTLE_ATTEMPTS, Snapshots, bracketed, settled
 from conformance.errors import ContractViolation
-from conformance.run import phases as run_phases
+from conformance.session import serial_phase as run_phases
 from conformance.target.profile import parse
 from conformance.traffic.client import Client
 from tests.support.hostile_servers import PROFILE, Behaviour, Hostile, answer

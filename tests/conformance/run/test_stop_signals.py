@@ -24,7 +24,8 @@ import pytest
 from conformance import cli
 from conformance.report.model import Verdict
 from conformance.report.writer import write_whole
-from conformance.run import launch, stop_signals
+from conformance.run import launch
+from conformance.session import stop_signals
 from tests.support.conformance_cli import start_conformance
 from tests.support.ports import free_port
 
@@ -275,7 +276,7 @@ def test_the_load_stage_stops_and_keeps_its_partial_figures(
 
 HANDLED = """
 import sys, time
-from conformance.run import stop_signals
+from conformance.session import stop_signals
 with stop_signals.handling():
     interrupts = 0
     while interrupts < 2:  # while tests run, each stop signal interrupts
@@ -335,7 +336,7 @@ def test_a_signal_while_finishing_is_ignored_and_the_next_ends_at_once(tmp_path:
 
 SWALLOWED = """
 import gc, os, signal, time
-from conformance.run import stop_signals
+from conformance.session import stop_signals
 fired = []
 def callback(phase, info):
     if phase == "start" and not fired:
@@ -396,7 +397,7 @@ def test_a_stop_signal_ends_pytest_without_a_keyboardinterrupt_traceback(
     pytester: pytest.Pytester,
 ) -> None:
     pytester.makepyfile(test_stops=STOPS_ITSELF)
-    result = pytester.runpytest_subprocess("-p", "conformance.run.stop_signals")
+    result = pytester.runpytest_subprocess("-p", "conformance.session.stop_signals")
     output = result.stdout.str() + result.stderr.str()
     assert result.ret == pytest.ExitCode.INTERRUPTED, output
     assert "KeyboardInterrupt" not in output and "--full-trace" not in output, output

@@ -17,16 +17,17 @@ from conformance import cli
 from conformance.catalogue.requirements import load_catalogue
 from conformance.errors import UsageError
 from conformance.run import launch
+from conformance.session import wire
 from conformance.stages import (
     CUSTOM,
     REGISTRY,
     Stage,
+    answered_by,
     by_name,
     collected_by,
     commands,
-    default_scope,
+    default_answered,
     of_module,
-    scope,
 )
 from conformance.stages.client.scenarios import requirement_ids as client_scenario_ids
 from conformance.stages.fuzz.plugin import stage_requirements
@@ -42,7 +43,6 @@ CONTRIBUTIONS = {
     "help",
     "test_package",
     "plugin",
-    "autoload",
     "subject",
     "in_all",
     "one_process",
@@ -108,15 +108,15 @@ def _marked_ids(path: Path) -> set[str]:
 
 
 def test_a_run_of_some_stages_answers_for_their_scopes_together() -> None:
-    fuzz = scope(["fuzz", "fuzz"])
+    fuzz = answered_by(["fuzz", "fuzz"])
     assert fuzz == by_name()["fuzz"].requirements() and "ERR-NO-SERVER-ERROR" in fuzz
     every = selected_requirements(None, [])
-    assert scope(["scenarios", "fuzz"]) == default_scope() == {r.id for r in every}
-    with_load = scope(["scenarios", "load"])
-    assert with_load is not None and "POLL-DECLARED-LATENCY" in with_load - default_scope()
-    assert scope([]) is None  # nothing ran: nothing is out of scope by accident
-    assert scope(["a-stage-nobody-knows"]) is None
-    assert scope([CUSTOM, "fuzz"]) == fuzz  # a user's own tests widen nothing
+    assert answered_by(["scenarios", "fuzz"]) == default_answered() == {r.id for r in every}
+    with_load = answered_by(["scenarios", "load"])
+    assert with_load is not None and "POLL-DECLARED-LATENCY" in with_load - default_answered()
+    assert answered_by([]) is None  # nothing ran: nothing is out of scope by accident
+    assert answered_by(["a-stage-nobody-knows"]) is None
+    assert answered_by([CUSTOM, "fuzz"]) == fuzz  # a user's own tests widen nothing
     scoped = [r.id for r in selected_requirements(None, [], fuzz)]
     assert set(scoped) == fuzz & {r.id for r in every} and len(scoped) < len(every)
     assert [r.id for r in selected_requirements({"X-1"}, [], fuzz)] == ["X-1"]
@@ -151,10 +151,7 @@ def test_the_cli_takes_stage_choices_and_options_from_the_registry() -> None:
     assert args[args.index("--fuzz-seed") + 1] == "7"
     assert "--assert=plain" in args  # the stage's own extra argument
     assert "--fuzz-max-examples" not in args  # a pytest-only option is not on conformance run
-    # The fuzz stage drives schemathesis's engine, not its pytest plugin: no stage needs
-    # autoloading now, and one that declares it gets it.
-    assert not any(launch.autoload([stage]) for stage in REGISTRY)
-    assert launch.autoload([*REGISTRY, dataclasses.replace(REGISTRY[0], autoload=True)])
+    assert args.count("-p") >= len(launch.BASE_PLUGINS)  # autoloading is off: named plugins
     assert launch.stage_modules("all") == [s.test_package for s in REGISTRY if s.in_all]
     scenarios_args = launch.pytest_args(_options(), Path("i"), 0)
     assert "--fuzz-tier" not in scenarios_args and "--base-url" not in scenarios_args
@@ -199,7 +196,8 @@ def test_every_stage_plugin_is_registered_one_way_with_options_from_its_declarat
 
 def test_no_module_outside_the_registry_spells_a_stage() -> None:
     """Outside ``conformance/stages/``: no stage name, no module of a stage package, no stage
-    property; only the modules listed with a reason, and each of them still needs it."""
+    details key but in the wire (its one home); only the modules listed with a reason, and each
+    of them still needs it."""
     names = set(by_name())
     offenders: dict[str, list[str]] = {}
     for path in PACKAGE.rglob("*.py"):
@@ -213,7 +211,7 @@ def test_no_module_outside_the_registry_spells_a_stage() -> None:
             value = node.value
             if (
                 value in names
-                or value == "conformance-stage"
+                or (value == wire.DETAILS_KEY and relative != "session/wire.py")
                 or (value.startswith("conformance.stages.") and value != "conformance.stages")
             ):
                 offenders.setdefault(relative, []).append(value)

@@ -67,10 +67,10 @@ def test_details_merge_describe_and_draw() -> None:
     ]
     merged = stage.merged(parts)
     assert set(merged["scenarios"]) == {"hint", "last-hash"}
-    lines = stage.describe(merged)
+    lines = stage.lines(merged) or []
     assert any("2 scenarios run at once in 21.0s" in line for line in lines)
     assert any("closest wait 1.900s against 1.400s asked" in line for line in lines)
-    html = stage.html(merged)
+    html = stage.drawn(merged)
     assert html.count("<svg") == 1 and "<script" not in html and "hint#1" in html
 
 

@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
 import yaml
 
 from conformance.stages.load import STAGE, objectives
@@ -77,3 +78,31 @@ def test_a_worker_joins_by_address(tmp_path: Path, fresh_reference_server: Any) 
     assert all(polls > 0 for polls in figures["worker_polls"].values())
     assert figures["instances"] == 400
     assert "fail" not in outcomes(report(tmp_path / "report")).values()
+
+
+@pytest.mark.long  # about 30 s: a fleet's run
+def test_a_requirement_selection_keeps_the_summary_and_charts(
+    tmp_path: Path, fresh_reference_server: Any
+) -> None:
+    """``--requirements LIMIT-RATE-ENFORCED`` deselects every load test but that one's: the
+    stage's summary and charts stay, published by the fleet's run (``conformance.session.wire``),
+    not by a test the selection may leave out."""
+    profile = tmp_path / "profile.yaml"
+    data = yaml.safe_load(Path(fresh_reference_server.profile_path).read_text("utf-8"))
+    data["load"] = {"fleet": 400, "run_seconds": 15.0}
+    profile.write_text(yaml.safe_dump(data), "utf-8")
+    run = start_conformance(
+        "run", "--stage", "load", "--requirements", "LIMIT-RATE-ENFORCED",
+        "--base-url", str(fresh_reference_server.base_url), "--profile", str(profile),
+        "--load-workers", "1", "--load-port", str(free_port()),
+        "--report-dir", str(tmp_path / "report"), "--quiet", cwd=tmp_path,
+    )  # fmt: skip
+    output, _ = run.communicate(timeout=TIMEOUT_S)
+    assert run.returncode in (0, 3), output[-3000:]  # a small fleet may not pass the threshold
+    written = report(tmp_path / "report")
+    assert "ERR-NO-SERVER-ERROR" not in outcomes(written)  # the test that published is left out
+    details = load_details(written)
+    assert details["figures"]["instances"] == 400
+    assert details["series"]
+    page = (tmp_path / "report" / "conformance.html").read_text("utf-8")
+    assert "Requests per second" in page and "<svg" in page

@@ -127,7 +127,7 @@ def test_the_split_records_its_p_value(run: Run) -> None:
 def test_session_cleanup_terminates_what_a_test_left_running(reference_server: Any) -> None:
     """The backstop: experiments still live at session end are terminated by ``cleanup``."""
     from conformance.drivers.experiments import Experiments
-    from conformance.run.fixtures import Cleanup
+    from conformance.session.cleanup import Cleanup
     from conformance.traffic.client import Client
 
     profile = profiles.load(reference_server.profile_path)

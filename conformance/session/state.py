@@ -1,6 +1,7 @@
-"""What one run keeps in pytest's stash, shared by the plugin's hooks, fixtures and collector.
+"""What one run keeps in pytest's stash, shared by the plugin, fixtures, collector and stages.
 
-Also the two things every process does with it: register the target's secrets for redaction
+Also the target look-up (``target_of``: the target the run was handed, ``conformance.run.handover``)
+and the two things every process does with it: register the target's secrets for redaction
 (``add_secrets``) and describe the target for the report (``target_info``).
 """
 
@@ -10,11 +11,10 @@ import pytest
 
 from conformance.redaction.run_outputs import OutputRedaction
 from conformance.report.model import Report
-from conformance.run.deadline import RunDeadline
+from conformance.session.deadline import RunDeadline
 from conformance.target.resolution import Target
 from conformance.traffic.transcript import Transcript
 
-TARGET_PROPERTY = "conformance-target"
 DEFAULT_REPORT_DIR = "reports"
 REDACTION_NAME = "conformance-output-redaction"
 COLLECTOR_NAME = "conformance-run-collector"
@@ -27,6 +27,11 @@ REPORT = pytest.StashKey[Report]()
 STARTED = pytest.StashKey[tuple[str, float]]()
 TRANSCRIPT = pytest.StashKey[Transcript]()
 DEADLINE = pytest.StashKey[RunDeadline]()
+
+
+def target_of(config: pytest.Config) -> Target | None:
+    """The target this process was handed (None: the run has none yet)."""
+    return config.stash.get(HANDED_OVER, None)
 
 
 def add_secrets(config: pytest.Config, secrets: dict[str, str]) -> None:

@@ -14,9 +14,9 @@ which signal stopped this process, for the notes and the exit status). Once the 
 written, or a stage stopping its own processes), a stop signal is noted and ignored, so the reports
 are not cut short; the next one ends the process at once, reports or not.
 
-Both commands load this module as a pytest plugin (``-p conformance.run.stop_signals``): it marks
-the session's finish, and in a pytest-xdist worker, which writes no report, it makes either signal
-raise ``KeyboardInterrupt`` every time, as Python's SIGINT does.
+Both commands load this module as a pytest plugin (``-p conformance.session.stop_signals``): it
+marks the session's finish, and in a pytest-xdist worker, which writes no report, it makes either
+signal raise ``KeyboardInterrupt`` every time, as Python's SIGINT does.
 
 An interrupt raised where Python cannot pass it on (the handler ran inside a garbage-collector
 callback, as Hypothesis registers one, or a ``__del__``) is only reported as unraisable, and the
