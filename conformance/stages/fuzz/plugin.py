@@ -49,6 +49,7 @@ from conformance.stages.fuzz.execution import FuzzRun
 from conformance.stages.fuzz.replay import forget, replay_once
 from conformance.stages.fuzz.response_checks import operation_requirements
 from conformance.stages.fuzz.schema import HTTP_METHODS, contract_document
+from conformance.stages.fuzz.settings import profile_corpus
 from conformance.stages.fuzz.summary import merge_details, summary_lines
 from conformance.target.resolution import Target
 from conformance.traffic.client import Client
@@ -112,9 +113,9 @@ def corpus_directory(config: pytest.Config, profile: Profile) -> Path:
     given = settings_of(config).corpus
     if given is not None:
         return given
-    if profile.fuzz.corpus:
-        base = Path(profile.source).parent if profile.source is not None else Path()
-        return Path(base / profile.fuzz.corpus)
+    declared = profile_corpus(profile)
+    if declared is not None:
+        return declared
     return Path(config.getoption("report_dir", None) or DEFAULT_REPORT_DIR) / DIRECTORY_NAME
 
 
