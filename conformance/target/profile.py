@@ -45,10 +45,6 @@ from conformance.errors import UsageError
 if TYPE_CHECKING:
     from _typeshed import DataclassInstance
 
-# Sections whose keys set a stage rather than describe the target: the schema still validates
-# them and gives their defaults; the stage that reads one types it (``stage_section``).
-STAGE_SECTIONS = frozenset({"client", "fuzz"})
-
 ENV_REFERENCE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 
 T = TypeVar("T", bound="DataclassInstance")
@@ -61,6 +57,14 @@ def schema() -> dict[str, Any]:
     text = resources.files("conformance.target").joinpath("profile.schema.json").read_text("utf-8")
     loaded: dict[str, Any] = json.loads(text)
     return loaded
+
+
+def _stage_sections() -> frozenset[str]:
+    """The sections the schema marks ``x-stage-section``: their keys set a stage rather than
+    describe the target. The schema validates them and gives their defaults; the stage that
+    reads one types it (``stage_section``)."""
+    properties = schema()["properties"]
+    return frozenset(name for name, node in properties.items() if node.get("x-stage-section"))
 
 
 def schema_defaults(properties: Mapping[str, Any]) -> dict[str, Any]:
@@ -77,6 +81,7 @@ def schema_defaults(properties: Mapping[str, Any]) -> dict[str, Any]:
 
 # The defaults, section by section, as the schema states them.
 DEFAULTS: dict[str, Any] = schema_defaults(schema()["properties"])
+STAGE_SECTIONS: frozenset[str] = _stage_sections()
 
 
 # ---------------------------------------------------------------- the typed view
