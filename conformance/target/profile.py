@@ -7,7 +7,7 @@ schema, a profile is merged over it, and ``build`` types the merged mapping from
 annotations. Every error names the key and the line. ``${ENV_VAR}`` values are read at load
 time; a missing variable is a usage error.
 
-To add a key or a section (say ``client:``), in three places and with one default:
+To add a key or a section (say ``paging:``), in three places and with one default:
 
 1. ``profile.schema.json``: the section under ``properties``; each optional key carries its
    ``default`` and ``description`` on the property itself (not inside ``$defs``).
@@ -15,6 +15,8 @@ To add a key or a section (say ``client:``), in three places and with one defaul
    ``str``, ``bool``, ``X | None``, ``tuple[X, ...]``, ``dict[str, X]`` or another such
    dataclass) and without defaults, and a field of that type on ``Profile``. ``build`` needs no
    change. A key that is optional without a default is typed ``X | None``: absent, it is None.
+   A section that sets a stage (``STAGE_SECTIONS``) gets its dataclass in the stage instead,
+   read with ``stage_section``.
 3. ``docs/target-profile.md``: the key in the example, with its default as the value
    (``tests/conformance/target/test_profile_docs.py`` holds the schema, this module and the
    page equal).
@@ -57,6 +59,14 @@ def schema() -> dict[str, Any]:
     return loaded
 
 
+def _stage_sections() -> frozenset[str]:
+    """The sections the schema marks ``x-stage-section``: their keys set a stage rather than
+    describe the target. The schema validates them and gives their defaults; the stage that
+    reads one types it (``stage_section``)."""
+    properties = schema()["properties"]
+    return frozenset(name for name, node in properties.items() if node.get("x-stage-section"))
+
+
 def schema_defaults(properties: Mapping[str, Any]) -> dict[str, Any]:
     """The ``default`` of each property, and of each object's properties, recursively; a
     property with neither (a credential, an optional input) is left out."""
@@ -71,6 +81,7 @@ def schema_defaults(properties: Mapping[str, Any]) -> dict[str, Any]:
 
 # The defaults, section by section, as the schema states them.
 DEFAULTS: dict[str, Any] = schema_defaults(schema()["properties"])
+STAGE_SECTIONS: frozenset[str] = _stage_sections()
 
 
 # ---------------------------------------------------------------- the typed view
@@ -305,23 +316,6 @@ class ExperimentPayload:
 
 
 @dataclass(frozen=True)
-class FuzzStage:
-    """``fuzz``: where the fuzz stage keeps its failure corpus (docs/fuzzing.md)."""
-
-    corpus: str | None
-
-
-@dataclass(frozen=True)
-class ClientStage:
-    """``client``: how the SDK client under test fills the gaps of spec 4.3 (the client stage)."""
-
-    hash_transport: str
-    jitter_reading: str
-    refetch_request: str
-    time_scale: float
-
-
-@dataclass(frozen=True)
 class BaselineEntry:
     """An entry of ``baseline``."""
 
@@ -332,7 +326,8 @@ class BaselineEntry:
 @dataclass(frozen=True)
 class Profile:
     """A loaded, validated target profile with every default filled in: one field per section
-    (the schema's top-level keys but ``profile_version``), then where it came from."""
+    (the schema's top-level keys but ``profile_version`` and the ``STAGE_SECTIONS``, which their
+    stage types with ``stage_section``), then where it came from."""
 
     conventions: str  # "none" | "production"
     credentials: Credentials
@@ -350,8 +345,6 @@ class Profile:
     experiments: Experiments
     bootstrap_payload: BootstrapPayload
     experiment_payload: ExperimentPayload
-    client: ClientStage
-    fuzz: FuzzStage
     capabilities: dict[str, bool]
     baseline: tuple[BaselineEntry, ...]
     source: Path | None  # not a key: the file read (given to ``build``)
@@ -370,7 +363,7 @@ class Profile:
 
     def value(self, key: str) -> object:
         """The value of a dotted key (``errors.validation_status``), default filled in."""
-        found: object = self
+        found: object = self.raw if key.split(".", 1)[0] in STAGE_SECTIONS else self
         for part in key.split("."):
             found = found[part] if isinstance(found, dict) else getattr(found, part)
         return found
@@ -597,6 +590,16 @@ def load(path: str | os.PathLike[str]) -> Profile:
     except OSError as error:
         raise UsageError(f"cannot read target profile {file}: {error.strerror}") from None
     return parse(text, source=str(file), base=file)
+
+
+def stage_section(cls: type[T], profile: Profile | Mapping[str, object], name: str) -> T:
+    """A stage's own section of the profile (one of ``STAGE_SECTIONS``), typed as its stage
+    declares it in ``cls`` by the rules ``build`` follows: a stage's settings live with the stage.
+    ``profile``: a loaded profile, or a section's mapping already merged over its defaults."""
+    data = profile.raw.get(name) if isinstance(profile, Profile) else profile
+    if not isinstance(data, Mapping):
+        raise TypeError(f"the profile's {name} section is not a mapping")
+    return _section(cls, data)
 
 
 def build(

@@ -23,8 +23,17 @@ from conformance.report.body_cut import cut as cut_body
 from conformance.report.model import Exchange
 from conformance.target.profile import Profile, RateLimit
 from conformance.traffic import raw_socket
+from conformance.traffic.call_kind import CallKind, call_kind
 from conformance.traffic.curl import curl_command
-from conformance.traffic.ledger import LEDGER, Ledger, Replay
+from conformance.traffic.ledger import (
+    LEDGER,
+    Ledger,
+    Refusal,
+    Replay,
+    judge_429,
+    management_bucket_key,
+    sdk_bucket_key,
+)
 from conformance.traffic.pacing import Allowance, Pacer
 from conformance.traffic.raw_socket import RawAnswer
 from conformance.traffic.reception import may_resend, receive, transport_problem
@@ -176,8 +185,9 @@ class Client:
         )
         replay = None if spend is None else spend.record(self.ledger)
         reply = self._send(request, retries=1)
-        if reply.status == 429 and not allow_rate_limit:
-            self._judge_rate_limit(reply, f"{method} {path}", replay, spend)
+        refusal = judge_429(reply.status, replay)
+        if refusal is not None and not allow_rate_limit:
+            self._judge_rate_limit(reply, f"{method} {path}", refusal, replay, spend)
         if reply.status >= 500 and not allow_server_error:
             raise ContractViolation(
                 (),
@@ -248,13 +258,13 @@ class Client:
     def _spend(self, path: str, sdk_bucket: tuple[str, str | None] | None) -> _Spend | None:
         """The declared bucket a request spends, with this process's allowance of it."""
         declared: RateLimit | None
-        if path.startswith("/application/"):
+        if call_kind(path) is CallKind.MANAGEMENT:
             declared = self.profile.management_rate_limit
-            key: tuple[str, ...] = ("management", self.base_url)
+            key = management_bucket_key(self.base_url)
             shared = True
         elif sdk_bucket is not None:
             declared = self.profile.rate_limit
-            key = ("sdk", self.base_url, sdk_bucket[0], sdk_bucket[1] or "")
+            key = sdk_bucket_key(self.base_url, sdk_bucket)
             shared = sdk_bucket[1] is None
         else:
             return None
@@ -265,15 +275,20 @@ class Client:
 
     def forget_bucket(self, sdk_bucket: tuple[str, str | None]) -> None:
         """After a test drained an SDK bucket on purpose and waited it out: pace it afresh."""
-        key = ("sdk", self.base_url, sdk_bucket[0], sdk_bucket[1] or "")
+        key = sdk_bucket_key(self.base_url, sdk_bucket)
         self.pacer.reset(key)
         self.ledger.forget(key)
 
     def _judge_rate_limit(
-        self, reply: Reply, where: str, replay: Replay | None, spend: _Spend | None
+        self,
+        reply: Reply,
+        where: str,
+        refusal: Refusal,
+        replay: Replay | None,
+        spend: _Spend | None,
     ) -> None:
         """A 429 the test did not provoke: the suite's excess (not measurable) or a fail."""
-        if replay is not None and replay.suite_exceeded:
+        if refusal is Refusal.OWN and replay is not None:
             raise NotMeasurable(
                 f"the suite's own traffic spent the target's declared rate limit on {where}: "
                 f"{replay.describe()}"
@@ -283,7 +298,7 @@ class Client:
                     else ""
                 )
             )
-        management = where.split(" ", 1)[1].startswith("/application/")
+        management = call_kind(where.split(" ", 1)[1]) is CallKind.MANAGEMENT
         figure = (
             replay.describe()
             if replay is not None

@@ -5,7 +5,12 @@ A 429 the suite did not provoke is the target's fault unless the suite itself sp
 declares (burst, refill per second), so a 429 can be judged with a figure: how many requests
 the suite sent since the bucket was last full, and how many tokens the declared bucket would
 still hold. Buckets shared with the other workers of a run (callers without an instance id) are
-replayed as if the other workers had spent their whole paced share.
+replayed through what the caller says is left to this process of the declared bucket.
+
+``judge_429`` is the one judge of a 429 (the scenarios' client and the fuzz stage alike): the
+only excuse is this process's own traffic, replayed; any other 429 is evidence against the
+target. ``LEDGER`` is the one ledger of a process, and ``sdk_bucket_key``/``management_bucket_key``
+the one spelling of its keys, so every sender of a process counts in the same buckets.
 """
 
 from __future__ import annotations
@@ -14,8 +19,11 @@ import threading
 import time
 from collections.abc import Hashable
 from dataclasses import dataclass
+from enum import StrEnum
 
 from conformance.traffic.token_bucket import Limit, TokenBucket
+
+RATE_LIMITED = 429
 
 # Tokens the replay must leave, beyond the one a request takes, before a 429 counts against the
 # target: a margin for clock rounding between the suite and the target.
@@ -78,4 +86,33 @@ class Ledger:
 
 
 LEDGER = Ledger()
-"""The process's ledger: every ``Client`` of one process sends from the same place."""
+"""The process's one ledger: every sender of a process (each ``Client``, the fuzzer) counts here."""
+
+
+def sdk_bucket_key(base_url: str, bucket: tuple[str, str | None]) -> tuple[str, ...]:
+    """The ledger's key of the target's SDK bucket ``bucket`` (``RateLimit.bucket``)."""
+    return ("sdk", base_url.rstrip("/"), bucket[0], bucket[1] or "")
+
+
+def management_bucket_key(base_url: str) -> tuple[str, ...]:
+    """The ledger's key of the target's management bucket (one per target)."""
+    return ("management", base_url.rstrip("/"))
+
+
+class Refusal(StrEnum):
+    """What a 429 says, judged by what this process sent to the bucket it spends."""
+
+    OWN = "own"  # the suite's own traffic could have emptied the declared bucket: excused
+    UNPROVOKED = "unprovoked"  # the suite kept within the declared bucket: the target's fault
+    UNACCOUNTED = "unaccounted"  # no declared bucket was replayed for it: nothing excuses it
+
+
+def judge_429(status: int, replay: Replay | None) -> Refusal | None:
+    """The one judge of a 429: None when ``status`` is no 429; else whether this process's own
+    traffic (``replay``, as the request was sent; None: no declared bucket covers it) excuses it.
+    """
+    if status != RATE_LIMITED:
+        return None
+    if replay is None:
+        return Refusal.UNACCOUNTED
+    return Refusal.OWN if replay.suite_exceeded else Refusal.UNPROVOKED

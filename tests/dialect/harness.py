@@ -14,6 +14,7 @@ from faulty.harness import family
 from dialect.profile import write
 from dialect.server import serve
 from tests.support import suite_run
+from tests.support.report_outcomes import requirement_outcomes
 
 
 @dataclass(frozen=True)
@@ -24,7 +25,7 @@ class Certified:
 
     @property
     def outcomes(self) -> dict[str, str]:
-        return {r["id"]: r["outcome"] for r in self.report.get("requirements", [])}
+        return requirement_outcomes(self.report)
 
     def having(self, *outcomes: str) -> dict[str, str]:
         return {i: o for i, o in self.outcomes.items() if o in outcomes}

@@ -15,7 +15,6 @@ anywhere, however far from the defect, counts against the fault's exact set.
 
 from __future__ import annotations
 
-import json
 import os
 import time
 from dataclasses import dataclass
@@ -28,6 +27,7 @@ from faulty.context import Context
 from refserver.runner import start_server
 from tests.support.conformance_cli import run_conformance
 from tests.support.profiles import with_overrides
+from tests.support.report_outcomes import written_outcomes
 
 RUN_TIMEOUT_SECONDS = 600
 CAUGHT = frozenset({"fail"})
@@ -114,14 +114,6 @@ def run_suite(base_url: str, profile: Path, requirements: frozenset[str], report
     return done.stdout + done.stderr
 
 
-def outcomes_of(report_dir: Path) -> dict[str, str]:
-    path = report_dir / "conformance.json"
-    if not path.exists():
-        return {}
-    data = json.loads(path.read_text(encoding="utf-8"))
-    return {r["id"]: r["outcome"] for r in data["requirements"]}
-
-
 def run_fault(fault: Fault, workdir: Path, requirements: frozenset[str] | None = None) -> FaultRun:
     """Serve the fault, run the suite narrowed to its watch set (or to ``requirements``), and
     collect the outcomes. Once: a declared id the suite could not measure is a verdict too (the
@@ -143,4 +135,6 @@ def run_fault(fault: Fault, workdir: Path, requirements: frozenset[str] | None =
         output = run_suite(server.base_url, profile, watched, report_dir)
     finally:
         server.stop()
-    return FaultRun(fault, watched, outcomes_of(report_dir), time.monotonic() - started, output)
+    return FaultRun(
+        fault, watched, written_outcomes(report_dir), time.monotonic() - started, output
+    )

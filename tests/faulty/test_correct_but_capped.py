@@ -30,6 +30,7 @@ import pytest
 from faulty.harness import checkable_ids
 from refserver.runner import start_server
 from tests.support.latency_proxy import LatencyProxy
+from tests.support.report_outcomes import requirement_outcomes
 from tests.support.suite_run import certify
 
 pytestmark = pytest.mark.long
@@ -78,17 +79,11 @@ def _run(
     return report, output, elapsed
 
 
-def _outcomes(report: dict[str, Any]) -> dict[str, str]:
-    requirements = report["requirements"]
-    assert isinstance(requirements, list)
-    return {r["id"]: r["outcome"] for r in requirements}
-
-
 @pytest.mark.parametrize("cap", sorted(CAPS))
 @pytest.mark.parametrize("delay_ms", [0, 40], ids=lambda ms: f"{ms}ms")
 def test_the_reference_server_capped_is_conformant(cap: str, delay_ms: int, tmp_path: Path) -> None:
     report, output, elapsed = _run(tmp_path, delay_ms, CAPS[cap])
-    outcomes = _outcomes(report)
+    outcomes = requirement_outcomes(report)
     not_passed = {i: o for i, o in outcomes.items() if o != "pass"}
     print(f"capped {cap} at {delay_ms} ms: {elapsed:.1f}s")
     assert report["verdict"] == "conformant", f"{not_passed}\n{output[-3000:]}"
@@ -100,7 +95,7 @@ def test_the_reference_server_capped_is_conformant(cap: str, delay_ms: int, tmp_
 def test_drains_through_a_small_cap_are_judged(delay_ms: int, tmp_path: Path) -> None:
     arguments = ("--requirements", ",".join(RATE_LIMIT_IDS))
     report, output, _ = _run(tmp_path, delay_ms, {"max_per_second": 60.0}, arguments)
-    outcomes = _outcomes(report)
+    outcomes = requirement_outcomes(report)
     assert outcomes == dict.fromkeys(RATE_LIMIT_IDS, "pass"), output[-3000:]
 
 
@@ -112,7 +107,7 @@ def test_a_shedding_burst_through_a_small_cap_is_never_failed(
     caps = {"max_per_second": SMALL_CAP}
     forced = shedding == "forced"
     report, output, _ = _run(tmp_path, 0, caps, arguments, force_shedding=forced)
-    outcomes = _outcomes(report)
+    outcomes = requirement_outcomes(report)
     assert set(outcomes) == set(SHEDDING_IDS), output[-3000:]
     assert "fail" not in outcomes.values(), f"{outcomes}\n{output[-3000:]}"
     under_load = next(r for r in report["requirements"] if r["id"] == "POLL-HINT-UNDER-LOAD")

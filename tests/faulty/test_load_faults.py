@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -20,6 +19,7 @@ from faulty.recipes import Fault, fault, passthrough
 from faulty.selection import only_from_environment, selected
 from tests.support.conformance_cli import run_conformance
 from tests.support.profiles import with_overrides
+from tests.support.report_outcomes import written_outcomes
 
 pytestmark = pytest.mark.long
 TIMEOUT_S = 300
@@ -51,9 +51,7 @@ def run_load_fault(fault: Fault, workdir: Path, port: int) -> tuple[dict[str, st
         )  # fmt: skip
     finally:
         server.stop()
-    path = report / "conformance.json"
-    data = json.loads(path.read_text("utf-8")) if path.exists() else {"requirements": []}
-    return {r["id"]: r["outcome"] for r in data["requirements"]}, done.stdout + done.stderr
+    return written_outcomes(report), done.stdout + done.stderr
 
 
 @pytest.mark.parametrize("fault", CHOSEN, ids=lambda f: f.name)

@@ -3,12 +3,12 @@ the report it wrote (the self-tests that certify a whole target share this one w
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from tests.support.conformance_cli import run_conformance
+from tests.support.report_outcomes import written_report
 
 RUN_TIMEOUT_SECONDS = 600
 
@@ -32,6 +32,4 @@ def certify(
         timeout=RUN_TIMEOUT_SECONDS,
         cwd=cwd,
     )  # fmt: skip
-    path = report_dir / "conformance.json"
-    report: dict[str, Any] = json.loads(path.read_text(encoding="utf-8")) if path.exists() else {}
-    return report, done.stdout + done.stderr
+    return written_report(report_dir), done.stdout + done.stderr

@@ -25,6 +25,17 @@ def reference_command() -> str:
     return f"{shlex.quote(sys.executable)} -m refclient"
 
 
+@dataclass(frozen=True)
+class ClientSection:
+    """``client``: how the SDK client under test fills the gaps of spec 4.3, and the stage's time
+    scale (the profile's section, typed here by the stage: ``profiles.stage_section``)."""
+
+    hash_transport: str
+    jitter_reading: str
+    refetch_request: str
+    time_scale: float
+
+
 class SettingsSummary(TypedDict):
     """What the reports show of a run's settings."""
 
@@ -69,21 +80,19 @@ def settings_from(
 ) -> ClientSettings:
     """The settings of a run: ``command`` (None: the reference client), the profile's keys
     (None: the schema's defaults), ``time_scale`` overriding the profile's."""
-    section, headers = _profile_sections(profile_path)
+    client, headers = _profile_sections(profile_path)
+    section = profiles.stage_section(ClientSection, client, "client")
     argv = tuple(shlex.split(command if command is not None else reference_command()))
     if not argv:
         raise UsageError("--client-command is empty", "pass the command that starts your client")
-    given = time_scale if time_scale is not None else section["time_scale"]
-    if not isinstance(given, int | float | str):  # the profile schema holds it to a number
-        raise UsageError(f"the client time scale must be a number, not {given!r}")
-    scale = float(given)
+    scale = float(time_scale if time_scale is not None else section.time_scale)
     if not 0 < scale <= 1:
         raise UsageError(f"the client time scale must be in (0, 1], not {scale:g}")
     return ClientSettings(
         command=argv,
-        hash_transport=str(section["hash_transport"]),
-        jitter_reading=str(section["jitter_reading"]),
-        refetch_request=str(section["refetch_request"]),
+        hash_transport=section.hash_transport,
+        jitter_reading=section.jitter_reading,
+        refetch_request=section.refetch_request,
         time_scale=scale,
         instance_header=str(headers["instance_id"]).lower(),
         numeric_header=str(headers["numeric"]).lower(),

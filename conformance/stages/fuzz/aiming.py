@@ -19,8 +19,9 @@ from typing import TYPE_CHECKING
 from requests.structures import CaseInsensitiveDict
 
 from conformance.json_types import JsonObject, JsonValue
-from conformance.stages.fuzz.auth import AuthMode, credential_headers, is_sdk_path
+from conformance.stages.fuzz.auth import AuthMode, credential_headers
 from conformance.target.profile import Profile
+from conformance.traffic.call_kind import is_sdk_path
 
 if TYPE_CHECKING:
     from schemathesis.specs.openapi.schemas import OpenApiCase

@@ -12,8 +12,8 @@ from collections.abc import Mapping
 from enum import StrEnum
 
 from conformance.target.profile import Profile, SdkKey
+from conformance.traffic.call_kind import is_sdk_path
 
-SDK_PATH_PREFIX = "/sdk/"
 MANAGEMENT_AUTH_HEADER = "Authorization"
 SDK_AUTH_HEADER = "authorization"
 # Spec 4.3: "studio" is accepted as a synonym for development.
@@ -41,10 +41,6 @@ AUTH_REQUIREMENTS: dict[tuple[str, AuthMode], tuple[str, ...]] = {
     ("sdk", AuthMode.WRONG): ("AUTH-SDK-INVALID",),
 }
 EXPERIMENTS_SEGMENT = "/v2/experiments"
-
-
-def is_sdk_path(path: str) -> bool:
-    return path.startswith(SDK_PATH_PREFIX)
 
 
 def kind_of(path: str) -> str:

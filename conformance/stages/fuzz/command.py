@@ -22,7 +22,7 @@ from conformance.errors import UsageError
 from conformance.stages.fuzz import corpus
 from conformance.stages.fuzz.aiming import FuzzTarget
 from conformance.stages.fuzz.budget import DEFAULT_SEED, tier
-from conformance.target.profile import Profile
+from conformance.stages.fuzz.settings import profile_corpus
 from conformance.target.resolution import new_run_id, preflight, resolve
 from conformance.traffic.client import Client
 
@@ -116,18 +116,11 @@ def replay_one(options: argparse.Namespace) -> int:
     return {FAILS: EXIT_FAILS, FIXED: EXIT_PASS}.get(result.verdict, EXIT_INCONCLUSIVE)
 
 
-def _profile_corpus(profile: Profile) -> Path | None:
-    if not profile.fuzz.corpus:
-        return None
-    base = Path(profile.source).parent if profile.source is not None else Path()
-    return Path(base / profile.fuzz.corpus)
-
-
 def prune(options: argparse.Namespace) -> int:
     from conformance.stages.fuzz.replay import FAILS, FIXED, replay_corpus
 
     with fuzz_run(options) as run:
-        directory = options.corpus or _profile_corpus(run.target.profile) or DEFAULT_CORPUS
+        directory = options.corpus or profile_corpus(run.target.profile) or DEFAULT_CORPUS
         if not corpus.files(directory):
             print(f"{directory}: no corpus cases")
             return EXIT_PASS

@@ -23,7 +23,7 @@ from conformance.contract.specialisation import declared_keys, document_sha256
 from conformance.redaction.placeholders import Redactor
 from conformance.report.model import SEVERITY, Difference, Evidence, Outcome
 from conformance.stages.fuzz.aiming import FuzzTarget
-from conformance.stages.fuzz.auth import AUTH_REQUIREMENTS, AuthMode, is_sdk_path, kind_of
+from conformance.stages.fuzz.auth import AUTH_REQUIREMENTS, AuthMode, kind_of
 from conformance.stages.fuzz.budget import Tier
 from conformance.stages.fuzz.capture import Sent
 from conformance.stages.fuzz.failure_level import DROP_IN, INTERFACE, Judged, judge
@@ -38,8 +38,9 @@ from conformance.stages.fuzz.response_checks import (
     requirements_for,
 )
 from conformance.stages.fuzz.schema import contract_document
+from conformance.traffic.call_kind import is_sdk_path
 from conformance.traffic.curl import curl_command
-from conformance.traffic.ledger import Ledger, Replay
+from conformance.traffic.ledger import LEDGER, Ledger, Refusal, Replay, judge_429, sdk_bucket_key
 from conformance.traffic.token_bucket import Limit
 from conformance.verdict.records import TestRecord
 
@@ -51,11 +52,10 @@ if TYPE_CHECKING:
     from conformance.target.profile import Profile
 
 
-RATE_LIMITED = 429
 ERROR_STATUS = 400
 ERROR_BODY_REQUIREMENTS = ("ERR-BODY-SHAPE",)
-# Checks still run on a 429 the fuzzer's own pace caused (replayed through the declared bucket:
-# the only excuse for a 429); a 429 the fuzzer did not cause fails the operation's answer rule.
+# Checks still run on a 429 to a call a declared bucket covers (``judge_429``: excused when the
+# fuzzer's own pace caused it; else it fails the operation's answer rule).
 RATE_LIMIT_CHECKS = (
     "rate_limited_has_retry_after",
     "retry_after_grammar",
@@ -115,6 +115,12 @@ class OperationTally:
     unsent: int = 0  # examples not sent because the time budget was spent
     own_pace: str = ""  # the replay of the last 429 the fuzzer caused: the figure behind it
 
+    def count_refusal(self, status: int, replay: Replay | None) -> None:
+        """Count an answer the fuzzer's own traffic excuses (``judge_429``), with its figure."""
+        if judge_429(status, replay) is Refusal.OWN and replay is not None:
+            self.rate_limited += 1
+            self.own_pace = replay.describe()
+
 
 class CredentialsNotRejected(RuleFailure):
     """A request without valid credentials was not refused with the profile's status."""
@@ -128,6 +134,7 @@ class FuzzRun:
     started: float = field(default_factory=time.monotonic)
     tallies: dict[tuple[str, str], OperationTally] = field(default_factory=dict)
     failures: dict[tuple[str, str, str], SeenFailure] = field(default_factory=dict)
+    ledger: Ledger = field(default_factory=lambda: LEDGER)  # the process's one (a test: its own)
 
     def __post_init__(self) -> None:
         self.session = requests.Session()
@@ -137,7 +144,6 @@ class FuzzRun:
         self.budget_exhausted = False
         # What the engine could not generate (the contract's doing, not the target's).
         self.suite_errors: list[str] = []
-        self.ledger = Ledger()
         self.corpus: CorpusRun | None = None  # the failure corpus (set by the plugin)
         self.contract = contract_details(self.target.profile)
 
@@ -162,9 +168,7 @@ class FuzzRun:
         counts.cases += 1
         counts.statuses[response.status_code] += 1
         replay = self._replay(case, response, mode, sent_at)
-        if response.status_code == RATE_LIMITED and replay is not None and replay.suite_exceeded:
-            counts.rate_limited += 1
-            counts.own_pace = replay.describe()
+        counts.count_refusal(response.status_code, replay)
         return replay
 
     def _replay(
@@ -184,20 +188,20 @@ class FuzzRun:
             limit = limit.scaled(1 / max(1, int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", 1))))
         key = headers.get("authorization", "")
         bucket = declared.bucket(str(key), None if instance is None else str(instance))
-        return self.ledger.record(bucket, limit, at=sent_at)
+        return self.ledger.record(sdk_bucket_key(self.target.base_url, bucket), limit, at=sent_at)
 
     @staticmethod
     def counts_against(check: str, response: Response, replay: Replay | None) -> bool:
         """Whether a failure of ``check`` speaks: on a 429 to a call the declared bucket
         covers, only the rate-limit checks do (the answer is a refusal, not the operation's)."""
-        limited = response.status_code == RATE_LIMITED and replay is not None
+        limited = judge_429(response.status_code, replay) in (Refusal.OWN, Refusal.UNPROVOKED)
         return not limited or check in (*RATE_LIMIT_CHECKS, UNPROVOKED)
 
     def unprovoked(
         self, case: OpenApiCase, response: Response, replay: Replay | None
     ) -> RuleFailure | None:
         """A 429 the fuzzer's own pace does not explain, as a failure (None: none)."""
-        if response.status_code != RATE_LIMITED or replay is None or replay.suite_exceeded:
+        if judge_429(response.status_code, replay) is not Refusal.UNPROVOKED or replay is None:
             return None
         return RuleFailure(
             check=UNPROVOKED,
@@ -218,18 +222,14 @@ class FuzzRun:
         case: OpenApiCase,
         response: Response,
         mode: AuthMode,
-        tally: OperationTally,
         replay: Replay | None = None,
     ) -> list[Failure]:
         if mode is not AuthMode.VALID:
             return self._run(
                 case, response, [self.credential_check(mode), self._by_name["error_body_shape"]]
             )
-        if response.status_code == RATE_LIMITED and replay is not None:
+        if judge_429(response.status_code, replay) in (Refusal.OWN, Refusal.UNPROVOKED):
             found = self._run(case, response, [self._by_name[n] for n in RATE_LIMIT_CHECKS])
-            if replay.suite_exceeded:
-                tally.rate_limited += 1
-                tally.own_pace = replay.describe()
             unprovoked = self.unprovoked(case, response, replay)
             return found if unprovoked is None else [*found, unprovoked]
         return self._run(case, response, None)
@@ -331,7 +331,8 @@ class FuzzRun:
         """The checks of ``mode`` on one answer, counted in no tally (a corpus replay)."""
         tally = OperationTally()
         replay = self._replay(case, response, mode, sent_at)
-        return self._check(case, response, mode, tally, replay), tally
+        tally.count_refusal(response.status_code, replay)
+        return self._check(case, response, mode, replay), tally
 
     def curl_of(self, response: Response) -> str:
         """The request behind ``response`` as a curl line, secrets as placeholders."""

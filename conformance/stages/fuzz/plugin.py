@@ -2,9 +2,12 @@
 ``conformance.run.plugin`` for a run that collects the fuzz stage; its options are declared with
 the stage (``conformance.stages.fuzz``).
 
-- ``--fuzz-tier`` / ``--fuzz-seed`` choose the budget; they are read before the fuzz test module
-  is imported (``active_settings``), and so is the target profile (the run's hand-over) whose
-  terms the contract is fuzzed in: the items are the operations as that profile names them.
+- ``--fuzz-tier`` / ``--fuzz-seed`` choose the budget (``settings_of``, kept in the config's
+  stash), and the target profile (the run's hand-over) gives the terms the contract is fuzzed in.
+- Items are declared, not recovered: a fuzz test names its family with the ``fuzz_family``
+  marker, and ``pytest_generate_tests`` gives it one ``pytest.param`` per operation (as the
+  profile names it), each marked with its ``FuzzItem`` and the ``requirement`` ids it speaks for;
+  the stateful test carries its ``fuzz_item`` marker itself. ``fuzz_item`` reads the marker.
 - ``--fuzz-corpus DIR``: the failure corpus (else the profile's ``fuzz.corpus``, else
   ``<report dir>/fuzz-corpus``).
 - ``fuzz_run``: the session's ``FuzzRun`` (provisions real objects first, replays the corpus
@@ -45,6 +48,7 @@ from conformance.stages.fuzz.execution import FuzzRun
 from conformance.stages.fuzz.replay import forget, replay_once
 from conformance.stages.fuzz.response_checks import operation_requirements
 from conformance.stages.fuzz.schema import HTTP_METHODS, contract_document
+from conformance.stages.fuzz.settings import profile_corpus
 from conformance.stages.fuzz.summary import merge_details, summary_lines
 from conformance.target.resolution import Target
 from conformance.traffic.client import Client
@@ -52,7 +56,6 @@ from conformance.traffic.client import Client
 if TYPE_CHECKING:
     from conformance.target.profile import Profile
 
-FUZZ_MODULE = "conformance.stages.fuzz.test_fuzz"
 STATEFUL_REQUIREMENTS = (
     "ERR-NO-SERVER-ERROR",
     "ERR-BODY-SHAPE",
@@ -76,13 +79,13 @@ class FuzzSettings:
         return target.profile if target is not None else default_profile()
 
 
-_ACTIVE: dict[str, FuzzSettings] = {}
+SETTINGS = pytest.StashKey[FuzzSettings]()
 RUN = pytest.StashKey[FuzzRun]()
 
 
-def active_settings() -> FuzzSettings:
+def settings_of(config: pytest.Config) -> FuzzSettings:
     """Tier and seed of this session (defaults when the plugin's options were not given)."""
-    return _ACTIVE.get("settings") or FuzzSettings(tier(DEFAULT_TIER), DEFAULT_SEED)
+    return config.stash.get(SETTINGS, None) or FuzzSettings(tier(DEFAULT_TIER), DEFAULT_SEED)
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -91,34 +94,44 @@ def pytest_configure(config: pytest.Config) -> None:
     if examples is not None:
         chosen = dataclasses.replace(chosen, max_examples=int(examples))
     given = config.getoption("fuzz_corpus", None)
-    _ACTIVE["settings"] = FuzzSettings(
+    config.stash[SETTINGS] = FuzzSettings(
         chosen, int(config.getoption("fuzz_seed")), Path(given) if given else None, config
     )
+    config.addinivalue_line(
+        "markers", "fuzz_family(kind): a fuzz test with one item per operation (valid, auth)"
+    )
+    config.addinivalue_line("markers", "fuzz_item(item): the FuzzItem a fuzz test item declares")
 
 
 def corpus_directory(config: pytest.Config, profile: Profile) -> Path:
     """``--fuzz-corpus``, else the profile's ``fuzz.corpus`` (relative to the profile file),
     else ``fuzz-corpus`` under the run's report directory."""
 
-    given = active_settings().corpus
+    given = settings_of(config).corpus
     if given is not None:
         return given
-    if profile.fuzz.corpus:
-        base = Path(profile.source).parent if profile.source is not None else Path()
-        return Path(base / profile.fuzz.corpus)
+    declared = profile_corpus(profile)
+    if declared is not None:
+        return declared
     return Path(config.getoption("report_dir", None) or DEFAULT_REPORT_DIR) / DIRECTORY_NAME
 
 
 # ------------------------------------------------------------------ items
 
 
+VALID, AUTH, STATEFUL = "valid", "auth", "stateful"  # the families of fuzz items
+
+
 @dataclass(frozen=True)
 class FuzzItem:
     """What one collected fuzz item tests."""
 
-    kind: str  # "valid" | "auth" | "stateful"
+    kind: str  # VALID | AUTH | STATEFUL
     operation_id: str | None  # None: every operation (stateful)
     requirement_ids: tuple[str, ...]
+
+
+STATEFUL_ITEM = FuzzItem(STATEFUL, None, STATEFUL_REQUIREMENTS)
 
 
 def stage_requirements() -> frozenset[str]:
@@ -144,44 +157,52 @@ def fuzzed_operations(profile: Profile) -> list[tuple[str, str]]:
     return found
 
 
-def fuzz_item(item: pytest.Item) -> FuzzItem | None:
-    """Classify a collected item of the fuzz module (None for anything else)."""
+def operation_item(kind: str, operation_id: str) -> FuzzItem | None:
+    """The item of ``kind`` (VALID or AUTH) for one operation (None: not in the contract)."""
 
-    module = getattr(getattr(item, "module", None), "__name__", "")
-    if not module.startswith(FUZZ_MODULE):
-        return None
-    name = getattr(item, "originalname", None) or item.name
-    if name == "test_fuzz_stateful":
-        return FuzzItem("stateful", None, STATEFUL_REQUIREMENTS)
-    callspec = getattr(item, "callspec", None)
-    operation_id = callspec.params.get("operation_id") if callspec is not None else None
-    path = {op.operation_id: op.path for op in operations()}.get(str(operation_id))
+    path = {op.operation_id: op.path for op in operations()}.get(operation_id)
     if path is None:
         return None
-    if name == "test_fuzz_credentials":
-        return FuzzItem("auth", str(operation_id), auth_requirements(path))
-    return FuzzItem("valid", str(operation_id), operation_requirements(str(operation_id)))
+    if kind == AUTH:
+        return FuzzItem(AUTH, operation_id, auth_requirements(path))
+    return FuzzItem(VALID, operation_id, operation_requirements(operation_id))
 
 
-@pytest.hookimpl(tryfirst=True)
-def pytest_collection_modifyitems(
-    session: pytest.Session, config: pytest.Config, items: list[pytest.Item]
-) -> None:
-    for item in items:
-        described = fuzz_item(item)
-        if described is not None:
-            item.add_marker(pytest.mark.requirement(*described.requirement_ids))
-            item.stash[_ITEM] = described
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    """One item per operation for a test of a ``fuzz_family``, each declared: its id the
+    operation as the target's profile names it, its marks the ``FuzzItem`` and requirements."""
+
+    family = metafunc.definition.get_closest_marker("fuzz_family")
+    if family is None:
+        return
+    kind = str(family.args[0])
+    params = []
+    for operation_id, label in fuzzed_operations(settings_of(metafunc.config).profile):
+        described = operation_item(kind, operation_id)
+        marks = (
+            []
+            if described is None
+            else [
+                pytest.mark.fuzz_item(described),
+                pytest.mark.requirement(*described.requirement_ids),
+            ]
+        )
+        params.append(pytest.param(described, id=label, marks=marks))
+    metafunc.parametrize("fuzz_item", params)
 
 
-_ITEM = pytest.StashKey[FuzzItem]()
+def fuzz_item(item: pytest.Item) -> FuzzItem | None:
+    """The ``FuzzItem`` a collected item declares (None: no fuzz item)."""
+
+    marker = item.get_closest_marker("fuzz_item")
+    return None if marker is None else marker.args[0]
 
 
 @pytest.hookimpl(trylast=True)
 def pytest_collection_finish(session: pytest.Session) -> None:
     """Freeze what collection built (the contract, every item) out of the garbage collector's
     sight: each full collection during fuzzing would walk it again."""
-    if any(_ITEM in item.stash for item in session.items):
+    if any(fuzz_item(item) is not None for item in session.items):
         gc.collect()
         gc.freeze()
 
@@ -193,7 +214,7 @@ def pytest_collection_finish(session: pytest.Session) -> None:
 def fuzz_run(request: pytest.FixtureRequest, target: Target, run_prefix: str) -> Iterator[FuzzRun]:
     """The session's FuzzRun against ``target``; experiments it created are terminated after."""
 
-    settings = active_settings()
+    settings = settings_of(request.config)
     fuzz_target = FuzzTarget(target.base_url, target.profile, run_prefix)
     # One client creates the objects and cleans up after (a new one is costly to set up).
     client = Client(target.base_url, target.profile, run_prefix=run_prefix)
@@ -226,7 +247,7 @@ def pytest_conformance_records(
     """A fuzz item's records (``conformance.session.wire``): per requirement, from what the
     fuzzing found, plus the corpus replay's on the first report of the replaying process; the
     stage's cumulative details are published again."""
-    described = item.stash.get(_ITEM, None)
+    described = fuzz_item(item)
     run = item.config.stash.get(RUN, None)
     if described is None or run is None or report.when != "call":
         return None

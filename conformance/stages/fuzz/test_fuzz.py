@@ -10,7 +10,8 @@ engine on its share (``conformance.stages.fuzz.engine``):
 
 Run it through ``conformance run --stage fuzz --tier smoke`` (or the pytest arguments of
 ``conformance.stages.fuzz.pytest_args``); tier and seed come from
-``conformance.stages.fuzz.plugin``.
+``conformance.stages.fuzz.plugin``, which also declares the items: one ``pytest.param`` per
+operation for each ``fuzz_family`` (nothing is read from the plugin at import).
 """
 
 from __future__ import annotations
@@ -21,11 +22,13 @@ import pytest
 from conformance.stages.fuzz.auth import AuthMode
 from conformance.stages.fuzz.engine import EngineSchemas, fuzz
 from conformance.stages.fuzz.execution import FuzzRun
-from conformance.stages.fuzz.plugin import active_settings, fuzzed_operations
-
-SETTINGS = active_settings()
-# (operationId, "<METHOD> <path>") in the target's terms: the item ids schemathesis gave them.
-OPERATIONS = fuzzed_operations(SETTINGS.profile)
+from conformance.stages.fuzz.plugin import (
+    AUTH,
+    STATEFUL_ITEM,
+    STATEFUL_REQUIREMENTS,
+    VALID,
+    FuzzItem,
+)
 
 
 @pytest.fixture(scope="session")
@@ -42,27 +45,25 @@ def _allure_operation(request: pytest.FixtureRequest) -> None:
     allure.dynamic.parameter("operation", callspec.id)
 
 
-def _ids(operations: list[tuple[str, str]]) -> list[str]:
-    return [label for _, label in operations]
-
-
-@pytest.mark.parametrize("operation_id", [op for op, _ in OPERATIONS], ids=_ids(OPERATIONS))
-def test_fuzz(operation_id: str, fuzz_run: FuzzRun, engine_schemas: EngineSchemas) -> None:
-    found = fuzz(fuzz_run, engine_schemas, operation_id, AuthMode.VALID)
+@pytest.mark.fuzz_family(VALID)
+def test_fuzz(fuzz_item: FuzzItem, fuzz_run: FuzzRun, engine_schemas: EngineSchemas) -> None:
+    found = fuzz(fuzz_run, engine_schemas, fuzz_item.operation_id, AuthMode.VALID)
     assert not found, "fuzzing found: " + "; ".join(found)
 
 
-@pytest.mark.parametrize("operation_id", [op for op, _ in OPERATIONS], ids=_ids(OPERATIONS))
+@pytest.mark.fuzz_family(AUTH)
 def test_fuzz_credentials(
-    operation_id: str, fuzz_run: FuzzRun, engine_schemas: EngineSchemas
+    fuzz_item: FuzzItem, fuzz_run: FuzzRun, engine_schemas: EngineSchemas
 ) -> None:
-    found = fuzz(fuzz_run, engine_schemas, operation_id, AuthMode.MISSING)
-    found += fuzz(fuzz_run, engine_schemas, operation_id, AuthMode.WRONG)
+    found = fuzz(fuzz_run, engine_schemas, fuzz_item.operation_id, AuthMode.MISSING)
+    found += fuzz(fuzz_run, engine_schemas, fuzz_item.operation_id, AuthMode.WRONG)
     assert not found, "requests without valid credentials: " + "; ".join(found)
 
 
+@pytest.mark.fuzz_item(STATEFUL_ITEM)
+@pytest.mark.requirement(*STATEFUL_REQUIREMENTS)
 def test_fuzz_stateful(fuzz_run: FuzzRun, engine_schemas: EngineSchemas) -> None:
-    if SETTINGS.tier.stateful_examples == 0:
-        pytest.skip(f"the {SETTINGS.tier.name} tier runs no stateful scenarios")
+    if fuzz_run.tier.stateful_examples == 0:
+        pytest.skip(f"the {fuzz_run.tier.name} tier runs no stateful scenarios")
     found = fuzz(fuzz_run, engine_schemas, None, AuthMode.VALID)
     assert not found, "stateful scenarios found: " + "; ".join(found)

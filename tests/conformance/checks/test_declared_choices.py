@@ -1,4 +1,4 @@
-"""Unit tests of the declared-choice helpers: key-named misses, path spellings, sidecar shapes."""
+"""Unit tests of the declared-choice helpers: key-named misses and conventions."""
 
 from __future__ import annotations
 
@@ -7,7 +7,6 @@ import pytest
 
 from conformance.checks.conventions import NOTEBOOK
 from conformance.checks.declared import expect_declared_field, expect_declared_status, status_holds
-from conformance.drivers.document_paths import segments, sidecar, spelled
 from conformance.errors import ContractViolation, ConventionMiss
 from conformance.report.model import Exchange
 from conformance.target.profile import parse
@@ -87,31 +86,3 @@ def test_a_missing_declared_field_names_the_fields_present() -> None:
         expect_declared_field(body, UNDECLARED, "errors.code_field", ("A",), "t", kind=str)
     assert convention.value.key == "errors.code_field"
     assert convention.value.convention == "errorCode"
-
-
-@pytest.mark.parametrize(
-    ("pointer", "dotted"),
-    [("", ""), ("/economy/secretSeed", "economy.secretSeed"), ("/a~1b/c~0d", "a/b.c~d")],
-)
-def test_paths_are_spelled_as_declared(pointer: str, dotted: str) -> None:
-    assert spelled(pointer, "json-pointer") == pointer
-    if pointer == "/a~1b/c~0d":
-        assert segments(pointer) == ["a/b", "c~d"]
-        return
-    assert spelled(pointer, "dotted") == dotted
-
-
-def test_a_path_the_declared_syntax_cannot_spell_is_an_error() -> None:
-    with pytest.raises(ValueError, match="dot"):
-        spelled("/a.b", "dotted")
-    with pytest.raises(ValueError, match="JSON Pointer"):
-        segments("a/b")
-
-
-def test_the_sidecar_takes_the_declared_shape_and_syntax() -> None:
-    order = {"": ["d", "c"], "/b": ["z", "x"]}
-    assert sidecar(order, "json-pointer", "pointer-map") == order
-    assert sidecar(order, "dotted", "entries") == [
-        {"path": "", "keys": ["d", "c"]},
-        {"path": "b", "keys": ["z", "x"]},
-    ]

@@ -8,7 +8,6 @@ from datetime import UTC, datetime
 import pytest
 
 from conformance.checks import media_expected, media_problem
-from conformance.drivers.sdk import etag_expected, etag_problem, etag_value
 from conformance.oracles.header_grammar import (
     ENTITY_TAG,
     FIELD_VALUE,
@@ -337,15 +336,3 @@ def test_media_problem_names_the_rule_or_the_media_type() -> None:
     broken = media_problem({"content-type": "application/json; charset"})
     assert broken is not None and "media-type (RFC 9110 sections 8.3.1 and 5.6.6)" in broken
     assert "media-type" in media_expected() and "RFC 9110" in media_expected()
-
-
-def test_etag_problem_names_the_rule_or_the_opaque_tag() -> None:
-    assert etag_problem({"etag": '"h"'}, "h") is None
-    assert etag_problem({"etag": 'W/"h"'}, "h") is None
-    assert etag_problem({}, "h") == "no ETag"
-    assert etag_problem({"etag": '"g"'}, "h") == "ETag '\"g\"': opaque-tag 'g'"
-    unquoted = etag_problem({"etag": "h"}, "h")
-    assert unquoted is not None and "entity-tag (RFC 9110 section 8.8.3)" in unquoted
-    assert etag_value({"etag": 'W/"h"'}) == "h"
-    assert etag_value({"etag": "h"}) is None and etag_value({}) is None
-    assert "entity-tag" in etag_expected("h") and '"h"' in etag_expected("h")

@@ -11,11 +11,11 @@ from typing import Any
 
 import pytest
 
-from conformance.report import samples
 from conformance.report.allure_analytics import main, strip_analytics
 from conformance.report.allure_environment import render as render_environment
 from conformance.report.allure_labels import labels_for
 from conformance.report.writer import write_reports
+from tests.support import sample_reports as samples
 
 pytest_plugins = ["pytester"]
 

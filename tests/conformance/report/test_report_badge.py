@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 
 from conformance.cli import main
-from conformance.report import samples
 from conformance.report.badge import COLOURS, render
 from conformance.report.json_report import dumps
 from conformance.report.model import Level, Report, Verdict
+from tests.support import sample_reports as samples
 
 SVG = "{http://www.w3.org/2000/svg}"
 

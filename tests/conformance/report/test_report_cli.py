@@ -11,7 +11,6 @@ from pathlib import Path
 import pytest
 
 from conformance.cli import EPILOG, main
-from conformance.report import samples
 from conformance.report.model import Outcome, Verdict
 from conformance.report.writer import write_reports
 from conformance.run.launch import (
@@ -21,6 +20,7 @@ from conformance.run.launch import (
     EXIT_USAGE,
     exit_status,
 )
+from tests.support import sample_reports as samples
 from tests.support.conformance_cli import run_conformance
 
 

@@ -7,9 +7,9 @@ from dataclasses import replace
 
 import pytest
 
-from conformance.report import samples
 from conformance.report.diff import OutcomeChange, diff_reports, format_diff
 from conformance.report.model import Outcome, Report, RequirementResult
+from tests.support import sample_reports as samples
 
 
 def with_outcomes(report: Report, outcomes: dict[str, Outcome]) -> Report:

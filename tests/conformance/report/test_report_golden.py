@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from conformance.report import samples
 from conformance.report.json_report import dumps
 from conformance.report.markdown_report import render as render_markdown
+from tests.support import sample_reports as samples
 
 GOLDEN = Path(__file__).parent / "golden"
 REGENERATE = os.environ.get("CONFORMANCE_REGENERATE_GOLDEN") == "1"

@@ -9,7 +9,6 @@ from collections.abc import Callable
 
 import pytest
 
-from conformance.report import samples
 from conformance.report.allure_environment import render as render_environment
 from conformance.report.headline import decided_by, measured_share, summary_line
 from conformance.report.html_report import render as render_html
@@ -17,6 +16,7 @@ from conformance.report.json_report import dumps
 from conformance.report.junit_report import render as render_junit
 from conformance.report.markdown_report import render as render_markdown
 from conformance.report.model import Report
+from tests.support import sample_reports as samples
 
 SUCCESS_MARKS = ("✅", "✓", "✔", "☑", "🟢", "👍")
 

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from conformance.report import samples
 from conformance.report.html_report import _e, render
 from conformance.report.model import Outcome
+from tests.support import sample_reports as samples
 
 REMOTE = re.compile(r"^\s*(?:[a-z][a-z0-9+.-]*:)?//", re.IGNORECASE)  # http://, https://, //cdn
 URL_ATTRIBUTES = {"src", "href", "srcset", "action", "poster", "data", "xlink:href", "formaction"}

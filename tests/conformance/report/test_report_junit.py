@@ -5,9 +5,9 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 from dataclasses import replace
 
-from conformance.report import samples
 from conformance.report.junit_report import render
 from conformance.report.model import Outcome
+from tests.support import sample_reports as samples
 
 
 def cases(xml: str) -> dict[str, ET.Element]:

@@ -19,9 +19,9 @@ from collections.abc import Callable
 
 import pytest
 
-from conformance.report import samples
 from conformance.report.junit_report import classname, render, timestamp
 from conformance.report.model import Report
+from tests.support import sample_reports as samples
 
 ZONELESS = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d$")
 DECIMAL = re.compile(r"^\d+(\.\d+)?$")

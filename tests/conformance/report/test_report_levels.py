@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import xml.etree.ElementTree as ET
 
-from conformance.report import samples
 from conformance.report.allure_environment import render as render_allure_environment
 from conformance.report.diff import diff_reports, format_diff
 from conformance.report.headline import summary_line
@@ -17,6 +16,7 @@ from conformance.report.levels import by_key, drop_in_phrase, levels_sentence
 from conformance.report.markdown_report import render as render_markdown
 from conformance.report.model import Level, Verdict, drop_in_verdict_of
 from conformance.report.report_schema import schema_errors
+from tests.support import sample_reports as samples
 
 KEYS = ("statuses.create_configuration", "errors.code_field")
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from conformance.report import samples
 from conformance.report.markdown_report import render
 from conformance.report.model import Outcome
+from tests.support import sample_reports as samples
 
 
 def test_requirements_sharing_a_reason_are_listed_together() -> None:

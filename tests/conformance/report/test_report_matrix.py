@@ -10,12 +10,13 @@ from pathlib import Path
 import pytest
 
 from conformance.cli import main
-from conformance.report import matrix_markdown, samples
+from conformance.report import matrix_markdown
 from conformance.report.json_report import dumps
 from conformance.report.matrix import ABSENT, build, default_label
 from conformance.report.matrix_html import render
 from conformance.report.model import Outcome, Report, Verdict
 from tests.conformance.report.test_report_html import external_references
+from tests.support import sample_reports as samples
 
 
 def _without(report: Report, requirement_id: str) -> Report:

@@ -15,10 +15,10 @@ from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
 
-from conformance.report import samples
 from conformance.report.matrix import build
 from conformance.report.matrix_html import render
 from tests.conformance.report.test_report_html import CHROMIUM, needs_chromium
+from tests.support import sample_reports as samples
 
 # Test-only script appended to a copy of the page. Each step drives the page's own controls and
 # records what its script left visible; the results go into the title as JSON.

@@ -8,11 +8,11 @@ from pathlib import Path
 import pytest
 
 from conformance.errors import UsageError
-from conformance.report import samples
 from conformance.report.html_report import render as render_html
 from conformance.report.markdown_report import render as render_markdown
 from conformance.report.rerender import load_report, rerender
 from conformance.report.writer import write_reports
+from tests.support import sample_reports as samples
 
 
 def test_rerender_reproduces_md_and_html(tmp_path: Path) -> None:

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from conformance.report import samples
 from conformance.report.html_report import render as render_html
 from conformance.report.markdown_report import render as render_markdown
 from conformance.report.stage_text import stage_lines, value_text
+from tests.support import sample_reports as samples
 
 BUCKETING = {
     "requirement": "EXP-WEIGHTED-SPLIT",

@@ -6,8 +6,8 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
-from conformance.report import samples
 from conformance.report.step_summary import ENV, append
+from tests.support import sample_reports as samples
 
 
 def test_appends_the_headline_and_the_failures(tmp_path: Path) -> None:

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from conformance.report import samples
 from conformance.report.json_report import loads
 from conformance.report.writer import write_reports
+from tests.support import sample_reports as samples
 
 
 def test_writes_every_default_format(tmp_path: Path) -> None:

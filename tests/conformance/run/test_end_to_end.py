@@ -4,18 +4,17 @@ real sockets on 127.0.0.1, real SQLite files."""
 
 from __future__ import annotations
 
-import json
 import re
 import subprocess
 import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from tests.support.conformance_cli import run_conformance
+from tests.support.report_outcomes import requirement_outcomes, written_report
 
 SERVE_TIMEOUT = 20.0
 RUN_TIMEOUT = 300.0
@@ -72,8 +71,8 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path
 
 
 def outcomes(report_dir: Path) -> tuple[str, dict[str, str]]:
-    report: dict[str, Any] = json.loads((report_dir / "conformance.json").read_text())
-    return report["verdict"], {r["id"]: r["outcome"] for r in report["requirements"]}
+    report = written_report(report_dir)
+    return report["verdict"], requirement_outcomes(report)
 
 
 @pytest.mark.long

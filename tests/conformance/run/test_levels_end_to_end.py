@@ -24,6 +24,8 @@ if TESTS not in sys.path:  # tests/faulty holds the ASGI plumbing of the one-def
 from faulty.asgi import FaultyApp, Request, Response  # noqa: E402
 from faulty.recipes import CREATE, EXP_LIST, chain, edit_json, edit_response  # noqa: E402
 
+from tests.support.report_outcomes import requirement_outcomes  # noqa: E402
+
 IDS = ("CFG-CREATE-RECORD-SHAPE", "CFG-CREATE-MINIMAL-BODY", "ERR-BODY-SHAPE")
 DIFFERING = {"statuses.create_configuration", "errors.code_field"}
 
@@ -103,7 +105,7 @@ def test_departures_from_undeclared_conventions_are_drop_in_differences(
     server: tuple[RunningServer, Path], tmp_path: Path
 ) -> None:
     code, report = _run(server, tmp_path)
-    outcomes = {r["id"]: r["outcome"] for r in report["requirements"]}
+    outcomes = requirement_outcomes(report)
     assert outcomes == dict.fromkeys(IDS, "pass"), outcomes
     assert report["levels"] == {"interface": "conformant", "drop_in": "not-conformant"}
     assert {d["key"] for d in report["differences"]} == DIFFERING
@@ -127,7 +129,7 @@ def test_declared_conventions_are_judged_at_the_interface_level(
     server: tuple[RunningServer, Path], tmp_path: Path
 ) -> None:
     code, report = _run(server, tmp_path, conventions="production")
-    outcomes = {r["id"]: r["outcome"] for r in report["requirements"]}
+    outcomes = requirement_outcomes(report)
     assert outcomes["CFG-CREATE-RECORD-SHAPE"] == "fail"
     assert outcomes["ERR-BODY-SHAPE"] == "fail"
     assert report["differences"] == []

@@ -15,6 +15,7 @@ import yaml
 import conformance.run.plugin
 import conformance.target.resolution
 import conformance.traffic.client  # noqa: F401
+from tests.support.report_outcomes import requirement_outcomes
 
 pytest_plugins = ("pytester",)
 
@@ -54,10 +55,6 @@ def _report(pytester: pytest.Pytester, folder: str = "reports") -> dict[str, Any
     return loaded
 
 
-def _outcomes(report: dict[str, Any]) -> dict[str, str]:
-    return {r["id"]: r["outcome"] for r in report["requirements"]}
-
-
 def test_target_profile_and_base_url_reach_the_target(
     pytester: pytest.Pytester, reference_server: Any
 ) -> None:
@@ -71,7 +68,7 @@ def test_target_profile_and_base_url_reach_the_target(
         str(reference_server.profile_path),
     )
     result.assert_outcomes(passed=1)
-    assert _outcomes(_report(pytester))["VER-PATH-V2"] == "pass"
+    assert requirement_outcomes(_report(pytester))["VER-PATH-V2"] == "pass"
 
 
 def test_base_url_without_profile_is_one_usage_error(
@@ -123,7 +120,7 @@ def test_requirements_selects_by_marker(pytester: pytest.Pytester) -> None:
     pytester.makepyfile(test_marked=MARKED)
     result = pytester.runpytest("-p", "no:cacheprovider", "--requirements", "REQ-A")
     result.assert_outcomes(passed=1, deselected=1)
-    assert _outcomes(_report(pytester)) == {"REQ-A": "pass"}
+    assert requirement_outcomes(_report(pytester)) == {"REQ-A": "pass"}
 
 
 def test_report_dir_receives_the_result_file(pytester: pytest.Pytester) -> None:
@@ -131,7 +128,7 @@ def test_report_dir_receives_the_result_file(pytester: pytest.Pytester) -> None:
     result = pytester.runpytest("-p", "no:cacheprovider", "--report-dir", "out/here")
     result.assert_outcomes(passed=1, failed=1)
     report = _report(pytester, "out/here")
-    outcomes = _outcomes(report)
+    outcomes = requirement_outcomes(report)
     assert outcomes["REQ-A"] == "pass"
     assert outcomes["REQ-B"] == "fail"
     assert report["verdict"] == "not-conformant"
@@ -202,4 +199,4 @@ def test_an_implied_capability_declared_absent_makes_the_requirement_unsupported
         "--target-profile",
         str(pytester.path / "profile.yaml"),
     )
-    assert _outcomes(_report(pytester))["SDK-BOOTSTRAP-ID-MERGE"] == "unsupported"
+    assert requirement_outcomes(_report(pytester))["SDK-BOOTSTRAP-ID-MERGE"] == "unsupported"

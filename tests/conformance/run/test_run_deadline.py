@@ -16,6 +16,7 @@ from conformance.run import launch
 from conformance.session.cleanup import Cleanup
 from conformance.session.deadline import DEFAULT_SECONDS, RunDeadline, seconds_option
 from tests.support.holding_server import holding_server, write_profile
+from tests.support.report_outcomes import requirement_outcomes
 
 pytest_plugins = ("pytester",)
 
@@ -78,17 +79,13 @@ def run(
     return result, report
 
 
-def outcomes(report: dict[str, Any]) -> dict[str, str]:
-    return {r["id"]: r["outcome"] for r in report["requirements"] if r["id"] in IDS}
-
-
 def test_tests_after_the_deadline_fail_with_a_note_and_the_reports_are_written(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, slow_target: str
 ) -> None:
     result, report = run(pytester, monkeypatch, slow_target, "--run-deadline", "3")
     # Without the deadline: 8 answers of 2 s each, 16 s. With it: at most two start in time.
     assert report["duration_s"] < 10, f"the run took {report['duration_s']}s"
-    seen = outcomes(report)
+    seen = requirement_outcomes(report, only=IDS)
     assert seen[IDS[0]] == "pass"  # started well before the deadline
     late = IDS[2:]  # started at 4 s or later
     assert all(seen[rid] == "fail" for rid in late), seen

@@ -59,7 +59,6 @@ CONTRIBUTIONS = {
 SPELLED_ON_PURPOSE = {
     "selftest/sides.py": "its client and load sides are named like the stages whose scope "
     "judges them, and look them up in the registry by that name",
-    "report/samples.py": "sample reports (golden files, docs) are data naming their stages",
 }
 
 

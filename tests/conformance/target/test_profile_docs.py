@@ -13,6 +13,8 @@ from typing import Any, get_args, get_origin, get_type_hints
 import pytest
 import yaml
 
+from conformance.stages.client.settings import ClientSection
+from conformance.stages.fuzz.settings import FuzzSection
 from conformance.target import profile as profiles
 
 DOC = Path(__file__).parents[3] / "docs" / "target-profile.md"
@@ -26,6 +28,8 @@ project:
   environments: {development: 1}
 """
 NOT_KEYS = {"source", "raw", "written"}  # fields of Profile that say where it came from
+# The sections a stage types itself (``profiles.STAGE_SECTIONS``), by the stage's dataclass.
+STAGE_TYPES: dict[str, type] = {"client": ClientSection, "fuzz": FuzzSection}
 
 
 def keys(properties: dict[str, Any], prefix: str = "") -> list[tuple[str, dict[str, Any]]]:
@@ -50,6 +54,14 @@ def at(data: Any, dotted: str) -> Any:
     for part in dotted.split("."):
         data = data[part] if isinstance(data, dict) else getattr(data, part)
     return data
+
+
+def typed_at(loaded: profiles.Profile, dotted: str) -> Any:
+    """A key of the typed view: the profile's own, or its stage's for a stage section."""
+    section, _, rest = dotted.partition(".")
+    if section in STAGE_TYPES and rest:
+        return at(profiles.stage_section(STAGE_TYPES[section], loaded, section), rest)
+    return at(loaded, dotted)
 
 
 def plain(value: Any) -> Any:
@@ -101,9 +113,9 @@ def test_a_minimal_profile_gets_every_schema_default() -> None:
     """The typed view adds no default of its own: each key reads what the schema says."""
     loaded = profiles.parse(MINIMAL)
     differ = [
-        (key, at(loaded, key), default)
+        (key, typed_at(loaded, key), default)
         for key, default in defaulted()
-        if key != "profile_version" and plain(at(loaded, key)) != default
+        if key != "profile_version" and plain(typed_at(loaded, key)) != default
     ]
     assert differ == []
     assert loaded.credentials.legacy_sdk_key is None  # optional, no default: absent
@@ -145,7 +157,14 @@ def shape_problems(cls: type, node: dict[str, Any], where: str) -> list[str]:
 
 
 def test_the_typed_view_has_exactly_the_schemas_keys() -> None:
-    assert shape_problems(profiles.Profile, profiles.schema(), "Profile") == []
+    """The profile's dataclasses hold every key but the stage sections', which their stages'
+    dataclasses hold."""
+    schema = profiles.schema()
+    own = {k: v for k, v in schema["properties"].items() if k not in profiles.STAGE_SECTIONS}
+    assert shape_problems(profiles.Profile, {**schema, "properties": own}, "Profile") == []
+    assert set(STAGE_TYPES) == profiles.STAGE_SECTIONS
+    for name, cls in STAGE_TYPES.items():
+        assert shape_problems(cls, schema["properties"][name], name) == []
 
 
 # ------------------------------------------------------------ docs/target-profile.md

@@ -25,6 +25,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from refserver.runner import start_server
 from tests.support.conformance_cli import run_conformance
 from tests.support.profiles import merged
+from tests.support.report_outcomes import requirement_outcomes
 
 EXPERIMENTS = re.compile(r"^/application/\d+/v2/experiments(/.*)?$")
 AFFECTED = (
@@ -145,8 +146,7 @@ def run(target: tuple[str, Path], name: str, overrides: dict[str, Any]) -> dict[
     )  # fmt: skip
     report = folder / "report" / "conformance.json"
     assert report.exists(), done.stdout[-2000:] + done.stderr[-2000:]
-    outcomes = json.loads(report.read_text("utf-8"))["requirements"]
-    return {r["id"]: r["outcome"] for r in outcomes}
+    return requirement_outcomes(json.loads(report.read_text("utf-8")))
 
 
 def test_the_renamed_server_conforms_with_a_profile_naming_its_fields(

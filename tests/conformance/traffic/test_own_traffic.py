@@ -1,8 +1,10 @@
-"""The ledger of the suite's own traffic: a replay through the declared bucket, with its figure."""
+"""The ledger of the suite's own traffic: a replay through the declared bucket, with its figure;
+the one judge of a 429 over it, and the one way to tell an SDK call from a management call."""
 
 from __future__ import annotations
 
-from conformance.traffic.ledger import MARGIN_TOKENS, Ledger
+from conformance.traffic.call_kind import CallKind, call_kind, is_sdk_path
+from conformance.traffic.ledger import MARGIN_TOKENS, Ledger, Refusal, judge_429
 from conformance.traffic.token_bucket import Limit
 
 LIMIT = Limit(burst=10, refill_per_second=5)
@@ -40,3 +42,23 @@ def test_buckets_are_apart_and_a_shared_one_is_narrowed() -> None:
     narrowed = LIMIT.scaled(0.5)  # others may have spent half
     assert (narrowed.burst, narrowed.refill_per_second) == (5, 2.5)
     assert [ledger.record("shared", narrowed, at=0.0).suite_exceeded for _ in range(5)][-1]
+
+
+def test_the_judge_of_a_429_excuses_only_the_suites_own_excess() -> None:
+    """No 429: nothing to judge; no replay: nothing excuses it; a replay the suite kept within
+    the bucket: the target's fault; one the suite emptied: its own doing."""
+    ledger = Ledger()
+    within = ledger.record("j", LIMIT, at=0.0)
+    for _ in range(LIMIT.burst):
+        over = ledger.record("j", LIMIT, at=0.0)
+    assert judge_429(200, over) is None and judge_429(503, None) is None
+    assert judge_429(429, None) is Refusal.UNACCOUNTED
+    assert judge_429(429, within) is Refusal.UNPROVOKED
+    assert judge_429(429, over) is Refusal.OWN
+
+
+def test_a_path_is_an_sdk_call_a_management_call_or_neither() -> None:
+    assert call_kind("/sdk/v2/status") is CallKind.SDK and is_sdk_path("/sdk/v2/bootstrap")
+    assert call_kind("/application/{applicationId}/v2/configuration") is CallKind.MANAGEMENT
+    assert call_kind("/application/7/v2/experiments") is CallKind.MANAGEMENT
+    assert call_kind("/health") is None and not is_sdk_path("/application/7/v2/configuration")

@@ -7,7 +7,6 @@ import dataclasses
 import json
 
 from conformance.catalogue.requirements import load_catalogue
-from conformance.report import samples
 from conformance.report.allure_labels import labels_for
 from conformance.report.html_report import render as render_html
 from conformance.report.json_report import from_json, to_json
@@ -15,6 +14,7 @@ from conformance.report.junit_report import render as render_junit
 from conformance.report.markdown_report import render as render_markdown
 from conformance.report.model import SCHEMA_VERSION, Evidence, Outcome, Report, RequirementResult
 from conformance.report.report_schema import schema_errors
+from tests.support import sample_reports as samples
 
 CLIENT_ID = "POLL-CLIENT-HONOUR-HINT"
 

@@ -32,6 +32,8 @@ from json_rewrite import (
 )
 from stage_runner import StageResult, run_stage
 
+from tests.support.report_outcomes import requirement_outcomes
+
 pytestmark = pytest.mark.long
 
 SEED = 20261128
@@ -121,7 +123,7 @@ def test_the_fuzz_stage_alone_fails_a_fault_of_what_the_specification_says(
     result = _run(tmp_path, _catalogue_fault(name, tmp_path / "levels.db"), selection)
     assert result.report, result.output
     assert result.returncode != 0, result.output
-    outcomes = {r["id"]: r["outcome"] for r in result.report["requirements"]}
+    outcomes = requirement_outcomes(result.report)
     failed = {rid for rid, outcome in outcomes.items() if outcome == "fail"}
     assert failed == set(broken), outcomes  # exactly: what the defect breaks, nothing else
 
@@ -172,7 +174,7 @@ def test_a_correct_server_without_the_references_unkeyed_structure_passes_the_in
     wrap = lambda app: JsonRewrite(app, rewrite)  # noqa: E731
     result = _run(tmp_path, wrap, selection, conventions=False, prime=prime)
     assert result.report, result.output
-    outcomes = {r["id"]: r["outcome"] for r in result.report["requirements"]}
+    outcomes = requirement_outcomes(result.report)
     assert "fail" not in outcomes.values(), outcomes
     assert result.returncode == 0, result.output
     # Narrowed to a few operations, the rest of the stage's scope is unmeasured: "incomplete".

@@ -40,6 +40,7 @@ from conformance.stages.fuzz.response_checks import (
 from conformance.stages.fuzz.schema import INFERRED_LINKS, build_schema, contract_document
 from conformance.stages.fuzz.summary import merge_details, summary_lines
 from conformance.target.profile import build
+from conformance.traffic.ledger import LEDGER, Ledger
 from conformance.verdict.folding import RequirementInfo, fold
 from tests.conformance.stages.fuzz.conftest import KEYS, PAT, operation, response, status_case
 
@@ -344,22 +345,45 @@ def test_a_429_the_fuzzer_did_not_cause_fails_and_its_own_excess_is_excused(
 ) -> None:
     """The declared bucket (burst 60, refill 30/s) replayed: one request cannot spend it (a
     fail, with the figure), a burst over it can (not measurable, with the figure)."""
-    run = FuzzRun(tier("smoke"), 5, FuzzTarget("http://127.0.0.1:1", profile, "cf-unit"))
+    target = FuzzTarget("http://127.0.0.1:1", profile, "cf-unit")
+    run = FuzzRun(tier("smoke"), 5, target, ledger=Ledger())
     case = status_case(schema)
     limited = response(429, b'{"errorCode": "RATE_LIMITED", "message": "m"}', {"Retry-After": "1"})
     first = run._replay(case, limited, AuthMode.VALID, sent_at=100.0)
     assert first is not None and not first.suite_exceeded
     tally = OperationTally()
-    found = run._check(case, limited, AuthMode.VALID, tally, first)
+    tally.count_refusal(limited.status_code, first)
+    found = run._check(case, limited, AuthMode.VALID, first)
     assert [check_name_of(f) for f in found] == ["unprovoked_rate_limit"]
     assert "sent 1 request(s)" in found[0].message
     assert tally.rate_limited == 0
     for _ in range(70):  # the fuzzer's own burst, all at once, to the same bucket
         last = run._replay(case, limited, AuthMode.VALID, sent_at=100.0)
     assert last is not None and last.suite_exceeded
-    assert run._check(case, limited, AuthMode.VALID, tally, last) == []
+    tally.count_refusal(limited.status_code, last)
+    assert run._check(case, limited, AuthMode.VALID, last) == []
     assert tally.rate_limited == 1 and "sent 71 request(s)" in tally.own_pace
     assert run._replay(case, limited, AuthMode.MISSING, sent_at=100.0) is None
+
+
+def test_the_fuzzer_counts_in_the_process_ledger_under_the_clients_keys(
+    profile: Any, schema: Any
+) -> None:
+    """One ledger per process: the fuzzer's SDK calls spend the same bucket key a ``Client``
+    sending the same key and instance id would, so the two count together."""
+    from conformance.traffic.client import Client
+
+    run = FuzzRun(tier("smoke"), 5, FuzzTarget("http://127.0.0.1:9/", profile, "cf-unit"))
+    assert run.ledger is LEDGER
+    first = run._replay(status_case(schema), response(200, b"{}"), AuthMode.VALID, 5000.0)
+    assert first is not None
+    with Client("http://127.0.0.1:9", profile) as client:
+        spend = client._spend("/sdk/v2/status", profile.rate_limit.bucket(None, None))
+    assert spend is not None
+    try:
+        assert LEDGER.record(spend.key, first.limit, at=5000.0).sent == first.sent + 1
+    finally:
+        LEDGER.forget(spend.key)
 
 
 def test_invalid_input_may_be_refused_with_the_declared_validation_status(profile: Any) -> None:

@@ -13,6 +13,7 @@ import yaml
 from conformance.stages.load import STAGE, objectives
 from tests.support.conformance_cli import start_conformance
 from tests.support.ports import free_port
+from tests.support.report_outcomes import requirement_outcomes
 
 TIMEOUT_S = 240
 
@@ -20,10 +21,6 @@ TIMEOUT_S = 240
 def report(path: Path) -> dict[str, Any]:
     data: dict[str, Any] = json.loads((path / "conformance.json").read_text("utf-8"))
     return data
-
-
-def outcomes(data: dict[str, Any]) -> dict[str, str]:
-    return {r["id"]: r["outcome"] for r in data["requirements"]}
 
 
 def load_details(data: dict[str, Any]) -> dict[str, Any]:
@@ -42,7 +39,7 @@ def test_the_embedded_reference_server_is_green_on_two_local_workers(tmp_path: P
     data = report(tmp_path / "report")
     declared = dict.fromkeys(objectives.KEYS, "not-configured")  # the default declares none
     rules = STAGE.requirements() - set(declared)  # the spec's rules a load run judges
-    assert outcomes(data) == {**dict.fromkeys(rules, "pass"), **declared}
+    assert requirement_outcomes(data) == {**dict.fromkeys(rules, "pass"), **declared}
     figures = load_details(data)["figures"]
     assert figures["workers"] == 2
     assert all(polls > 0 for polls in figures["worker_polls"].values())
@@ -77,7 +74,7 @@ def test_a_worker_joins_by_address(tmp_path: Path, fresh_reference_server: Any) 
     assert sorted(figures["worker_polls"]) == ["0", "1"]
     assert all(polls > 0 for polls in figures["worker_polls"].values())
     assert figures["instances"] == 400
-    assert "fail" not in outcomes(report(tmp_path / "report")).values()
+    assert "fail" not in requirement_outcomes(report(tmp_path / "report")).values()
 
 
 @pytest.mark.long  # about 30 s: a fleet's run
@@ -100,7 +97,8 @@ def test_a_requirement_selection_keeps_the_summary_and_charts(
     output, _ = run.communicate(timeout=TIMEOUT_S)
     assert run.returncode in (0, 3), output[-3000:]  # a small fleet may not pass the threshold
     written = report(tmp_path / "report")
-    assert "ERR-NO-SERVER-ERROR" not in outcomes(written)  # the test that published is left out
+    # the test that published the details is left out by the selection
+    assert "ERR-NO-SERVER-ERROR" not in requirement_outcomes(written)
     details = load_details(written)
     assert details["figures"]["instances"] == 400
     assert details["series"]

@@ -1,6 +1,6 @@
 """Hand-built sample Reports (one per verdict) for tests, golden files and previews.
 
-Run ``python -m conformance.report.samples DIR`` to render all four into DIR/<name>/.
+Run ``python -m tests.support.sample_reports DIR`` to render all four into DIR/<name>/.
 """
 
 from __future__ import annotations
