@@ -53,8 +53,10 @@ class ContractViolation(ConformanceError, AssertionError):
         combined.parts = tuple(broken)
         return combined
 
-    def render(self) -> str:
-        ids = ", ".join(self.requirement_ids) or "(no requirement id)"
+    def render(self, test_ids: Sequence[str] = ()) -> str:
+        """The block: rule, expected, received, reproduce. A violation that names no requirement
+        speaks for its test's (``test_ids``, as the records read it)."""
+        ids = ", ".join(self.requirement_ids or test_ids) or "(no requirement id)"
         where = f" (spec {', '.join(self.sections)})" if self.sections else ""
         lines = [
             f"Rule broken: {ids}{where}: {self.title}",

@@ -21,11 +21,11 @@ holds no assert to rewrite).
 
 from __future__ import annotations
 
-from collections.abc import Generator
+from collections.abc import Generator, Sequence
 
 import pytest
 
-from conformance.errors import ConformanceError
+from conformance.errors import ConformanceError, ContractViolation
 from conformance.traffic.transcript import Transcript
 
 TRANSCRIPT_SECTION = "conformance transcript (redacted)"
@@ -54,14 +54,16 @@ def shape(
     error: BaseException | None,
     transcript: Transcript | None,
     config: pytest.Config,
+    test_ids: Sequence[str] = (),
 ) -> None:
-    """Give a failed report of a conformance test the view the run's options ask for."""
+    """Give a failed report of a conformance test the view the run's options ask for (a violation
+    that names no requirement is shown under its test's, ``test_ids``)."""
     if not report.failed:
         return
     exchanges = transcript.exchanges if transcript is not None else []
     ours = isinstance(error, ConformanceError)
     if ours and not wants_traceback(config):
-        lines = [str(error)]
+        lines = [error.render(test_ids) if isinstance(error, ContractViolation) else str(error)]
         if exchanges and not wants_transcript(config):
             lines.append(pointer(len(exchanges)))
         report.longrepr = "\n".join(lines)

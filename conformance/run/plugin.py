@@ -319,7 +319,7 @@ def pytest_runtest_makereport(
         report.outcome = "skipped"
         report.longrepr = (str(path), (line or 0) + 1, f"{label}: {record.message}")
     else:
-        failure_view.shape(report, error, transcript, item.config)
+        failure_view.shape(report, error, transcript, item.config, ids)
     records = [record.to_json()] if own is None else own
     report.user_properties.extend((wire.RECORD_KEY, sent) for sent in records)
     info = item.config.stash.get(TARGET_INFO, None)

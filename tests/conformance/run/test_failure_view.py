@@ -35,6 +35,11 @@ def test_target_breaks_a_rule(request):
            "ETag equal to the body hash", "ETag x, hash y")
 
 
+@pytest.mark.requirement("ERR-NO-SERVER-ERROR")
+def test_a_finding_of_the_whole_test():
+    expect(False, [], "5xx answers under load", "no 5xx", "3 x 503")
+
+
 @pytest.mark.requirement("VER-PATH-V2")
 def test_the_kit_crashes():
     crash_marker = {}["missing"]
@@ -44,7 +49,7 @@ def test_the_kit_crashes():
 def _run(pytester: pytest.Pytester, *args: str) -> list[str]:
     pytester.makepyfile(test_broken=BROKEN)
     result = pytester.runpytest("-p", "no:cacheprovider", *args)
-    result.assert_outcomes(failed=2)
+    result.assert_outcomes(failed=3)
     return result.outlines
 
 
@@ -66,6 +71,15 @@ def test_a_targets_failure_is_its_block_alone(pytester: pytest.Pytester) -> None
     assert len(block) == 5, text  # header, rule, expected, received, the exchanges' line
     assert "def expect" not in text and "raise violation" not in text
     assert "kit-local-variable" not in text and "1234567" not in text
+
+
+def test_a_violation_naming_no_requirement_reads_under_its_tests(
+    pytester: pytest.Pytester,
+) -> None:
+    """A load judge's finding speaks for its whole test (no id of its own): the block names the
+    test's requirements, as its record does, never "(no requirement id)"."""
+    block = _block_of(_run(pytester), "test_a_finding_of_the_whole_test")
+    assert block[1].startswith("Rule broken: ERR-NO-SERVER-ERROR: 5xx answers"), "\n".join(block)
 
 
 def test_the_kits_own_crash_keeps_its_traceback(pytester: pytest.Pytester) -> None:
