@@ -138,7 +138,7 @@ WRAPPERS: dict[str, tuple[Rewrite, str, str]] = {
     "an active word of its own": (
         active_word,
         "test_fuzz and analytics-catalog and not credentials",
-        "contract: ExperimentStatus (enum)",
+        "experiment_payload.running",  # the active word's key (undeclared: a drop-in difference)
     ),
     "experiment records without rollout or terminatedAt": (
         lean_experiments,
