@@ -11,6 +11,9 @@ back on request:
 - ``-vv``, any explicit ``--tb`` other than ``auto``, ``-l`` or ``--full-trace``: pytest's own
   rendering, traceback and transcript, as pytest would show them.
 
+The short summary names each failure in one line, its rule's first line (``condensed``): on a CI
+runner pytest would repeat the whole block there, which doubles every failure in a CI log.
+
 A failure that is not the target's (the kit itself crashed) keeps its traceback and transcript:
 that traceback is what a bug report needs. pytest-xdist's "[gw0] linux -- Python ..." line is
 left out of the short block too (``pytest_terminal_summary``).
@@ -43,6 +46,13 @@ def wants_traceback(config: pytest.Config) -> bool:
     option = config.option
     asked = option.tbstyle != "auto" or option.showlocals or option.fulltrace
     return bool(asked) or verbosity(config) >= 2
+
+
+def condensed(config: pytest.Config) -> None:
+    """The short summary's ``FAILED`` lines trimmed to the terminal's width, on a CI runner too
+    (pytest prints the whole message there), unless pytest's own rendering is asked for."""
+    if not wants_traceback(config):
+        config.option.force_short_summary = True
 
 
 def wants_transcript(config: pytest.Config) -> bool:

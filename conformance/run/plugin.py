@@ -122,6 +122,7 @@ def pytest_configure(config: pytest.Config) -> None:
         config.stash[DEADLINE] = RunDeadline(seconds, float(workerinput["conformance_deadline_at"]))
     else:
         config.stash[DEADLINE] = RunDeadline.starting_now(seconds)
+    failure_view.condensed(config)
     redaction = OutputRedaction(config, final_pass=not _is_worker(config))
     config.pluginmanager.register(redaction, REDACTION_NAME)
     handover.receive(config)

@@ -25,7 +25,11 @@ def declared_wrongly(server: Any, folder: Path, overrides: dict[str, object]) ->
     return profile
 
 
-def run(server: Any, profile: Path, folder: Path, *args: str) -> subprocess.CompletedProcess[str]:
+def run(
+    server: Any, profile: Path, folder: Path, *args: str, ci: str = ""
+) -> subprocess.CompletedProcess[str]:
+    """``conformance run`` against ``server``; ``ci``: the ``CI`` variable a CI runner sets
+    (pytest prints whole failure messages in its short summary there)."""
     return run_conformance(
         "run",
         "--base-url",
@@ -36,12 +40,14 @@ def run(server: Any, profile: Path, folder: Path, *args: str) -> subprocess.Comp
         str(folder / "reports"),
         *args,
         timeout=300,
+        env={"CI": ci},
     )
 
 
 def failure_screens(output: str) -> dict[str, int]:
     """Terminal lines (wrapped at ``COLUMNS``) each failure takes: its block under its
-    ``___ name ___`` header, and its ``FAILED`` line in the short summary."""
+    ``___ name ___`` header, and its entry in the short summary (its ``FAILED`` line and any
+    line of its message after it)."""
     lines = output.splitlines()
     screens: dict[str, int] = {}
     name = ""
@@ -54,16 +60,20 @@ def failure_screens(output: str) -> dict[str, int]:
             name = ""
         elif name:
             screens[name] += rows
+    summary = ""  # the failure whose short-summary entry is being read (lines after FAILED too)
     for line in lines:
         if line.startswith("FAILED "):
-            test = line.split("::")[-1].split(" ")[0].split("@")[0]
-            if test in screens:
-                screens[test] += max(1, math.ceil(len(line) / COLUMNS))
+            summary = line.split("::")[-1].split(" ")[0].split("@")[0]
+        elif line.startswith(("==", "conformance: ")) or not line.strip():
+            summary = ""
+        if summary in screens:
+            screens[summary] += max(1, math.ceil(len(line) / COLUMNS))
     return screens
 
 
+@pytest.mark.parametrize("ci", ["", "true"], ids=["terminal", "ci-runner"])
 def test_a_failing_run_shows_each_failure_in_one_screen_and_each_line_once(
-    reference_server: Any, tmp_path: Path
+    reference_server: Any, tmp_path: Path, ci: str
 ) -> None:
     profile = declared_wrongly(
         reference_server, tmp_path, {"statuses": {"create_configuration": 200}}
@@ -76,6 +86,7 @@ def test_a_failing_run_shows_each_failure_in_one_screen_and_each_line_once(
         "CFG-CREATE-RECORD-SHAPE,CFG-CREATE-NEW-ID",
         "--workers",
         "2",  # asked for: xdist's status line shows
+        ci=ci,
     )
     output = done.stdout + done.stderr
     assert done.returncode == 1, output[-3000:]
@@ -103,7 +114,7 @@ def test_a_declared_burst_the_server_does_not_have_fails_in_one_screen_each(
     """The issue's case: a burst of 30 declared, the reference server's 60 real."""
     profile = declared_wrongly(reference_server, tmp_path, {"rate_limit": {"burst": 30}})
     ids = "LIMIT-RATE-ENFORCED,LIMIT-RATE-SHARED-WITHOUT-ID,LIMIT-RATE-PER-INSTANCE"
-    done = run(reference_server, profile, tmp_path, "--requirements", ids)
+    done = run(reference_server, profile, tmp_path, "--requirements", ids, ci="true")
     output = done.stdout + done.stderr
     assert done.returncode == 1, output[-3000:]
     screens = failure_screens(output)
