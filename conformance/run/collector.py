@@ -26,6 +26,7 @@ from conformance.session.state import (
     TARGET_INFO,
 )
 from conformance.stages import Stage, answered_by, named
+from conformance.stages.declaration import Details
 from conformance.verdict.records import TestRecord
 from conformance.verdict.run_report import report_for_run
 
@@ -56,11 +57,11 @@ class RunCollector:
             elif name == wire.TARGET_KEY and isinstance(value, dict):
                 self.config.stash.setdefault(TARGET_INFO, dict(value))
 
-    def merged_details(self) -> dict[str, wire.Details]:
+    def merged_details(self) -> dict[str, Details]:
         """Each stage's published details (``conformance.session.wire``), merged across workers
         as the stage declares."""
 
-        merged: dict[str, wire.Details] = {}
+        merged: dict[str, Details] = {}
         for name, by_source in wire.published(self.config).items():
             stage = named(name) or Stage(name=name, help="", test_package=name)
             merged[name] = stage.merged(list(by_source.values()))

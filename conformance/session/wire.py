@@ -21,12 +21,13 @@ from typing import Any
 
 import pytest
 
+from conformance.stages.declaration import Details  # a stage's details, JSON values
+
 RECORD_KEY = "conformance"  # a test record (``user_properties``)
 TARGET_KEY = "conformance-target"  # the target as the report describes it (``user_properties``)
 DETAILS_KEY = "conformance-stage"  # a worker's stage details (``workeroutput``)
 CARRIER_NAME = "conformance-wire"
 
-Details = dict[str, Any]  # a stage's details, JSON values
 Record = dict[str, object]  # a test record as JSON (``TestRecord.to_json``)
 _PUBLISHED = pytest.StashKey[dict[str, dict[str, Details]]]()  # stage -> source -> details
 

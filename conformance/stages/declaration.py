@@ -19,7 +19,7 @@ from conformance.catalogue.requirements import load_catalogue
 
 # A stage publishes its details with ``conformance.session.wire.publish``; they land in that
 # stage's summary in the Report, merged across processes by the stage's ``merge_details``.
-Details = dict[str, Any]  # a stage's details, JSON values (``wire.Details``, same shape)
+Details = dict[str, Any]  # a stage's details, JSON values (what ``session.wire`` carries)
 Values = Mapping[str, object]  # a stage's option values by ``Option.dest``, as pytest parsed them
 
 
