@@ -26,6 +26,7 @@ from faulty import (
     load_faults,
     patches,
     sdk,
+    spaces,
 )
 from faulty.recipes import Fault, fault
 
@@ -41,6 +42,7 @@ SECTIONS: dict[str, tuple[Fault, ...]] = {
     "assignment": assignment.assignment(),
     "experiment_edges": experiment_edges.experiment_edges(),
     "edges": edges.edges(),
+    "spaces": spaces.spaces(),
     "adversarial": adversarial.adversarial(),
     "escapes": escapes.escapes(),
 }

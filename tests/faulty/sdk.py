@@ -509,28 +509,6 @@ def sdk() -> tuple[Fault, ...]:
             ),
         ),
         fault(
-            "bootstrap-304-without-etag",
-            "SDK-BOOTSTRAP-304",
-            "A bootstrap 304 carries no ETag (the status 304 keeps it).",
-            edit_response(
-                BOOTSTRAP,
-                lambda r, resp: resp.with_header("etag", None) if resp.status == 304 else resp,
-            ),
-        ),
-        fault(
-            "bootstrap-304-for-any-hash",
-            "SDK-BOOTSTRAP-304",
-            "Bootstrap answers 304 to any If-None-Match or ?hash=, current or not.",
-            answer(
-                BOOTSTRAP,
-                lambda r: (
-                    Response(304, {}, b"")
-                    if (r.header("if-none-match") or r.param("hash")) and without_identity(r)
-                    else None
-                ),
-            ),
-        ),
-        fault(
             "bootstrap-scope-ignored",
             "SDK-BOOTSTRAP-ENV-SCOPE-403",
             "Bootstrap ignores the key's environment scope.",

@@ -125,6 +125,7 @@ def test_token_cannot_write_another_owners_project(
         ids,
         "a token wrote to a project its owner cannot reach",
     )
+    _no_patch_across_projects(configurations, ids)
     foreign_key = configurations.profile.credentials.foreign_sdk_key
     if foreign_key is not None:
         body = snapshots.body(configurations.client.status(key=foreign_key), ids)
@@ -137,6 +138,38 @@ def test_token_cannot_write_another_owners_project(
             f"no {name!r}",
             "listed",
         )
+
+
+def _no_patch_across_projects(configurations: Configurations, ids: tuple[str, ...]) -> None:
+    """A patch sent through the foreign project's path (its environment, this project's
+    configuration id) is refused with the same status, and this project's configuration keeps
+    its content: the token acts as its owner, on update as on create (spec 5)."""
+    project = configurations.profile.project
+    assert project.foreign_application_id is not None
+    assert project.foreign_environment_id is not None
+    mine = configurations.create_ok("cross-project", {"kept": True}, ids=ids)
+    reply = configurations.patch(
+        mine["id"],
+        [{"op": "replace", "path": "/kept", "value": False}],
+        environment=project.foreign_environment_id,
+        application_id=project.foreign_application_id,
+    )
+    expect_declared_status(
+        reply,
+        configurations.profile,
+        "errors.foreign_project_status",
+        configurations.profile.errors.foreign_project_status,
+        ids,
+        "a token patched through a project its owner cannot reach",
+    )
+    kept = configurations.current(mine, ids).get(configurations.profile.bodies.create.content)
+    expect(
+        same_json(kept, {"kept": True}),
+        ids,
+        "the refused cross-project patch still changed the configuration",
+        "content {'kept': true}",
+        repr(kept),
+    )
 
 
 # ------------------------------------------------------------------ SDK keys
@@ -159,8 +192,17 @@ def test_legacy_key_is_accepted(snapshots: Snapshots) -> None:
     legacy = snapshots.profile.credentials.legacy_sdk_key
     if legacy is None:
         raise NotConfigured("credentials.legacy_sdk_key")
-    reply = snapshots.client.status(key=legacy.key, environment=legacy.environments[0])
-    expect_status(reply, 200, ids, "a legacy sdk_ key was refused")
+    if not legacy.key.startswith("sdk_"):
+        raise NotConfigured(
+            "credentials.legacy_sdk_key",
+            "the configured legacy key does not start with sdk_ (spec 5, 9.2): it cannot show "
+            "that older keys are accepted",
+        )
+    endpoints = ["status"] + (["bootstrap"] if snapshots.profile.capability("bootstrap") else [])
+    for endpoint in endpoints:
+        for environment in legacy.environments:
+            reply = snapshots.client.sdk(f"/{endpoint}", key=legacy.key, environment=environment)
+            expect_status(reply, 200, ids, f"a legacy sdk_ key was refused on {endpoint}")
 
 
 @requirement("AUTH-SDK-MISSING")
@@ -250,6 +292,31 @@ def test_keys_see_only_their_project(configurations: Configurations, snapshots: 
         "this project's snapshot holds another project's configurations",
         "only own configurations",
         f"shared ids {sorted(foreign_ids & own_ids, key=str)}",
+    )
+    if snapshots.profile.capability("bootstrap"):
+        _bootstraps_see_only_their_project(snapshots, ids, mine["id"])
+
+
+def _bootstraps_see_only_their_project(
+    snapshots: Snapshots, ids: tuple[str, ...], mine: object
+) -> None:
+    """The same on bootstrap: the foreign key's bootstrap holds none of this project's
+    configurations, and this project's bootstrap none of the foreign project's."""
+    key = snapshots.profile.credentials.foreign_sdk_key
+    assert key is not None
+    foreign = snapshots.body(snapshots.client.bootstrap(key=key), ids, "the foreign bootstrap")
+    foreign_ids = {
+        e.get("id") for e in configuration_entries(foreign, ids, "the foreign bootstrap")
+    }
+    own = snapshots.body(snapshots.bootstrap("development"), ids, "the development bootstrap")
+    own_ids = {e.get("id") for e in configuration_entries(own, ids, "the development bootstrap")}
+    expect(
+        mine not in foreign_ids and mine in own_ids and not (foreign_ids & own_ids),
+        ids,
+        "a bootstrap holds another project's configurations",
+        f"id {mine} only in this project's bootstrap, no id in both",
+        f"foreign bootstrap holds it: {mine in foreign_ids}; shared ids "
+        f"{sorted(foreign_ids & own_ids, key=str)}",
     )
 
 

@@ -1,0 +1,92 @@
+"""The *spaces* section: defects in the parts of a stated rule's space the kit once left untried
+(the specification audit's "weaker than their own requirement text"): the bootstrap's 304 beyond
+If-None-Match, a legacy key on bootstrap, project scoping on bootstrap, and a token's reach on
+patch. Each keeps every other part of its rule, so only judging the whole space catches it.
+"""
+
+from __future__ import annotations
+
+from faulty.asgi import Handler, Request, Response, error_response
+from faulty.context import Context
+from faulty.recipes import (
+    BOOTSTRAP,
+    PATCH,
+    Fault,
+    answer,
+    edit_request,
+    edit_response,
+    fault,
+    with_path,
+    without_identity,
+)
+
+
+def _any_hash_not_modified(request: Request) -> Response | None:
+    """A bodiless 304 for any hash a bootstrap without identity carries."""
+    sent = request.header("if-none-match") or request.param("hash")
+    return Response(304, {}, b"") if sent and without_identity(request) else None
+
+
+def _foreign_patch_lands_home(ctx: Context) -> Handler:
+    """A patch through another project's path is applied to the token's own project."""
+    return edit_request(
+        PATCH,
+        lambda r: (
+            with_path(r, r"^/application/2/", "/application/1/").with_header("environment_id", "1")
+            if r.path.startswith("/application/2/")
+            else r
+        ),
+    )
+
+
+def spaces() -> tuple[Fault, ...]:
+    return (
+        fault(
+            "bootstrap-304-without-etag",
+            "SDK-BOOTSTRAP-304",
+            "A bootstrap 304 carries no ETag (the status 304 keeps it).",
+            edit_response(
+                BOOTSTRAP,
+                lambda r, resp: resp.with_header("etag", None) if resp.status == 304 else resp,
+            ),
+        ),
+        fault(
+            "bootstrap-304-for-any-hash",
+            "SDK-BOOTSTRAP-304",
+            "Bootstrap answers 304 to any If-None-Match or ?hash=, current or not.",
+            answer(BOOTSTRAP, _any_hash_not_modified),
+        ),
+        fault(
+            "legacy-key-refused-on-bootstrap",
+            "AUTH-SDK-LEGACY-PREFIX",
+            "A legacy `sdk_` key is served on status and refused on bootstrap.",
+            answer(
+                BOOTSTRAP,
+                lambda r: (
+                    error_response(401, "INVALID_KEY")
+                    if (r.header("authorization") or "").startswith("sdk_")
+                    else None
+                ),
+            ),
+        ),
+        fault(
+            "foreign-key-bootstraps-demo",
+            "AUTH-SDK-PROJECT-SCOPED",
+            "The foreign project's key is served this project's bootstrap (status stays scoped).",
+            lambda ctx: edit_request(
+                BOOTSTRAP,
+                lambda r: (
+                    r.with_header("authorization", ctx.all_key)
+                    if r.header("authorization") == ctx.foreign_key
+                    else r
+                ),
+            ),
+        ),
+        fault(
+            "token-patches-across-projects",
+            "AUTH-PAT-FOREIGN-PROJECT",
+            "A patch sent through a project the owner cannot reach is applied to the owner's "
+            "configuration of that id (create stays refused).",
+            _foreign_patch_lands_home,
+        ),
+    )
