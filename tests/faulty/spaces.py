@@ -6,10 +6,11 @@ patch. Each keeps every other part of its rule, so only judging the whole space 
 
 from __future__ import annotations
 
-from faulty.asgi import Handler, Request, Response, error_response
+from faulty.asgi import Forward, Handler, Request, Response, error_response
 from faulty.context import Context
 from faulty.recipes import (
     BOOTSTRAP,
+    CREATE,
     PATCH,
     Fault,
     answer,
@@ -39,8 +40,23 @@ def _foreign_patch_lands_home(ctx: Context) -> Handler:
     )
 
 
+async def _nameless_create_kept(request: Request, forward: Forward) -> Response:
+    """A create without a string name is refused, but made under a name of the server's own."""
+    body = request.json()
+    if not CREATE(request) or not isinstance(body, dict) or isinstance(body.get("name"), str):
+        return await forward(request)
+    await forward(request.with_json({**body, "name": "unnamed"}))
+    return error_response(400, "VALIDATION_FAILED")
+
+
 def spaces() -> tuple[Fault, ...]:
     return (
+        fault(
+            "nameless-create-refused-but-made",
+            "CFG-CREATE-NAME-REQUIRED",
+            "A create without a string name answers 400 and still makes the configuration.",
+            _nameless_create_kept,
+        ),
         fault(
             "bootstrap-304-without-etag",
             "SDK-BOOTSTRAP-304",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import secrets
 
 import pytest
 
@@ -10,6 +11,7 @@ from conformance.checks import IndependentChecks, expect, json_object, media_exp
 from conformance.checks.declared import expect_declared_status
 from conformance.checks.shapes import expect_shape
 from conformance.drivers.management import Configurations
+from conformance.drivers.sdk import Snapshots
 from conformance.json_types import JsonObject, JsonValue
 from conformance.oracles.json_equality import json_difference, json_text, same_json
 from conformance.oracles.shapes import DATE_TIME
@@ -61,14 +63,27 @@ def test_create_with_only_a_name(configurations: Configurations) -> None:
 @requirement("CFG-CREATE-NAME-REQUIRED")
 @pytest.mark.parametrize("body", [{}, {"name": 42}, {"name": None}], ids=["absent", "int", "null"])
 def test_create_without_a_string_name_is_refused(
-    configurations: Configurations, body: JsonObject
+    configurations: Configurations, snapshots: Snapshots, body: JsonObject
 ) -> None:
+    """Refused with a 4xx, and nothing created: no document the SDK serves is the body's content
+    (a marker unique to this case; judged where the target serves bootstrap documents)."""
     ids = ("CFG-CREATE-NAME-REQUIRED",)
-    body = {**body, configurations.profile.bodies.create.content: {"marker": "no-name"}}
+    marker = {"marker": f"no-name-{secrets.token_hex(6)}"}
+    body = {**body, configurations.profile.bodies.create.content: marker}
     reply = configurations.create(body=body)
     expect(
         400 <= reply.status < 500, ids, "create without a name", "a 4xx", reply.describe(), reply
     )
+    if snapshots.profile.capability("bootstrap"):
+        documents = snapshots.documents("development", ids)
+        made = [i for i, document in documents.items() if same_json(document, marker)]
+        expect(
+            not made,
+            ids,
+            "the refused create without a name still made a configuration",
+            f"no configuration with the content {marker}",
+            f"configuration {made[0] if made else ''} holds it",
+        )
 
 
 @requirement("CFG-CREATE-CONTENT-ROUNDTRIP")
