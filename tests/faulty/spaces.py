@@ -11,6 +11,7 @@ from faulty.context import Context
 from faulty.recipes import (
     BOOTSTRAP,
     CREATE,
+    EXPERIMENTS,
     PATCH,
     Fault,
     answer,
@@ -49,8 +50,20 @@ async def _nameless_create_kept(request: Request, forward: Forward) -> Response:
     return error_response(400, "VALIDATION_FAILED")
 
 
+def _lenient_experiment_project(request: Request) -> Request:
+    """A project id that is no number read as the project 1 on the experiment paths."""
+    return with_path(request, r"^/application/[^/]*[^/0-9][^/]*/", "/application/1/")
+
+
 def spaces() -> tuple[Fault, ...]:
     return (
+        fault(
+            "experiment-paths-lenient-project-id",
+            "EXP-PATH-IDS-NUMERIC",
+            "The experiment endpoints read a project id that is no number as project 1 (the "
+            "configuration endpoints refuse it).",
+            edit_request(EXPERIMENTS, _lenient_experiment_project),
+        ),
         fault(
             "nameless-create-refused-but-made",
             "CFG-CREATE-NAME-REQUIRED",
