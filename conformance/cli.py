@@ -58,7 +58,8 @@ profile leaves out; `conventions: production` in the profile declares them all).
 follows --level (default interface).
 
 exit status: 0 conformant (also "conformant with declared exceptions": unsupported
-capabilities, optional profile inputs not configured, baseline known failures, spec doubts),
+capabilities, optional profile inputs not configured, baseline known failures, spec doubts;
+--strict makes those exit 1),
 1 not conformant, 2 usage error, 3 incomplete (no failure, but a requirement in scope was not
 measured for a reason the profile does not declare; 0 with --accept-incomplete).
 
@@ -141,6 +142,13 @@ def _parser() -> argparse.ArgumentParser:
         help="the level the exit status follows: interface (the specification and what the "
         "profile declares) or drop-in (also every production convention the profile leaves at "
         "its default: a difference exits 1); the reports show both (default: interface)",
+    )
+    run.add_argument(
+        "--strict",
+        action="store_true",
+        help="exit 1 unless plainly conformant: a verdict conformant only with declared "
+        "exceptions (a stated feature declared unsupported, an input not configured, a baseline "
+        "entry, a spec doubt) fails the gate",
     )
     run.add_argument("pytest_args", nargs="*", metavar="-- PYTEST-ARGS", help=argparse.SUPPRESS)
     for stage in REGISTRY:

@@ -9,6 +9,8 @@ also counts every convention the target departs from). ``accept_incomplete`` tur
 purpose; the verdict still reads incomplete. A run stopped by SIGINT or SIGTERM ends within
 seconds with every report written from what was measured (``stop_signals``) and exits 3, or 1
 when a failure was already measured; ``accept_incomplete`` does not make a stopped run 0.
+``strict`` makes a verdict conformant only with declared exceptions (a capability the spec states
+declared absent, an optional input not configured, a baseline entry, a spec doubt) exit 1.
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ import pytest
 
 from conformance.errors import UsageError
 from conformance.report.headline import summary_line
-from conformance.report.model import Level, Verdict
+from conformance.report.model import DECLARED, Level, Report, Verdict
 from conformance.run import requirement_ids
 from conformance.run.collector import ReportCapture
 from conformance.run.handover import HandedOver
@@ -236,7 +238,24 @@ def _verdict(options: argparse.Namespace, capture: ReportCapture, code: int, sta
             "conformance: incomplete verdict accepted on purpose (--accept-incomplete): exit 0",
             flush=True,
         )
+    if getattr(options, "strict", False) and gated is Verdict.CONFORMANT_WITH_EXCEPTIONS:
+        print(f"conformance: --strict: {declared_exceptions(report)}: exit 1", flush=True)
+        return EXIT_NOT_CONFORMANT
     return status
+
+
+def declared_exceptions(report: Report) -> str:
+    """The requirements a run excused on the profile's word, counted by outcome, with the
+    first few ids: what ``--strict`` refuses to call conformant."""
+    excused = [r for r in report.requirements if r.outcome in DECLARED]
+    by_outcome: dict[str, list[str]] = {}
+    for result in excused:
+        by_outcome.setdefault(result.outcome.value, []).append(result.id)
+    parts = [
+        f"{len(ids)} {outcome} ({', '.join(ids[:3])}{', ...' if len(ids) > 3 else ''})"
+        for outcome, ids in by_outcome.items()
+    ]
+    return "declared exceptions, not plain conformance: " + "; ".join(parts)
 
 
 def stopped_outside_pytest(started: float) -> int:
