@@ -13,6 +13,7 @@ from faulty.recipes import (
     CREATE,
     EXPERIMENTS,
     PATCH,
+    STATUS,
     Fault,
     answer,
     edit_request,
@@ -55,8 +56,31 @@ def _lenient_experiment_project(request: Request) -> Request:
     return with_path(request, r"^/application/[^/]*[^/0-9][^/]*/", "/application/1/")
 
 
+async def _documents_renamed_in_status(request: Request, forward: Forward) -> Response:
+    """Each status entry carries its document, under ``content`` (not the bootstrap's name)."""
+    response = await forward(request)
+    if not STATUS(request) or response.status != 200:
+        return response
+    boot = await forward(request.replace(path="/sdk/v2/bootstrap").without_param("hash"))
+    documents = {
+        e.get("id"): e.get("configuration")
+        for e in (boot.json() or {}).get("configurations", [])
+        if isinstance(e, dict)
+    }
+    data = response.json()
+    for entry in data.get("configurations", []):
+        entry["content"] = documents.get(entry.get("id"))
+    return response.with_json(data)
+
+
 def spaces() -> tuple[Fault, ...]:
     return (
+        fault(
+            "status-documents-under-another-name",
+            "SDK-STATUS-NO-DOCUMENTS",
+            "Status entries carry each configuration's document under `content`.",
+            _documents_renamed_in_status,
+        ),
         fault(
             "experiment-paths-lenient-project-id",
             "EXP-PATH-IDS-NUMERIC",

@@ -8,6 +8,9 @@ either bracket a read between two equal reads or run in production, which only t
 
 from __future__ import annotations
 
+import json
+import secrets
+
 import pytest
 
 from conformance.checks import (
@@ -86,9 +89,19 @@ def test_status_entries_carry_hashes_not_documents(
     configurations: Configurations, snapshots: Snapshots
 ) -> None:
     ids = ("SDK-STATUS-NO-DOCUMENTS",)
-    configurations.create_ok("entry", {"secret": "document"}, ids=ids)
+    marker = f"document-{secrets.token_hex(8)}"
+    configurations.create_ok("entry", {"secret": marker}, ids=ids)
     reply = snapshots.status()
     body = snapshots.body(reply, ids)
+    expect(
+        marker not in json.dumps(body),
+        ids,
+        "the status snapshot carries a configuration's document (under some name)",
+        "no document anywhere in the status snapshot (spec 4.3: the bootstrap's payload without "
+        "the configuration documents)",
+        f"the document's unique value {marker!r} is in the body",
+        reply,
+    )
     entries = body.get("configurations", [])
     if not isinstance(entries, list):
         raise violation(
