@@ -1,11 +1,14 @@
-"""``conformance profile draft``: probe a running target and write a draft target profile with
-every gap choice its answers show, each marked as observed and to be confirmed by a person.
+"""``conformance profile draft``: read what a running target says about itself (its OpenAPI
+document, when it serves one), probe it, and write a draft target profile with every gap choice
+its document and answers show, each marked documented or observed, to be confirmed by a person.
 
 The draft is not a verdict: a profile that only copied the target's answers would certify
 whatever the target does. A person confirms each observed value against what the server
 promises; ``conformance run`` then judges the target by what the profile says. Secrets are
-written as ``${ENV}`` references, never their values. The probes are ``draft_probes`` and
-``draft_rate``; what they could not observe is written as the commented default with the reason.
+written as ``${ENV}`` references, never their values. The document is read by
+``draft_openapi`` (its header and body names are then the names the probes send), the probes are
+``draft_probes`` and ``draft_rate``, and ``draft_render`` writes the text: what nothing showed is
+the commented default with the reason.
 """
 
 from __future__ import annotations
@@ -25,78 +28,13 @@ from typing import Any
 import yaml
 
 from conformance.errors import NoAnswer, UnboundedAnswer, UsageError
-from conformance.target import door
+from conformance.target import door, draft_openapi
 from conformance.target import profile as profiles
 from conformance.target.draft_probes import Findings, Prober, hash_form
 from conformance.target.draft_rate import measure
+from conformance.target.draft_render import Given, render, to_confirm
 from conformance.target.profile import SdkKey
 from conformance.traffic.client import Client
-
-HEADER = """\
-# Draft target profile for {url}, written by `conformance profile draft` ({when}).
-#
-# NOT A VERDICT. A value marked "observed" is what this target answered to a few probes: a person
-# must confirm each one against what the server promises (its documentation, its code), because a
-# profile that only copies the target's answers would certify whatever the target does.
-# `conformance run --profile` judges the target by what this file says, nothing else.
-# A key marked "not observed" is left as its default (the reference server's choice), commented
-# out, with the reason; set it where your server differs. docs/target-profile.md explains each.
-# Secrets are ${{ENV}} references: export them before a run; their values are never written here.
-"""
-
-# Why a key that no answer showed is left at its default (else the section's reason, below).
-UNSEEN_KEY: dict[str, str] = {
-    "errors.forbidden_status": "needs a key refused in one environment and taken in another "
-    "(the spec says 403, 4.3)",
-    "errors.foreign_project_status": "needs a project the token's owner cannot reach",
-    "experiment_payload.next_cursor": "no cursor moved the list on",
-    "experiment_payload.cursor_param": "no cursor moved the list on",
-    "experiment_payload.offset_param": "no offset parameter moved the list on",
-    "experiment_payload.page_param": "no page parameter moved the list on",
-}
-# What the draft cannot see in any answer, by section: the reason written beside the defaults.
-UNSEEN: dict[str, str] = {
-    "headers": "the draft sent the default SDK header names; which names your server reads does "
-    "not show in its answers",
-    "bodies": "a body field name shows only when the server takes it; the patch body was not "
-    "probed (a patch needs its field names)",
-    "errors": "needs what the draft was not given (a key outside its scope, a project the "
-    "token's owner cannot reach)",
-    "experiment_payload": "needs assignments and members, whose body field names the draft "
-    "cannot know",
-}
-SHOWN: dict[str, tuple[str, ...]] = {
-    "errors": (
-        "code_field",
-        "message_field",
-        "missing_credentials_status",
-        "validation_status",
-        "malformed_body_status",
-        "not_found_status",
-        "forbidden_status",
-        "foreign_project_status",
-    ),
-    "statuses": ("create_configuration", "create_experiment"),
-    "rate_limit": ("burst", "refill_per_second", "scope"),
-    "experiment_payload": (
-        "items",
-        "pagination",
-        "limit_param",
-        "next_cursor",
-        "cursor_param",
-        "offset_param",
-        "page_param",
-        "status",
-        "terminated",
-        "changeset",
-        "unit_id",
-        "group_id",
-        "member_active",
-        "member_unenrolled",
-    ),
-    "capabilities": ("experiments",),
-}
-
 
 DEFAULT_ENV_HEADER = str(profiles.DEFAULTS["headers"]["environment"])
 
@@ -143,6 +81,29 @@ def add_parser(subcommands: argparse._SubParsersAction[argparse.ArgumentParser])
         help="an environment alias and its environment_id (repeatable; default: "
         "development=1 and production=2)",
     )
+    draft.add_argument(
+        "--openapi",
+        metavar="URL",
+        help="the target's OpenAPI (or Swagger) document, a URL or a path under --base-url "
+        f"(default: the first of {', '.join(draft_openapi.COMMON_PATHS[:4])}, ... that answers)",
+    )
+    draft.add_argument(
+        "--no-openapi", action="store_true", help="do not look for the target's document"
+    )
+    draft.add_argument(
+        "--foreign-application-id",
+        metavar="N",
+        type=int,
+        help="a project the token's owner cannot reach (probes the refusal's status)",
+    )
+    draft.add_argument(
+        "--foreign-environment-id", metavar="N", type=int, help="an environment of that project"
+    )
+    foreign = draft.add_mutually_exclusive_group()
+    foreign.add_argument("--foreign-sdk-key", metavar="KEY", help="an SDK key of another project")
+    foreign.add_argument(
+        "--foreign-sdk-key-env", metavar="NAME", help="environment variable holding that key"
+    )
     draft.add_argument("--output", metavar="FILE", default="-", help="default: standard output")
     draft.add_argument(
         "--skip-rate-limit", action="store_true", help="do not drain a bucket to measure the limit"
@@ -156,14 +117,29 @@ def main(options: argparse.Namespace) -> int:
     if not keys:
         raise UsageError("no SDK key given", "pass --sdk-key KEY or --sdk-key-env NAME")
     environments = _environments(options.environment)
-    text = draft(
+    foreign_key = (
+        _secret(
+            options.foreign_sdk_key,
+            options.foreign_sdk_key_env,
+            "RCES_KEY_FOREIGN",
+            "--foreign-sdk-key-env",
+        )
+        if options.foreign_sdk_key or options.foreign_sdk_key_env
+        else None
+    )
+    text, screen = drafted(
         options.base_url.rstrip("/"),
         pat,
         keys,
         options.application_id,
         environments,
         measure_rate=not options.skip_rate_limit,
+        openapi=False if options.no_openapi else options.openapi,
+        foreign=Foreign(
+            options.foreign_application_id, options.foreign_environment_id, foreign_key
+        ),
     )
+    print("\n".join(screen), file=sys.stderr)
     if options.output == "-":
         sys.stdout.write(text)
     else:
@@ -198,6 +174,15 @@ def _environments(given: list[str]) -> dict[str, int]:
     return out
 
 
+@dataclass(frozen=True)
+class Foreign:
+    """What the person gave of a project the token's owner cannot reach."""
+
+    application_id: int | None = None
+    environment_id: int | None = None
+    sdk_key: Secret | None = None
+
+
 def draft(
     url: str,
     pat: Secret,
@@ -206,17 +191,56 @@ def draft(
     environments: dict[str, int],
     *,
     measure_rate: bool = True,
+    openapi: str | bool | None = None,
+    foreign: Foreign | None = None,
 ) -> str:
-    """Probe the target at ``url``; the draft profile's text."""
+    """Read and probe the target at ``url``; the draft profile's text."""
+    return drafted(
+        url,
+        pat,
+        keys,
+        application_id,
+        environments,
+        measure_rate=measure_rate,
+        openapi=openapi,
+        foreign=foreign,
+    )[0]
+
+
+def drafted(
+    url: str,
+    pat: Secret,
+    keys: list[Secret],
+    application_id: int,
+    environments: dict[str, int],
+    *,
+    measure_rate: bool = True,
+    openapi: str | bool | None = None,
+    foreign: Foreign | None = None,
+) -> tuple[str, list[str]]:
+    """The draft's text and the one screen of what to confirm. ``openapi``: the document's URL
+    or path (None: look in the common places; False: do not look)."""
+    foreign = foreign or Foreign()
+    found = Findings()
+    where = openapi if isinstance(openapi, str) else None
+    document = None if openapi is False else draft_openapi.fetch(url, where)
+    if document is not None:
+        for finding in draft_openapi.read(*document):
+            found.documented(finding)
+        found.notes.append(f"OpenAPI document read from {document[1]}")
+    elif openapi:
+        raise UsageError(
+            f"--openapi {openapi}: no OpenAPI or Swagger document there", "check the URL or path"
+        )
     given = {
         "credentials": {
             "pat": pat.value,
             "sdk_keys": [{"key": k.value, "environments": list(environments)} for k in keys],
         },
         "project": {"application_id": application_id, "environments": environments},
+        **_documented_names(found),
     }
     working = profiles.parse(yaml.safe_dump(given), source="<draft>")
-    found = Findings()
     tag = secrets.token_hex(3)
     with Client(url, working, run_prefix=f"cf-draft-{tag}") as client, _answering(url):
         first_env = next(iter(environments))
@@ -235,6 +259,8 @@ def draft(
         env_id = environments[first_env]
         base = prober.configurations(env_id)
         prober.credentials(keys[0].value, first_env)
+        if foreign.application_id is not None:
+            prober.foreign_project(foreign.application_id, foreign.environment_id or env_id)
         prober.experiments(env_id, base)
         if measure_rate:
             first_scope = [first_env]  # taken there (the first poll), whatever the scopes say
@@ -248,7 +274,32 @@ def draft(
             for name in ("burst", "refill_per_second", "scope"):
                 found.missed(f"rate_limit.{name}", "--skip-rate-limit: not measured")
     when = datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC")
-    return render(url, pat, keys, scopes, application_id, environments, found, when)
+    person = Given(
+        url=url,
+        pat_env=pat.env,
+        key_envs=tuple(k.env for k in keys),
+        scopes=tuple(scopes),
+        application_id=application_id,
+        environments=environments,
+        foreign_application_id=foreign.application_id,
+        foreign_environment_id=foreign.environment_id,
+        foreign_key_env=foreign.sdk_key.env if foreign.sdk_key else None,
+    )
+    return render(person, found, when), to_confirm(person, found)
+
+
+def _documented_names(found: Findings) -> dict[str, Any]:
+    """The header and body names the target's document gave, as profile sections: the probes
+    then send what the target reads."""
+    sections: dict[str, Any] = {}
+    for key, finding in found.by_key.items():
+        if finding.observed and key.split(".")[0] in ("headers", "bodies"):
+            node = sections
+            *parents, leaf = key.split(".")
+            for part in parents:
+                node = node.setdefault(part, {})
+            node[leaf] = finding.value
+    return sections
 
 
 @contextmanager
@@ -320,81 +371,3 @@ def _scopes(
             "a key taken in one environment was refused in another",
         )
     return scopes
-
-
-def render(
-    url: str,
-    pat: Secret,
-    keys: list[Secret],
-    scopes: list[list[str] | None],
-    application_id: int,
-    environments: dict[str, int],
-    found: Findings,
-    when: str,
-) -> str:
-    """The draft's YAML: observed values marked, the rest commented defaults with the reason."""
-    lines = [HEADER.format(url=url, when=when), "profile_version: 1", "", "credentials:"]
-    lines.append(f"  pat: ${{{pat.env}}}")
-    lines.append("  sdk_keys:")
-    for key, scope in zip(keys, scopes, strict=True):
-        shown = ", ".join(scope or environments)
-        lines.append(
-            f'    - {{key: "${{{key.env}}}", environments: [{shown}]}}'
-            + (
-                "  # observed: the environments whose status poll took it; confirm"
-                if scope
-                else "  # not observed (see the notes at the end): set its environments"
-            )
-        )
-    lines += ["", "project:", f"  application_id: {application_id}  # given: confirm"]
-    envs = ", ".join(f"{alias}: {number}" for alias, number in environments.items())
-    lines.append(f"  environments: {{{envs}}}  # given: confirm")
-    lines += _unseen_section("headers")
-    content = found.by_key.get("bodies.create.content")
-    lines += ["", f"# bodies: {UNSEEN['bodies']}"]
-    if content is not None and content.observed:
-        lines += [
-            "bodies:",
-            "  create:",
-            f"    content: {content.value}  # observed: {content.how}; confirm",
-        ]
-    elif content is not None:
-        lines.append(f"#   create.content: configuration  # not observed: {content.how}")
-    for section, keys_shown in SHOWN.items():
-        lines += _section(section, keys_shown, found)
-    if found.notes:
-        lines += ["", "# Forms seen (no key holds them; the run judges them by the spec):"]
-        lines += [f"#   {note}" for note in found.notes]
-    return "\n".join(lines) + "\n"
-
-
-def _unseen_section(section: str) -> list[str]:
-    lines = ["", f"# {section}:  # not observed: {UNSEEN[section]}"]
-    for name, value in profiles.DEFAULTS[section].items():
-        lines.append(f"#   {name}: {_yaml(value)}")
-    return lines
-
-
-def _section(section: str, names: tuple[str, ...], found: Findings) -> list[str]:
-    observed = [n for n in names if (f := found.by_key.get(f"{section}.{n}")) and f.observed]
-    lines = [""]
-    lines.append(f"{section}:" if observed else f"# {section}:")
-    defaults = profiles.DEFAULTS.get(section, {})
-    for name in names:
-        finding = found.by_key.get(f"{section}.{name}")
-        if finding is not None and finding.observed:
-            lines.append(f"  {name}: {_yaml(finding.value)}  # observed: {finding.how}; confirm")
-        elif name in defaults:
-            why = (
-                finding.how
-                if finding is not None
-                else UNSEEN_KEY.get(f"{section}.{name}", UNSEEN.get(section, "not probed"))
-            )
-            lines.append(f"#  {name}: {_yaml(defaults[name])}  # not observed: {why}")
-    return lines
-
-
-def _yaml(value: object) -> str:
-    if value == "null" or value is None:
-        return "null"
-    return json.dumps(value)

@@ -46,7 +46,8 @@ class Finding:
 
     key: str  # dotted profile key
     value: Any
-    how: str  # the exchange that showed it, or why nothing did
+    how: str  # the exchange (or the element of the target's document) that showed it, or why not
+    source: str = "observed"  # observed: an answer showed it; documented: the target's document
 
     @property
     def observed(self) -> bool:
@@ -62,6 +63,10 @@ class Findings:
 
     def saw(self, key: str, value: Any, how: str) -> None:
         self.by_key[key] = Finding(key, value, how)
+
+    def documented(self, finding: Finding) -> None:
+        """What the target's own document says; an answer seen later takes its place."""
+        self.by_key.setdefault(finding.key, finding)
 
     def missed(self, key: str, why: str) -> None:
         self.by_key.setdefault(key, Finding(key, None, why))
@@ -191,17 +196,16 @@ class Prober:
         )
         record = _object(created)
         self._record_forms(record)
+        field_name = self.profile.bodies.create.content  # the document's name, if it gave one
         content = self._post(
-            "/configuration", env, {"name": f"cf-draft-{self.tag}-c", "configuration": {"a": 1}}
+            "/configuration", env, {"name": f"cf-draft-{self.tag}-c", field_name: {"a": 1}}
         )
         if 200 <= content.status < 300 and _object(content).get("configuration") == {"a": 1}:
-            found.saw(
-                "bodies.create.content", "configuration", "a create with it held that content"
-            )
+            found.saw("bodies.create.content", field_name, "a create with it held that content")
         else:
             found.missed(
                 "bodies.create.content",
-                f"a create with `configuration` answered {content.status} without that content: "
+                f"a create with `{field_name}` answered {content.status} without that content: "
                 "set the field your create body takes",
             )
         patch = self.client.request(
@@ -251,6 +255,30 @@ class Prober:
                 "errors.missing_credentials_status",
                 sorted(statuses),
                 "a status poll without a key and with an unknown one, a create without a token",
+            )
+
+    def foreign_project(self, application_id: int, env: int) -> None:
+        """The status a create in a project the token's owner cannot reach is refused with."""
+        headers = {"environment_id": str(env), "content-type": "application/json"}
+        headers["Authorization"] = f"Bearer {self.profile.credentials.pat}"
+        reply = self.client.request(
+            "POST",
+            f"/application/{application_id}/v2/configuration",
+            headers=headers,
+            content=json.dumps({"name": f"cf-draft-{self.tag}-foreign"}).encode(),
+            allow_rate_limit=True,
+            allow_server_error=True,
+        )
+        if 400 <= reply.status < 500 and reply.status != 429:
+            self.found.saw(
+                "errors.foreign_project_status",
+                [reply.status],
+                f"a create in project {application_id} (given as foreign) answered {reply.status}",
+            )
+        else:
+            self.found.missed(
+                "errors.foreign_project_status",
+                f"a create in project {application_id} (given as foreign) answered {reply.status}",
             )
 
     # ------------------------------------------------------------ experiments

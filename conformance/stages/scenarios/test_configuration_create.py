@@ -68,7 +68,7 @@ def test_create_without_a_string_name_is_refused(
     """Refused with a 4xx, and nothing created: no document the SDK serves is the body's content
     (a marker unique to this case; judged where the target serves bootstrap documents)."""
     ids = ("CFG-CREATE-NAME-REQUIRED",)
-    marker = {"marker": f"no-name-{secrets.token_hex(6)}"}
+    marker: JsonObject = {"marker": f"no-name-{secrets.token_hex(6)}"}
     body = {**body, configurations.profile.bodies.create.content: marker}
     reply = configurations.create(body=body)
     expect(

@@ -1,0 +1,169 @@
+"""``conformance profile draft`` against correct targets that serve their own OpenAPI document
+(issue 39): the reference server and the dialect, each serving at ``/openapi.json`` the contract
+in its own terms (``conformance contract --profile --level drop-in``, every ``x-`` mark taken
+out, so the draft reads only what any framework's document holds). The draft must recover at
+least 90% of the choices a document or an answer can show, header and body names included, with
+no wrong value. ``pytest -s`` prints the figure per target.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from faulty.asgi import FaultyApp, Forward, Handler, Request, Response
+
+from conformance.contract.document import load_contract
+from conformance.contract.specialisation import specialise
+from conformance.target import profile as profiles
+from conformance.target.draft import Foreign, Secret, drafted
+from dialect.profile import dialect_profile
+from dialect.server import REFERENCE_OFF, Dialect
+from dialect.test_draft_recovery import PAGING, RATE_TOLERANCE, SHOWN, _at, _same
+from refserver.runner import RunningServer, start_server
+from tests.support.profiles import merged
+
+GOAL = 0.9
+DOCUMENTED = (
+    "headers.environment",
+    "headers.instance_id",
+    "headers.numeric",
+    "headers.sdk_version",
+    "headers.unit_id",
+    "headers.unit_type",
+    "headers.unit_context",
+    "bodies.create.content",
+    "bodies.create.private_keys",
+    "bodies.create.comments",
+    "bodies.patch.operations",
+    "bodies.patch.key_order",
+    "bodies.patch.base_hash_transport",
+    "experiments.unit_types",
+    "experiments.assignment_modes",
+    "experiments.max_groups",
+)
+
+
+def without_marks(node: Any) -> Any:
+    """The document with every vendor extension (``x-...``) taken out."""
+    if isinstance(node, dict):
+        return {k: without_marks(v) for k, v in node.items() if not str(k).startswith("x-")}
+    if isinstance(node, list):
+        return [without_marks(v) for v in node]
+    return node
+
+
+def serving_document(document: dict[str, Any], inner: Handler) -> Handler:
+    body = json.dumps(document).encode()
+
+    async def handler(request: Request, forward: Forward) -> Response:
+        if request.method == "GET" and request.path == "/openapi.json":
+            return Response(200, {"content-type": "application/json"}, body)
+        return await inner(request, forward)
+
+    return handler
+
+
+async def _reference(request: Request, forward: Forward) -> Response:
+    return await forward(request)
+
+
+@dataclass(frozen=True)
+class Served:
+    base_url: str
+    declared: dict[str, Any]
+
+
+def _document_for(declared: dict[str, Any]) -> dict[str, Any]:
+    profile = profiles.parse(yaml.safe_dump(declared), source="<served>")
+    return without_marks(specialise(load_contract(), profile))  # type: ignore[no-any-return]
+
+
+def _start(
+    folder: Path, name: str, make: Callable[[dict[str, Any]], dict[str, Any]], inner: Handler
+) -> tuple[RunningServer, dict[str, Any]]:
+    written = folder / f"{name}.yaml"
+    holder: dict[str, Handler] = {}
+
+    async def late(request: Request, forward: Forward) -> Response:
+        return await holder["handler"](request, forward)
+
+    server = start_server(
+        folder / f"{name}.db",
+        profile_path=written,
+        wrap=lambda app: FaultyApp(app, late),
+        **(REFERENCE_OFF if inner is not _reference else {}),
+    )
+    declared = merged(profiles.DEFAULTS, make(yaml.safe_load(written.read_text("utf-8"))))
+    holder["handler"] = serving_document(_document_for(declared), inner)
+    return server, declared
+
+
+TARGETS: dict[str, Callable[[Path], tuple[RunningServer, dict[str, Any]]]] = {
+    "reference": lambda folder: _start(folder, "reference", lambda d: d, _reference),
+    "dialect": lambda folder: _start(folder, "dialect", dialect_profile, Dialect()),
+}
+
+
+@pytest.fixture(params=sorted(TARGETS))
+def served(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Served]:
+    server, declared = TARGETS[request.param](tmp_path)
+    try:
+        yield Served(server.base_url.rstrip("/"), declared)
+    finally:
+        server.stop()
+
+
+def test_the_draft_reads_the_targets_document_and_recovers_its_choices(
+    served: Served, capsys: pytest.CaptureFixture[str]
+) -> None:
+    declared = served.declared
+    creds, project = declared["credentials"], declared["project"]
+    keys = [Secret(k["key"], f"RCES_SDK_KEY_{n}") for n, k in enumerate(creds["sdk_keys"], 1)]
+    text, screen = drafted(
+        served.base_url,
+        Secret(creds["pat"], "RCES_PAT"),
+        keys,
+        project["application_id"],
+        dict(project["environments"]),
+        foreign=Foreign(
+            project["foreign_application_id"],
+            project["foreign_environment_id"],
+            Secret(creds["foreign_sdk_key"], "RCES_KEY_FOREIGN"),
+        ),
+    )
+    written = yaml.safe_load(text)
+    pagination = declared["experiment_payload"]["pagination"]
+    checked = (*SHOWN, *PAGING[pagination], *DOCUMENTED)
+    right, wrong, left = [], [], []
+    for key in checked:
+        present, value = _at(written, key)
+        expected = _at(declared, key)[1]
+        if not present:
+            left.append(key)
+        elif _same(key, value, expected):
+            right.append(key)
+        else:
+            wrong.append(f"{key}: wrote {value!r}, declared {expected!r}")
+    scopes_right = all(
+        sorted(entry["environments"]) == sorted(given["environments"])
+        for entry, given in zip(written["credentials"]["sdk_keys"], creds["sdk_keys"], strict=True)
+    )
+    share = len(right) / len(checked)
+    with capsys.disabled():
+        print(
+            f"\n{served.base_url}: recovered {len(right)}/{len(checked)} ({share:.0%}) with its "
+            f"document; wrong {len(wrong)}: {wrong}; left {len(left)}: {left}; "
+            f"key scopes right: {scopes_right}; screen {len(screen)} lines"
+        )
+    assert "documented:" in text and "OpenAPI document read from" in text
+    assert not wrong, wrong
+    assert scopes_right, written["credentials"]["sdk_keys"]
+    assert share >= GOAL, f"recovered {len(right)}/{len(checked)}; left: {left}"
+    assert 2 <= len(screen) <= 25 and screen[0].startswith("conformance: draft: "), screen
+    assert RATE_TOLERANCE  # the rate figures are judged as the recovery test judges them
