@@ -52,7 +52,7 @@ NUMERIC_BOUND = 9007199254740991
 INSTANCE_ID_MAX = 128
 LIMIT_NAMES = ("limit", "take", "pagesize", "page_size", "per_page", "size", "count", "max")
 OFFSET_NAMES = ("offset", "skip", "start", "from")
-PAGE_NAMES = ("page", "pagenumber", "page_number", "p")
+PAGE_NAMES = ("page", "pagenumber", "page_number", "pageno", "page_no", "p")
 CURSOR_NAMES = ("cursor", "pagetoken", "page_token", "after", "next", "starting_after", "token")
 
 

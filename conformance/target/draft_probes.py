@@ -24,6 +24,7 @@ from conformance.traffic.transcript import Reply
 
 UNKNOWN_ID = 987654321  # an id no throwaway target has reached
 UPPER_SNAKE = re.compile(r"[A-Z][A-Z0-9]*(_[A-Z0-9]+)+|[A-Z]{3,}")
+KEBAB = re.compile(r"[a-z][a-z0-9]*(-[a-z0-9]+)+")  # a code spelled not-found
 WORD = re.compile(r"[A-Za-z][A-Za-z_-]{1,30}")
 HEX = re.compile(r"[0-9a-f]+|[0-9A-F]+")
 URL_SAFE = re.compile(r"[\w-]+")
@@ -77,15 +78,19 @@ class Findings:
 
 
 def error_fields(reply: Reply) -> tuple[str, str] | None:
-    """The code field (an UPPER_SNAKE string) and the message field (text with a space) of an
-    error body, when it has exactly one of each."""
+    """The code field (an UPPER_SNAKE or kebab-case string) and the message field (text with a
+    space) of an error body, when it has exactly one of each."""
     try:
         data = json.loads(reply.content)
     except ValueError:
         return None
     if not isinstance(data, dict):
         return None
-    codes = [k for k, v in data.items() if isinstance(v, str) and UPPER_SNAKE.fullmatch(v)]
+    codes = [
+        k
+        for k, v in data.items()
+        if isinstance(v, str) and (UPPER_SNAKE.fullmatch(v) or KEBAB.fullmatch(v))
+    ]
     texts = [k for k, v in data.items() if isinstance(v, str) and " " in v.strip()]
     if len(codes) == 1 and len(texts) == 1:
         return codes[0], texts[0]
@@ -163,7 +168,7 @@ class Prober:
             )
             fields = error_fields(invalid)
             if fields is not None:
-                how = f"the {invalid.status} body's UPPER_SNAKE code and its text"
+                how = f"the {invalid.status} body's code (UPPER_SNAKE or kebab-case) and its text"
                 found.saw("errors.code_field", fields[0], how)
                 found.saw("errors.message_field", fields[1], how)
         malformed = self._post("/configuration", env, raw=b"{ not json")

@@ -1,6 +1,6 @@
 """``conformance profile draft`` against correct targets that serve their own OpenAPI document
-(issue 39): the reference server and the dialect, each serving at ``/openapi.json`` the contract
-in its own terms (``conformance contract --profile --level drop-in``, every ``x-`` mark taken
+(issue 39): the reference server and the two dialects, each serving at ``/openapi.json`` the
+contract in its own terms (``conformance contract --profile --level drop-in``, every ``x-`` mark taken
 out, so the draft reads only what any framework's document holds). The draft must recover at
 least 90% of the choices a document or an answer can show, header and body names included, with
 no wrong value. ``pytest -s`` prints the figure per target.
@@ -16,6 +16,8 @@ from typing import Any
 
 import pytest
 import yaml
+from dialect2.profile import profile_of
+from dialect2.server import Dialect2
 from faulty.asgi import FaultyApp, Forward, Handler, Request, Response
 
 from conformance.contract.document import load_contract
@@ -107,6 +109,7 @@ def _start(
 TARGETS: dict[str, Callable[[Path], tuple[RunningServer, dict[str, Any]]]] = {
     "reference": lambda folder: _start(folder, "reference", lambda d: d, _reference),
     "dialect": lambda folder: _start(folder, "dialect", dialect_profile, Dialect()),
+    "dialect2": lambda folder: _start(folder, "dialect2", profile_of, Dialect2()),
 }
 
 
