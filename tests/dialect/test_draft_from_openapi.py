@@ -1,9 +1,9 @@
 """``conformance profile draft`` against correct targets that serve their own OpenAPI document
 (issue 39): the reference server and the two dialects, each serving at ``/openapi.json`` the
-contract in its own terms (``conformance contract --profile --level drop-in``, every ``x-`` mark taken
-out, so the draft reads only what any framework's document holds). The draft must recover at
-least 90% of the choices a document or an answer can show, header and body names included, with
-no wrong value. ``pytest -s`` prints the figure per target.
+contract in its own terms (``conformance contract --profile --level drop-in``, every ``x-`` mark
+taken out, so the draft reads only what any framework's document holds). The draft must recover
+at least 90% of the choices a document or an answer can show, header and body names included,
+with no wrong value. ``pytest -s`` prints the figure per target.
 """
 
 from __future__ import annotations
