@@ -28,13 +28,14 @@ from typing import Any
 import yaml
 
 from conformance.errors import NoAnswer, UnboundedAnswer, UsageError
-from conformance.target import door, draft_openapi
+from conformance.target import door, draft_headers, draft_openapi
 from conformance.target import profile as profiles
 from conformance.target.draft_probes import Findings, Prober, hash_form
 from conformance.target.draft_rate import measure
 from conformance.target.draft_render import Given, render, to_confirm
 from conformance.target.profile import SdkKey
 from conformance.traffic.client import Client
+from conformance.traffic.transcript import Reply
 
 DEFAULT_ENV_HEADER = str(profiles.DEFAULTS["headers"]["environment"])
 
@@ -238,10 +239,16 @@ def drafted(
             "sdk_keys": [{"key": k.value, "environments": list(environments)} for k in keys],
         },
         "project": {"application_id": application_id, "environments": environments},
-        **_documented_names(found),
+        **_names(found),
     }
     working = profiles.parse(yaml.safe_dump(given), source="<draft>")
     tag = secrets.token_hex(3)
+    unnamed = [r for r in draft_headers.SPELLINGS if f"headers.{r}" not in _names(found, "headers")]
+    if unnamed:
+        with Client(url, working, run_prefix=f"cf-draft-{tag}") as client, _answering(url):
+            _probe_header_names(client, keys[0].value, found)
+        given = {**given, **_names(found)}
+        working = profiles.parse(yaml.safe_dump(given), source="<draft>")
     with Client(url, working, run_prefix=f"cf-draft-{tag}") as client, _answering(url):
         first_env = next(iter(environments))
         first = client.status(
@@ -288,9 +295,9 @@ def drafted(
     return render(person, found, when), to_confirm(person, found)
 
 
-def _documented_names(found: Findings) -> dict[str, Any]:
-    """The header and body names the target's document gave, as profile sections: the probes
-    then send what the target reads."""
+def _names(found: Findings, section: str | None = None) -> dict[str, Any]:
+    """The header and body names the target's document gave or a probe showed, as profile
+    sections (or the dotted keys of one ``section``): the probes then send what it reads."""
     sections: dict[str, Any] = {}
     for key, finding in found.by_key.items():
         if finding.observed and key.split(".")[0] in ("headers", "bodies"):
@@ -299,7 +306,29 @@ def _documented_names(found: Findings) -> dict[str, Any]:
             for part in parents:
                 node = node.setdefault(part, {})
             node[leaf] = finding.value
-    return sections
+    if section is None:
+        return sections
+    return {f"{section}.{k}": v for k, v in sections.get(section, {}).items()}
+
+
+def _probe_header_names(client: Client, key: str, found: Findings) -> None:
+    """The SDK header names no document gave, by a refusal under one spelling only."""
+    door.speaks_the_interface(client.status(key=key, instance_id=None, pace=False), client.base_url)
+
+    def poll(headers: dict[str, str]) -> Reply:
+        return client.sdk(
+            "/status",
+            key=key,
+            environment=None,
+            instance_id=None,
+            headers=headers,
+            allow_rate_limit=True,
+            allow_server_error=True,
+            pace=False,
+        )
+
+    known = {str(v).lower() for v in _names(found, "headers").values()}
+    draft_headers.probe(poll, found, known)
 
 
 @contextmanager

@@ -170,3 +170,53 @@ def test_the_draft_reads_the_targets_document_and_recovers_its_choices(
     assert share >= GOAL, f"recovered {len(right)}/{len(checked)}; left: {left}"
     assert 2 <= len(screen) <= 25 and screen[0].startswith("conformance: draft: "), screen
     assert RATE_TOLERANCE  # the rate figures are judged as the recovery test judges them
+
+
+RENAMED = {
+    "x-environment": "environment",
+    "x-instance-id": "server-id",
+    "x-project-id": "project-id",
+}
+
+
+async def _renamed_headers(request: Request, forward: Forward) -> Response:
+    """The reference reading its SDK headers under other common spellings (and not its own)."""
+    headers = {k: v for k, v in request.headers.items() if k not in RENAMED.values()}
+    for theirs, ours in RENAMED.items():
+        if theirs in request.headers:
+            headers[ours] = request.headers[theirs]
+    return await forward(request.replace(headers=headers))
+
+
+def test_without_a_document_the_header_names_are_probed(tmp_path: Path) -> None:
+    """No document: a value each header's rule refuses, sent under the common spellings, finds
+    the one name the target reads (and the key scopes come out right with it)."""
+    written = tmp_path / "renamed.yaml"
+    server = start_server(
+        tmp_path / "renamed.db",
+        profile_path=written,
+        wrap=lambda app: FaultyApp(app, _renamed_headers),
+    )
+    try:
+        declared = yaml.safe_load(written.read_text("utf-8"))
+        creds, project = declared["credentials"], declared["project"]
+        keys = [Secret(k["key"], f"K{n}") for n, k in enumerate(creds["sdk_keys"], 1)]
+        text, _ = drafted(
+            server.base_url.rstrip("/"),
+            Secret(creds["pat"], "RCES_PAT"),
+            keys,
+            project["application_id"],
+            dict(project["environments"]),
+            measure_rate=False,
+        )
+    finally:
+        server.stop()
+    written_profile = yaml.safe_load(text)
+    assert written_profile["headers"] == {
+        "environment": "x-environment",
+        "instance_id": "x-instance-id",
+        "numeric": "x-project-id",
+    }, text
+    assert "refused under this name only" in text
+    scopes = [sorted(k["environments"]) for k in written_profile["credentials"]["sdk_keys"]]
+    assert scopes == [sorted(k["environments"]) for k in creds["sdk_keys"]]
