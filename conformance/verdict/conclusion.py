@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 
-from conformance.catalogue.requirements import catalogue_index
+from conformance.checks import sections_of
 from conformance.errors import ContractViolation, NotConfigured, NotMeasurable
 from conformance.report.model import Outcome
 from conformance.verdict.finding import Finding
@@ -15,10 +15,7 @@ from conformance.verdict.finding import Finding
 def spec_sections(requirement_id: str) -> tuple[str, ...]:
     """The spec section a requirement's failure cites: its catalogue section, none for a
     convention (the specification does not say it) or an id the catalogue does not hold."""
-    entry = catalogue_index().get(requirement_id)
-    if entry is None or entry.basis == "convention":
-        return ()
-    return (entry.section,)
+    return sections_of([requirement_id])
 
 
 def conclude(

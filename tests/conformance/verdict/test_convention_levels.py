@@ -97,13 +97,29 @@ def test_a_declared_convention_is_an_interface_failure(
     assert found.verdict is Verdict.NOT_CONFORMANT
 
 
-@pytest.mark.parametrize("outcome", [Outcome.PASS, Outcome.NOT_MEASURABLE])
-def test_anything_but_a_failure_is_left_as_it_is(outcome: Outcome) -> None:
+@pytest.mark.parametrize("outcome", [Outcome.PASS, Outcome.NOT_CONFIGURED, Outcome.UNSUPPORTED])
+def test_a_pass_or_a_declared_exception_is_left_as_it_is(outcome: Outcome) -> None:
     requirement = CONVENTIONS[0]
     found = report(failing(requirement, requirement.stages[0], outcome), production=False)
     (result,) = found.requirements
     assert result.outcome is outcome
     assert result.differences == ()
+
+
+def test_an_undeclared_convention_not_measured_is_not_an_interface_gap() -> None:
+    """Not measured (its premise absent, say no Retry-After to wait out): not an interface
+    requirement, so not-applicable, with the reason kept; declared, it stays not measurable."""
+    requirement = CONVENTIONS[0]
+    record = replace(
+        failing(requirement, requirement.stages[0], Outcome.NOT_MEASURABLE),
+        note={requirement.id: "no Retry-After to wait out"},
+    )
+    (result,) = report(record, production=False).requirements
+    assert result.outcome is Outcome.NOT_APPLICABLE
+    assert result.differences == ()
+    assert result.note.endswith(f"{UNDECLARED_NOTE}; not measured: no Retry-After to wait out")
+    (declared,) = report(record, production=True).requirements
+    assert declared.outcome is Outcome.NOT_MEASURABLE
 
 
 def test_a_declaring_key_written_makes_it_an_interface_rule() -> None:
