@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping
 
-from conformance.oracles.shapes import DATE_TIME
+from conformance.oracles.shapes import ISO_8601_DATE_TIME
 
 Check = Callable[[object], bool]
 
@@ -32,7 +32,7 @@ def _strings(value: object) -> bool:
 
 
 def _date_time(value: object) -> bool:
-    return isinstance(value, str) and re.match(DATE_TIME, value) is not None
+    return isinstance(value, str) and re.match(ISO_8601_DATE_TIME, value) is not None
 
 
 def _array(value: object) -> bool:
