@@ -169,7 +169,7 @@ def configurations() -> tuple[Fault, ...]:
         ),
         fault(
             "create-drops-extra-properties",
-            "CFG-CREATE-EXTRA-PROPERTIES",
+            "CFG-CREATE-EXTRA-PROPERTIES-ECHOED",
             "Extra top-level properties of the create body are not returned.",
             edit_json(
                 CREATE,
