@@ -11,7 +11,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -70,7 +70,9 @@ class Requirement:
     section: str
     title: str
     text: str
-    basis: str  # "stated" | "inferred" | "declared" (the target's own objective)
+    # "stated" | "inferred" | "declared" (the target's own objective) | "convention" (a
+    # production convention: judged at the interface level only where the profile declares it)
+    basis: str
     operations: tuple[str, ...]
     scope: str  # "core" | "experiments"
     capability: str | None
@@ -85,6 +87,18 @@ class Requirement:
     spec_quote: str | None = None  # rests_on.spec: the specification's words it rests on
     keys: tuple[str, ...] = ()  # rests_on.keys: profile keys its expectation depends on
     replaces: tuple[str, ...] = ()  # ids it had before a rename
+    rfc: str | None = None  # rests_on.rfc: the RFC (and section) an inferred rule rests on
+    convention: str | None = None  # rests_on.convention: the convention a convention rule rests on
+    declared_by: tuple[str, ...] = ()  # rests_on.declared_by: keys whose default is the convention
+
+    def declared_under(self, production: bool, declares: Callable[[str], bool]) -> bool:
+        """Whether a profile makes this rule an interface rule: every basis but ``convention``
+        is; a convention is when the profile declares every convention (``production``:
+        ``conventions: production``) or one of its ``declared_by`` keys (``declares``:
+        ``Profile.declares``)."""
+        if self.basis != "convention":
+            return True
+        return production or any(declares(key) for key in self.declared_by)
 
     @property
     def capabilities(self) -> tuple[str, ...]:
@@ -183,6 +197,9 @@ _UniqueKeyLoader.add_constructor(
 class RestsOn(TypedDict):
     spec: NotRequired[str]
     keys: list[str]
+    rfc: NotRequired[str]
+    convention: NotRequired[str]
+    declared_by: NotRequired[list[str]]
 
 
 class Entry(TypedDict):
@@ -289,7 +306,14 @@ def _requirement(entry: Entry, defaults: Mapping[str, list[str]]) -> Requirement
         spec_quote=" ".join(quote.split()) if quote is not None else None,
         keys=tuple(rests_on["keys"]),
         replaces=tuple(entry.get("replaces", ())),
+        rfc=rests_on.get("rfc"),
+        convention=_one_line(rests_on.get("convention")),
+        declared_by=tuple(rests_on.get("declared_by", ())),
     )
+
+
+def _one_line(text: str | None) -> str | None:
+    return " ".join(text.split()) if text is not None else None
 
 
 def parse_catalogue(raw: bytes, source: str = CATALOGUE_FILE) -> Catalogue:

@@ -12,11 +12,12 @@ from conformance.traffic.transcript import Reply
 
 
 def _sections() -> dict[str, str]:
-    return {rid: str(r.section) for rid, r in catalogue_index().items()}
+    return {rid: str(r.section) for rid, r in catalogue_index().items() if r.basis != "convention"}
 
 
 def sections_of(ids: Sequence[str]) -> tuple[str, ...]:
-    """The spec sections of the requirement ids, in order, without repeats."""
+    """The spec sections of the requirement ids, in order, without repeats (none for a
+    convention: the specification does not say it)."""
     table = _sections()
     return tuple(dict.fromkeys(table[i] for i in ids if i in table))
 

@@ -1,8 +1,9 @@
 """The experiment summary of spec 2.5 as data: each field with the type the spec gives it.
 
 ``summary_problems`` and ``group_problems`` walk the tables and say, field by field, what is
-missing or of the wrong type. A group's ``weight`` may be null outside the weighted mode (the
-observed convention for round robin); in the weighted mode it must be a number.
+missing or of the wrong type (``group_convention_problems``: the groups' conventions). A group's
+``weight`` may be null outside the weighted mode (the observed convention for round robin); in
+the weighted mode it must be a number.
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping
 
-from conformance.oracles.shapes import DATE_TIME
+from conformance.oracles.shapes import ISO_8601_DATE_TIME
 
 Check = Callable[[object], bool]
 
@@ -32,7 +33,7 @@ def _strings(value: object) -> bool:
 
 
 def _date_time(value: object) -> bool:
-    return isinstance(value, str) and re.match(DATE_TIME, value) is not None
+    return isinstance(value, str) and re.match(ISO_8601_DATE_TIME, value) is not None
 
 
 def _array(value: object) -> bool:
@@ -80,17 +81,35 @@ def summary_problems(summary: object) -> list[str]:
 
 
 def group_problems(summary: Mapping[str, object], weighted: bool) -> list[str]:
-    """Every group field missing or of the wrong type, and repeated ordinals."""
+    """Every group field missing or of the wrong type (spec 2.5: an array of groups). Empty
+    groups and repeated ordinals are the conventions' (``group_convention_problems``)."""
     groups = summary.get("groups")
-    if not isinstance(groups, list) or not groups:
-        return ["summary.groups: not a non-empty array"]
+    if not isinstance(groups, list):
+        return ["summary.groups: not an array"]
     found: list[str] = []
     for index, group in enumerate(groups):
         problems = _walk(GROUP, group, f"groups[{index}]")
         if not weighted:
             problems = [p for p in problems if not p.startswith(f"groups[{index}].weight: None")]
         found.extend(problems)
-    ordinals = [g.get("ordinal") for g in groups if isinstance(g, dict)]
-    if len(set(map(repr, ordinals))) != len(ordinals):
-        found.append(f"groups: ordinals repeat: {ordinals!r}")
     return found
+
+
+def group_convention_problems(summary: Mapping[str, object]) -> list[str]:
+    """The production conventions of a summary's groups the spec does not state: at least one
+    group, and no ordinal twice (EXP-SNAPSHOT-GROUP-CONVENTIONS)."""
+    groups = summary.get("groups")
+    if not isinstance(groups, list):
+        return []  # not an array: group_problems' finding
+    if not groups:
+        return ["summary.groups: empty"]
+    ordinals = [  # an ordinal missing or no number is group_problems' finding
+        g["ordinal"]
+        for g in groups
+        if isinstance(g, dict)
+        and isinstance(g.get("ordinal"), int | float | str)
+        and not isinstance(g.get("ordinal"), bool)
+    ]
+    if len(set(map(repr, ordinals))) != len(ordinals):
+        return [f"groups: ordinals repeat: {ordinals!r}"]
+    return []

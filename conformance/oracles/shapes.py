@@ -8,7 +8,17 @@ from jsonschema import Draft202012Validator  # type: ignore[import-untyped]
 
 from conformance.json_types import JsonObject
 
+# The RFC 3339 profile of a date-time (full date, full time, a zone): the production convention
+# (CFG-RECORD-TIMESTAMPS-RFC3339), not the interface's words.
 DATE_TIME = r"^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:?\d{2})$"
+# What the spec's "ISO 8601 date-time" admits: a calendar date and a time of day in the extended
+# (2026-01-31T12:00:00) or the basic format (20260131T120000), the time to hours, minutes or
+# seconds with a decimal fraction after a full stop or a comma, local or with a zone
+# (Z, +hh, +hh:mm / +hhmm). The space separator is RFC 3339's (kept: the kit accepted it before).
+ISO_8601_DATE_TIME = (
+    r"^(\d{4}-\d{2}-\d{2}[Tt ]\d{2}(:\d{2}(:\d{2})?)?([.,]\d+)?([Zz]|[+-]\d{2}(:?\d{2})?)?"
+    r"|\d{8}[Tt]\d{2}(\d{2}(\d{2})?)?([.,]\d+)?([Zz]|[+-]\d{2}(\d{2})?)?)$"
+)
 NUMBER: JsonObject = {"type": "number"}
 STRING: JsonObject = {"type": "string"}
 
@@ -38,9 +48,9 @@ RECORD: JsonObject = {
         "name": STRING,
         "alias": STRING,
         "description": STRING,
-        "createdAt": {"type": "string", "pattern": DATE_TIME},
-        "updatedAt": {"type": "string", "pattern": DATE_TIME},
-        "deletedAt": {"type": ["string", "null"]},
+        "createdAt": {"type": "string", "pattern": ISO_8601_DATE_TIME},
+        "updatedAt": {"type": "string", "pattern": ISO_8601_DATE_TIME},
+        "deletedAt": {"type": ["string", "null"], "pattern": ISO_8601_DATE_TIME},
         "isPrivate": {"type": "boolean"},
         "privateKeys": {"type": "array", "items": STRING},
         "comments": {"type": "object", "additionalProperties": STRING},

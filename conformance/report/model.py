@@ -12,7 +12,7 @@ from enum import StrEnum
 
 from conformance.json_types import JsonObject
 
-SCHEMA_VERSION = "1.4"  # a minor version only adds keys and values (docs/reports.md lists them)
+SCHEMA_VERSION = "1.5"  # a minor version only adds keys and values (docs/reports.md lists them)
 
 
 class Outcome(StrEnum):
@@ -129,7 +129,7 @@ class RequirementResult:
     id: str
     section: str
     text: str
-    basis: str  # "stated" | "inferred" | "declared"
+    basis: str  # "stated" | "inferred" | "declared" | "convention"
     outcome: Outcome
     tests: tuple[str, ...]
     evidence: tuple[Evidence, ...] = ()

@@ -5,10 +5,12 @@ when a stop signal ended the run: what was measured, the rest noted as stopped).
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
 import pytest
+import yaml
 
 from conformance.redaction.run_outputs import OutputRedaction
 from conformance.report import step_summary
@@ -24,9 +26,11 @@ from conformance.session.state import (
     SECRETS,
     STARTED,
     TARGET_INFO,
+    target_of,
 )
 from conformance.stages import Stage, answered_by, named
 from conformance.stages.declaration import Details
+from conformance.target.profile import written_keys
 from conformance.verdict.records import TestRecord
 from conformance.verdict.run_report import report_for_run
 
@@ -75,6 +79,7 @@ class RunCollector:
         config = self.config
         info = config.stash.get(TARGET_INFO, {})
         started_at, started = config.stash[STARTED]
+        production, declares = declaration(config)
         self.report = report_for_run(
             self.records,
             info,
@@ -83,6 +88,8 @@ class RunCollector:
             duration_s=round(time.monotonic() - started, 3),
             stage_details=self.merged_details(),
             answers_for=answered_by(r.stage for r in self.records),
+            production=production,
+            declares=declares,
         )
         stop = stop_signals.stopped()
         if stop is not None:
@@ -114,6 +121,36 @@ class RunCollector:
             terminalreporter.write_line(problem, red=True)
         if not captured(self.config):  # else the command says it once, with the time it took
             terminalreporter.write_sep("=", summary_line(self.report, where=where))
+
+
+def declaration(config: pytest.Config) -> tuple[bool, Callable[[str], bool]]:
+    """What the run's profile declares: ``conventions: production``, and ``Profile.declares``.
+    The run's target's profile; with no target (a client-only run), the client's profile file
+    read for its written keys; with neither, nothing is declared."""
+    target = target_of(config)
+    if target is not None:
+        return target.profile.conventions == "production", target.profile.declares
+    path = config.getoption("client_profile", None) or config.getoption("target_profile", None)
+    if not path:
+        return False, _nothing
+    try:
+        data = yaml.safe_load(Path(str(path)).read_text(encoding="utf-8"))
+    except (OSError, yaml.YAMLError):  # the client stage has refused it already
+        return False, _nothing
+    if not isinstance(data, dict):
+        return False, _nothing
+    production = data.get("conventions") == "production"
+    written = written_keys(data)
+
+    def declares(key: str) -> bool:
+        parts = key.split(".")
+        return production or any(".".join(parts[:e]) in written for e in range(1, len(parts) + 1))
+
+    return production, declares
+
+
+def _nothing(key: str) -> bool:
+    return False
 
 
 def noted_stop(report: Report, how: str) -> Report:

@@ -4,17 +4,30 @@ classification reads back per requirement."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
+from conformance.checks import sections_of
 from conformance.errors import ContractViolation, NotConfigured, NotMeasurable
 from conformance.report.model import Outcome
 from conformance.verdict.finding import Finding
 
 
-def conclude(findings: Sequence[Finding], sections: Sequence[str] = ()) -> None:
+def spec_sections(requirement_id: str) -> tuple[str, ...]:
+    """The spec section a requirement's failure cites: its catalogue section, none for a
+    convention (the specification does not say it) or an id the catalogue does not hold."""
+    return sections_of([requirement_id])
+
+
+def conclude(
+    findings: Sequence[Finding],
+    sections: Sequence[str] = (),
+    *,
+    sections_of: Callable[[str], Sequence[str]] | None = None,
+) -> None:
     """Raise what the findings add up to: each failed requirement with its own evidence; those
     never judged are not configured (the profile key) or not measurable (the reason); nothing
-    raised when every one passed. A finding of ``EVERY`` requirement speaks for the whole test."""
+    raised when every one passed. A finding of ``EVERY`` requirement speaks for the whole test.
+    Each failure cites ``sections``, or ``sections_of`` its requirement (``spec_sections``)."""
     __tracebackhide__ = True
     broken = _of(findings, Outcome.FAIL)
     failed_ids = {f.requirement for f in broken}
@@ -25,7 +38,14 @@ def conclude(findings: Sequence[Finding], sections: Sequence[str] = ()) -> None:
     if broken:
         raise ContractViolation.combined(
             [
-                ContractViolation(_ids([f]), f.title, f.expected, f.received, None, sections)
+                ContractViolation(
+                    _ids([f]),
+                    f.title,
+                    f.expected,
+                    f.received,
+                    None,
+                    tuple(sections_of(f.requirement)) if sections_of else tuple(sections),
+                )
                 for f in broken
             ],
             held,

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 from conformance.json_types import JsonObject
 from conformance.report.model import (
@@ -19,21 +19,12 @@ from conformance.report.model import (
     TestResult,
     worst,
 )
+from conformance.verdict.levels import at_their_levels
 from conformance.verdict.records import TestRecord
+from conformance.verdict.requirement_info import RequirementInfo as RequirementInfo
 
 # The outcomes a requirement shows its evidence for (a spec-doubt needs its curl line too).
 EVIDENCED = frozenset({Outcome.FAIL, Outcome.SPEC_DOUBT})
-
-
-@dataclass(frozen=True)
-class RequirementInfo:
-    """What the report needs of a catalogue entry."""
-
-    id: str
-    section: str
-    text: str
-    basis: str
-    subject: str = "server"
 
 
 def fold(
@@ -41,8 +32,11 @@ def fold(
     selected: Sequence[RequirementInfo],
     baseline: Mapping[str, str] | None = None,
 ) -> tuple[RequirementResult, ...]:
-    """Worst outcome per selected requirement, baseline applied; untested ones not measurable."""
+    """Worst outcome per selected requirement, baseline applied; untested ones not measurable.
+    A requirement the run judges at the drop-in level has its failures as differences
+    (``verdict.levels``)."""
     baseline = baseline or {}
+    records = at_their_levels(records, selected)
     outcomes: dict[str, list[Outcome]] = {}
     tests: dict[str, list[str]] = {}
     evidence: dict[str, list[Evidence]] = {}
@@ -156,6 +150,7 @@ def build_report(
     duration_s: float,
     stage_details: Mapping[str, JsonObject] | None = None,
 ) -> Report:
+    records = at_their_levels(records, selected)  # the per-test view says the same as the fold
     return Report(
         suite_version=suite_version,
         contract_sha256=contract_sha256,

@@ -4,23 +4,37 @@ stages that ran) comes from the caller, as data: this room imports no stage."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 
 from conformance import __version__
 from conformance.catalogue.requirements import catalogue_index, current_baseline, load_catalogue
 from conformance.contract.document import contract_sha256
 from conformance.json_types import JsonObject
-from conformance.report.model import Report
+from conformance.report.model import Level, Report
 from conformance.verdict.folding import RequirementInfo, build_report
 from conformance.verdict.records import TestRecord
 
+# Which profile keys the target declares (``Profile.declares``), and whether it declares every
+# convention (``conventions: production``); a run with no profile declares none.
+Declares = Callable[[str], bool]
+
+
+def _declares_nothing(key: str) -> bool:
+    return False
+
 
 def selected_requirements(
-    wanted: set[str] | None, seen: Iterable[str], answers_for: frozenset[str] | None = None
+    wanted: set[str] | None,
+    seen: Iterable[str],
+    answers_for: frozenset[str] | None = None,
+    *,
+    production: bool = False,
+    declares: Declares = _declares_nothing,
 ) -> list[RequirementInfo]:
     """The requirements a run reports on: ``wanted`` if given, else those in ``answers_for``
     (what the stages that ran answer for, of any subject), else every server rule no stage owns
-    alone."""
+    alone; each at the level the profile gives it (``production``, ``declares``): a convention
+    it does not declare is judged at the drop-in level."""
     index = catalogue_index()
     if wanted is not None:
         ids = sorted(wanted)
@@ -34,13 +48,23 @@ def selected_requirements(
     infos = []
     for rid in ids:
         entry = index.get(rid)
+        if entry is None:
+            infos.append(
+                RequirementInfo(rid, "", "(not in the requirement catalogue)", "", "server")
+            )
+            continue
+        interface = entry.declared_under(production, declares)
         infos.append(
             RequirementInfo(
                 id=rid,
-                section=str(getattr(entry, "section", "")),
-                text=str(getattr(entry, "text", "")) or "(not in the requirement catalogue)",
-                basis=str(getattr(entry, "basis", "")),
-                subject=str(getattr(entry, "subject", "server")),
+                section=entry.section,
+                text=entry.text,
+                basis=entry.basis,
+                subject=entry.subject,
+                level=Level.INTERFACE if interface else Level.DROP_IN,
+                title=entry.title,
+                convention=entry.convention or "",
+                convention_key=entry.declared_by[0] if entry.declared_by else "",
             )
         )
     return infos
@@ -55,17 +79,21 @@ def report_for_run(
     duration_s: float,
     stage_details: Mapping[str, JsonObject] | None = None,
     answers_for: frozenset[str] | None = None,
+    production: bool = False,
+    declares: Declares = _declares_nothing,
 ) -> Report:
     """The Report of one run from its test records and what is known of the target.
 
     ``answers_for``: the requirements the stages that ran answer for, as the caller knows them
-    (None: every server rule no stage owns alone); ignored when ``wanted`` names the ids."""
+    (None: every server rule no stage owns alone); ignored when ``wanted`` names the ids.
+    ``production``, ``declares``: what the target's profile declares (``Profile.declares``);
+    a convention it does not declare is judged at the drop-in level (``verdict.levels``)."""
     seen = [rid for record in records for rid in record.requirement_ids]
     if wanted is not None:
         records = [record for record in records if wanted.intersection(record.requirement_ids)]
     return build_report(
         records,
-        selected_requirements(wanted, seen, answers_for),
+        selected_requirements(wanted, seen, answers_for, production=production, declares=declares),
         baseline=current_baseline(
             {rid: str(reason) for rid, reason in _mapping(target_info.get("baseline")).items()}
         ),

@@ -382,7 +382,7 @@ def _other_faults() -> tuple[Fault, ...]:
         ),
         fault(
             "adv-405-plain-text",
-            "ERR-BODY-JSON ERR-STATUS-BODY-JSON",
+            "ERR-BODY-JSON ERR-STATUS-BODY-JSON-UNLISTED-METHOD",
             "A method a route does not serve gets the framework's default 405, `text/plain` "
             "`Method Not Allowed`. Spec 4.3 response 4: 'Other status codes are listed with a "
             "JSON body'; spec 4.1 rule 4: 'Both send Content-Type: application/json'.",

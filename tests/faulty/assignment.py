@@ -213,6 +213,16 @@ def assignment() -> tuple[Fault, ...]:
             ),
         ),
         fault(
+            "summary-ordinals-repeat",
+            "EXP-SNAPSHOT-GROUP-CONVENTIONS",
+            "Every snapshot group has ordinal 0: numbers, as spec 2.5 says, but not distinct (the "
+            "convention).",
+            edit_json(
+                SNAPSHOT,
+                each_summary(lambda s: [g.update(ordinal=0) for g in s.get("groups", [])]),
+            ),
+        ),
+        fault(
             "summary-name-differs",
             "EXP-SNAPSHOT-MATCHES-EXPERIMENT",
             "Snapshot summaries carry another name than the experiment.",

@@ -58,6 +58,15 @@ def not_iso(value: Any) -> Any:
     return f"{match[3]}/{match[2]}/{match[1]} {match[4]}" if match else value
 
 
+def basic_format(value: Any) -> Any:
+    # "2026-11-22T04:00:00.000Z" -> "20261122T040000,000Z": ISO 8601's basic format, a comma
+    match = re.match(r"(\d{4})-(\d\d)-(\d\d)T(\d\d):(\d\d):(\d\d)(?:\.(\d+))?Z$", str(value))
+    if not match:
+        return value
+    fraction = f",{match[7]}" if match[7] else ""
+    return f"{match[1]}{match[2]}{match[3]}T{match[4]}{match[5]}{match[6]}{fraction}Z"
+
+
 def content_hash_frozen(ctx: Context) -> Handler:
     """contentHash shown is per configuration id, constant. A server whose hash never moves
     finds every baseHash equal to it "current", so a baseHash equal to the frozen value is
@@ -160,7 +169,7 @@ def configurations() -> tuple[Fault, ...]:
         ),
         fault(
             "create-drops-extra-properties",
-            "CFG-CREATE-EXTRA-PROPERTIES",
+            "CFG-CREATE-EXTRA-PROPERTIES-ECHOED",
             "Extra top-level properties of the create body are not returned.",
             edit_json(
                 CREATE,
@@ -209,6 +218,27 @@ def configurations() -> tuple[Fault, ...]:
                     "updatedAt": not_iso(d.get("updatedAt")),
                 },
             ),
+        ),
+        fault(
+            "record-timestamps-basic-format",
+            "CFG-RECORD-TIMESTAMPS-RFC3339",
+            "Record timestamps in ISO 8601's basic format with a comma fraction "
+            "(`20261122T040000,000Z`): ISO 8601 (the interface), not RFC 3339 (the convention).",
+            edit_json(
+                either(CREATE, PATCH),
+                lambda d, r: {
+                    **d,
+                    "createdAt": basic_format(d.get("createdAt")),
+                    "updatedAt": basic_format(d.get("updatedAt")),
+                },
+            ),
+        ),
+        fault(
+            "record-deleted-at-not-a-date",
+            "CFG-RECORD-TIMESTAMPS CFG-RECORD-DELETED-AT-LIVE CFG-CREATE-RECORD-SHAPE "
+            "CFG-PATCH-RECORD-SHAPE",
+            'Live records carry `deletedAt: "never"`: neither null nor an ISO 8601 date-time.',
+            edit_json(either(CREATE, PATCH), set_field("deletedAt", lambda d: "never")),
         ),
         fault(
             "record-marked-deleted",

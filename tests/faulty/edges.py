@@ -529,9 +529,16 @@ def edges() -> tuple[Fault, ...]:
         ),
         fault(
             "polling-unusable",
-            "POLL-HINT-VALUES-USABLE",
+            "POLL-HINT-VALUES-USABLE POLL-HINT-JITTER-RATIO-RANGE",
             "The polling hint says a negative interval and a jitter ratio of 5.",
             edit_json(SNAPSHOT, _polling(lambda p: {"intervalSeconds": -30, "jitterRatio": 5})),
+        ),
+        fault(
+            "polling-jitter-above-one",
+            "POLL-HINT-JITTER-RATIO-RANGE",
+            "The polling hint's jitter ratio is 1.5 (the interval is fine): outside the "
+            "convention's [0, 1], which the spec does not state.",
+            edit_json(SNAPSHOT, _polling(lambda p: {**p, "jitterRatio": 1.5})),
         ),
         fault(
             "polling-not-on-bootstrap",

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from conformance.report.model import Outcome
 from conformance.stages.load.plan import Plan
 from conformance.stages.load.records import ANONYMOUS, NOISY, WELL_BEHAVED, Poll, Results
+from conformance.stages.load.rules import OUTSIDE_UNIT, VALUES
 from conformance.stages.load.series import Rate
 from conformance.verdict.finding import EVERY, Finding, failed, passed, unconfigured, unmeasured
 
@@ -275,18 +276,41 @@ def hint_absent_when_quiet(results: Results, declared: Declared, after: bool) ->
     return passed(EVERY)
 
 
-def hint_shape(results: Results) -> Finding:
-    bad = [p for p in results.polls if p.status == 200 and p.problem.startswith("polling")]
-    if bad:
-        return failed(
-            EVERY,
+USABLE = "POLL-HINT-VALUES-USABLE"
+JITTER_RANGE = "POLL-HINT-JITTER-RATIO-RANGE"
+
+
+def hint_shape(results: Results) -> list[Finding]:
+    """POLL-HINT-VALUES-USABLE (numbers, intervalSeconds > 0) and, apart, the convention
+    POLL-HINT-JITTER-RATIO-RANGE (jitterRatio in [0, 1]): one finding each."""
+    hinted = [p for p in results.polls if p.status == 200 and p.problem.startswith("polling")]
+    unusable = [
+        p for p in hinted if not p.problem.startswith(VALUES) or "intervalSeconds=" in p.problem
+    ]
+    out_of_range = [p for p in hinted if OUTSIDE_UNIT in p.problem]
+    if not any(p.hint for p in results.polls) and not hinted:
+        return [
+            unmeasured(USABLE, "no polling hint was served"),
+            unmeasured(JITTER_RANGE, "no polling hint was served"),
+        ]
+    return [
+        failed(
+            USABLE,
             "polling hint not usable",
-            "polling {intervalSeconds > 0, 0 <= jitterRatio <= 1}",
-            f"{len(bad)} hints malformed; first: {_example(bad[0], results.started)}",
+            "polling {intervalSeconds > 0, jitterRatio}: numbers",
+            f"{len(unusable)} hints malformed; first: {_example(unusable[0], results.started)}",
         )
-    if not any(p.hint for p in results.polls):
-        return unmeasured(EVERY, "no polling hint was served")
-    return passed(EVERY)
+        if unusable
+        else passed(USABLE),
+        failed(
+            JITTER_RANGE,
+            "polling hint's jitterRatio outside [0, 1]",
+            "polling jitterRatio from 0 to 1 (the production convention)",
+            f"{len(out_of_range)} hints; first: {_example(out_of_range[0], results.started)}",
+        )
+        if out_of_range
+        else passed(JITTER_RANGE),
+    ]
 
 
 def convergence_bound(plan: Plan) -> float:

@@ -63,6 +63,10 @@ def jittered_above(interval_s: float, ratio: float, draw: float) -> float:
     return interval_s * (1 + r * draw)
 
 
+OUTSIDE_UNIT = "outside [0, 1]"  # a hint problem's words for a jitterRatio out of its range
+VALUES = "polling values not usable"  # a numeric hint's problem: the values that are not
+
+
 def read_hint(value: object) -> tuple[Hint | None, str]:
     """A ``polling`` object as a usable hint, and the problem with its shape (empty if none)."""
     if not isinstance(value, dict):
@@ -76,9 +80,12 @@ def read_hint(value: object) -> tuple[Hint | None, str]:
     ):
         return None, "polling lacks numeric intervalSeconds and jitterRatio"
     interval, ratio = float(raw_interval), float(raw_ratio)
-    if not (interval > 0 and 0 <= ratio <= 1):
+    problems = [f"intervalSeconds={raw_interval}"] if not interval > 0 else []
+    if not 0 <= ratio <= 1:  # the range is a convention: POLL-HINT-JITTER-RATIO-RANGE
+        problems.append(f"jitterRatio={raw_ratio} {OUTSIDE_UNIT}")
+    if problems:
         return Hint(max(interval, 0.0), min(1.0, max(0.0, ratio))), (
-            f"polling values not usable: intervalSeconds={raw_interval}, jitterRatio={raw_ratio}"
+            f"{VALUES}: " + ", ".join(problems)
         )
     return Hint(interval, ratio), ""
 

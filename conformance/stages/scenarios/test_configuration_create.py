@@ -14,7 +14,7 @@ from conformance.drivers.management import Configurations
 from conformance.drivers.sdk import Snapshots
 from conformance.json_types import JsonObject, JsonValue
 from conformance.oracles.json_equality import json_difference, json_text, same_json
-from conformance.oracles.shapes import DATE_TIME
+from conformance.oracles.shapes import DATE_TIME, ISO_8601_DATE_TIME
 
 requirement = pytest.mark.requirement
 
@@ -133,8 +133,9 @@ def test_privacy_paths_and_comments_are_kept(configurations: Configurations) -> 
     )
 
 
-@requirement("CFG-CREATE-EXTRA-PROPERTIES")
+@requirement("CFG-CREATE-EXTRA-PROPERTIES", "CFG-CREATE-EXTRA-PROPERTIES-ECHOED")
 def test_extra_properties_round_trip(configurations: Configurations) -> None:
+    """The interface: a create with extras is accepted (spec 2.1). Their echo is a convention."""
     ids = ("CFG-CREATE-EXTRA-PROPERTIES",)
     extra = {
         "xString": "s",
@@ -146,10 +147,11 @@ def test_extra_properties_round_trip(configurations: Configurations) -> None:
     }
     record = configurations.create_ok("extra", {"a": 1}, ids=ids, extra=extra)
     with IndependentChecks() as independent:
+        independent.checked.extend(ids)  # accepted and answered with a record: create_ok held
         for key, value in extra.items():
             independent.check(
                 key in record and same_json(record[key], value),
-                ids,
+                ("CFG-CREATE-EXTRA-PROPERTIES-ECHOED",),
                 f"extra property {key} did not round-trip",
                 repr(value),
                 repr(record.get(key, "(absent)")),
@@ -221,17 +223,31 @@ def test_record_names_project_and_environment(
     )
 
 
-@requirement("CFG-RECORD-TIMESTAMPS", "CFG-RECORD-DELETED-AT-LIVE")
+@requirement("CFG-RECORD-TIMESTAMPS", "CFG-RECORD-TIMESTAMPS-RFC3339", "CFG-RECORD-DELETED-AT-LIVE")
 def test_record_timestamps(configurations: Configurations) -> None:
+    """The interface: any ISO 8601 date-time (spec 2.1), deletedAt such a string or null. The
+    conventions (RFC 3339's profile, deletedAt null on a live record) under their own ids."""
     record = configurations.create_ok("times", {"t": 1})
+    deleted = record.get("deletedAt", "absent")
+    stamps = {name: record.get(name) for name in ("createdAt", "updatedAt")}
+    if deleted not in (None, "absent"):  # present and not null: an ISO 8601 date-time too
+        stamps["deletedAt"] = deleted
     with IndependentChecks() as independent:
-        for name in ("createdAt", "updatedAt"):
-            value = record.get(name)
-            independent.check(
-                isinstance(value, str) and re.match(DATE_TIME, value) is not None,
+        for name, value in stamps.items():
+            # one cause, one finding: a value that is no ISO 8601 date-time is the interface's
+            if not independent.check(
+                isinstance(value, str) and re.match(ISO_8601_DATE_TIME, value) is not None,
                 ("CFG-RECORD-TIMESTAMPS",),
                 f"{name} is not an ISO 8601 date-time",
-                "a string like 2026-01-31T12:00:00.000Z",
+                "an ISO 8601 date-time, e.g. 2026-01-31T12:00:00Z or 20260131T120000,5",
+                repr(value),
+            ):
+                continue
+            independent.check(
+                isinstance(value, str) and re.match(DATE_TIME, value) is not None,
+                ("CFG-RECORD-TIMESTAMPS-RFC3339",),
+                f"{name} is not an RFC 3339 date-time",
+                "an RFC 3339 date-time with a zone, e.g. 2026-01-31T12:00:00.000Z",
                 repr(value),
             )
         independent.check(
@@ -242,11 +258,11 @@ def test_record_timestamps(configurations: Configurations) -> None:
             "absent",
         )
         independent.check(
-            record.get("deletedAt", "absent") is None,
+            deleted is None,
             ("CFG-RECORD-DELETED-AT-LIVE",),
             "a live configuration is marked deleted",
             "deletedAt null",
-            repr(record.get("deletedAt", "absent")),
+            repr(deleted),
         )
 
 

@@ -12,7 +12,11 @@ from conformance.checks.declared import status_expectation, status_holds
 from conformance.drivers.experiments import SUMMARY_FIELDS, WEIGHTED, Experiments, group_ids
 from conformance.drivers.steps import body_of, ok, setup_failed
 from conformance.json_types import JsonObject, JsonValue, objects_in
-from conformance.oracles.experiment_shapes import group_problems, summary_problems
+from conformance.oracles.experiment_shapes import (
+    group_convention_problems,
+    group_problems,
+    summary_problems,
+)
 from conformance.oracles.json_equality import same_json
 from conformance.traffic.transcript import Reply
 
@@ -202,6 +206,7 @@ def test_running_experiment_is_listed_under_its_unit_type(experiments: Experimen
 @requirement(
     "EXP-SNAPSHOT-SUMMARY-FIELDS",
     "EXP-SNAPSHOT-GROUP-FIELDS",
+    "EXP-SNAPSHOT-GROUP-CONVENTIONS",
     "EXP-SNAPSHOT-MATCHES-EXPERIMENT",
     "EXP-SNAPSHOT-REQUIRED-PROPERTIES-UNION",
 )
@@ -234,8 +239,16 @@ def test_snapshot_summary_describes_the_experiment(experiments: Experiments) -> 
             not found,
             ("EXP-SNAPSHOT-GROUP-FIELDS",),
             "group fields missing or mistyped",
-            "id, label, weight, ordinal numbers/strings, distinct ordinals",
+            "id, label, weight, ordinal numbers/strings",
             "; ".join(found[:6]),
+        )
+        found = group_convention_problems(summary)
+        independent.check(
+            not found,
+            ("EXP-SNAPSHOT-GROUP-CONVENTIONS",),
+            "the groups break a production convention",
+            "at least one group, and distinct ordinals",
+            "; ".join(found),
         )
         match = ("EXP-SNAPSHOT-MATCHES-EXPERIMENT",)
         for name in ("name", "unitType", "assignmentMode", "baseConfigurationId"):

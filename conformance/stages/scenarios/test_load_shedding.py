@@ -107,6 +107,7 @@ def _no_hint(snapshots: Snapshots, served: int, offered: Offer | None) -> str:
     "POLL-HINT-UNDER-LOAD",
     "POLL-HINT-SHAPE",
     "POLL-HINT-VALUES-USABLE",
+    "POLL-HINT-JITTER-RATIO-RANGE",
     "POLL-HINT-ON-BOOTSTRAP",
     "POLL-HINT-GONE-AFTER-LOAD",
 )
@@ -153,11 +154,17 @@ def test_hint_under_load_and_after(snapshots: Snapshots) -> None:
         independent.check(
             isinstance(interval, (int, float))
             and isinstance(jitter, (int, float))
-            and interval > 0
-            and 0 <= jitter <= 1,
+            and interval > 0,
             ("POLL-HINT-VALUES-USABLE",),
             "the polling hint cannot be honoured",
-            "intervalSeconds > 0 and jitterRatio in [0, 1]",
+            "a numeric intervalSeconds > 0 and a numeric jitterRatio",
+            repr(hint),
+        )
+        independent.check(  # a ratio that is no number is the two checks above's finding
+            not isinstance(jitter, (int, float)) or 0 <= jitter <= 1,
+            ("POLL-HINT-JITTER-RATIO-RANGE",),
+            "the polling hint's jitterRatio is outside [0, 1]",
+            "jitterRatio from 0 to 1 (the production convention)",
             repr(hint),
         )
         forms = _forms(snapshots)
@@ -212,6 +219,7 @@ def _absent_only(snapshots: Snapshots) -> None:
             "POLL-HINT-UNDER-LOAD",
             "POLL-HINT-SHAPE",
             "POLL-HINT-VALUES-USABLE",
+            "POLL-HINT-JITTER-RATIO-RANGE",
             "POLL-HINT-ON-BOOTSTRAP",
             "POLL-HINT-GONE-AFTER-LOAD",
         ),

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 
 import pytest
 
-from conformance.checks import expect, violation
+from conformance.checks import IndependentChecks, expect, violation
 from conformance.drivers.sdk import Snapshots
 from conformance.errors import NotMeasurable
 from conformance.oracles.header_grammar import Problem, retry_after
@@ -252,41 +252,59 @@ def test_burst_is_limited_and_recovers(snapshots: Snapshots) -> None:
         fresh=("LIMIT-RATE-WITHIN-BUDGET",),
     )
     unusable = [r for r in refused if retry_after_seconds(r.header("retry-after")) is None]
-    expect(
-        not unusable,
-        ("LIMIT-RATE-429-RETRY-AFTER",),
-        "a 429 carries no usable Retry-After",
-        "Retry-After on every 429: delay-seconds (digits) or an IMF-fixdate (RFC 9110 10.2.3)",
-        f"{len(unusable)} of {len(refused)} 429s; "
-        f"{retry_after_problem(unusable[0].header('retry-after')) if unusable else ''}",
-        reply_of(snapshots.client, unusable[0]) if unusable else None,
-    )
-    last = max(refused, key=lambda r: r.answered or 0.0)  # the freshest word on a token
-    delay = retry_after_seconds(last.header("retry-after"))
-    assert delay is not None and last.answered is not None
-    limit = declared(snapshots)
-    expect(
-        delay <= MAX_WAIT_SECONDS,
-        ("LIMIT-RATE-RECOVERS",),
-        "a 429 asks for a wait the declared refill does not need",
-        f"Retry-After within {MAX_WAIT_SECONDS:g}s (the declared refill of "
-        f"{limit.refill_per_second:g}/s brings a token back in "
-        f"{1 / limit.refill_per_second:.2f}s)",
-        f"Retry-After: {last.header('retry-after')!r}",
-        reply_of(snapshots.client, last),
-    )
-    time.sleep(max(0.0, last.answered + delay + 0.05 - time.monotonic()))
-    again = snapshots.client.status(
-        key=key, environment="development", instance_id=instance, allow_rate_limit=True, pace=False
-    )
-    expect(
-        again.status == 200,
-        ("LIMIT-RATE-RECOVERS",),
-        "the instance was not served again after Retry-After",
-        f"HTTP 200 {delay:g}s after the last 429 (its Retry-After)",
-        again.describe(),
-        again,
-    )
+    timed = [r for r in refused if r not in unusable]
+    drained = ("LIMIT-RATE-ENFORCED", "LIMIT-RATE-WITHIN-BUDGET")
+    # Retry-After is a production convention (a profile may leave it undeclared: judged at the
+    # drop-in level): its miss stops nothing else, so the drain's ids above still read as held
+    # and the recovery is judged on the 429s that did say when to retry.
+    with IndependentChecks() as independent:
+        independent.checked.extend(drained)  # judge_drain raised had either broken
+        independent.check(
+            not unusable,
+            ("LIMIT-RATE-429-RETRY-AFTER",),
+            "a 429 carries no usable Retry-After",
+            "Retry-After on every 429: delay-seconds (digits) or an IMF-fixdate (RFC 9110 10.2.3)",
+            f"{len(unusable)} of {len(refused)} 429s; "
+            f"{retry_after_problem(unusable[0].header('retry-after')) if unusable else ''}",
+            reply_of(snapshots.client, unusable[0]) if unusable else None,
+        )
+        if not timed:
+            raise NotMeasurable(
+                f"no 429 of {len(refused)} said when to retry: no Retry-After to wait out",
+                ("LIMIT-RATE-RECOVERS",),
+                (*drained, *([] if unusable else ["LIMIT-RATE-429-RETRY-AFTER"])),
+            )
+        last = max(timed, key=lambda r: r.answered or 0.0)  # the freshest word on a token
+        delay = retry_after_seconds(last.header("retry-after"))
+        assert delay is not None and last.answered is not None
+        limit = declared(snapshots)
+        if not independent.check(
+            delay <= MAX_WAIT_SECONDS,
+            ("LIMIT-RATE-RECOVERS",),
+            "a 429 asks for a wait the declared refill does not need",
+            f"Retry-After within {MAX_WAIT_SECONDS:g}s (the declared refill of "
+            f"{limit.refill_per_second:g}/s brings a token back in "
+            f"{1 / limit.refill_per_second:.2f}s)",
+            f"Retry-After: {last.header('retry-after')!r}",
+            reply_of(snapshots.client, last),
+        ):
+            return
+        time.sleep(max(0.0, last.answered + delay + 0.05 - time.monotonic()))
+        again = snapshots.client.status(
+            key=key,
+            environment="development",
+            instance_id=instance,
+            allow_rate_limit=True,
+            pace=False,
+        )
+        independent.check(
+            again.status == 200,
+            ("LIMIT-RATE-RECOVERS",),
+            "the instance was not served again after Retry-After",
+            f"HTTP 200 {delay:g}s after the last 429 (its Retry-After)",
+            again.describe(),
+            again,
+        )
 
 
 @dataclass(frozen=True)

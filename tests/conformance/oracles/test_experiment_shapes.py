@@ -5,7 +5,11 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from conformance.oracles.experiment_shapes import group_problems, summary_problems
+from conformance.oracles.experiment_shapes import (
+    group_convention_problems,
+    group_problems,
+    summary_problems,
+)
 
 SUMMARY: dict[str, Any] = {
     "id": 3,
@@ -65,12 +69,16 @@ def test_group_fields_and_ordinals() -> None:
     assert "groups[0].weight" in found
     assert "groups[1].label" in found
     assert "groups[1].weight: missing" in found
-    assert "ordinals repeat" in found
+    assert "ordinals repeat" not in found  # a convention, not the spec's words
+    assert "ordinals repeat" in " | ".join(group_convention_problems(summary))
     relaxed = " | ".join(group_problems(summary, weighted=False))
     assert "groups[0].weight" not in relaxed
     assert "groups[1].weight: missing" in relaxed
 
 
-def test_groups_must_be_a_non_empty_array() -> None:
-    assert group_problems(_with(groups=[]), weighted=True)
+def test_groups_must_be_an_array_and_by_convention_a_non_empty_one() -> None:
+    assert group_problems(_with(groups=[]), weighted=True) == []
+    assert group_convention_problems(_with(groups=[])) == ["summary.groups: empty"]
     assert group_problems(_with(groups="none"), weighted=True)
+    assert group_convention_problems(_with(groups="none")) == []  # one cause, one finding
+    assert group_convention_problems(SUMMARY) == []

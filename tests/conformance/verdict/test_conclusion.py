@@ -7,7 +7,7 @@ import pytest
 from conformance.errors import ContractViolation, NotConfigured, NotMeasurable
 from conformance.report.model import Outcome
 from conformance.verdict.classification import classify
-from conformance.verdict.conclusion import conclude
+from conformance.verdict.conclusion import conclude, spec_sections
 from conformance.verdict.finding import EVERY, Finding, failed, passed, unconfigured, unmeasured
 from conformance.verdict.records import TestRecord
 
@@ -70,3 +70,17 @@ def test_not_configured_names_its_profile_key() -> None:
 def test_a_failure_outweighs_its_own_ids_other_findings() -> None:
     record = concluded(("A",), [unmeasured("A", "short"), failed("A", "broke", "x", "y")])
     assert record.outcomes == {"A": Outcome.FAIL}
+
+
+def test_a_convention_failure_cites_no_spec_section() -> None:
+    """A client's backoff is a production convention: its failure names no spec section; a
+    stated client rule's failure names its own section (not a blanket "spec 4.3, 8")."""
+
+    def rendered(requirement: str) -> str:
+        with pytest.raises(ContractViolation) as raised:
+            conclude([failed(requirement, "broke", "x", "y")], sections_of=spec_sections)
+        return raised.value.render()
+
+    assert "(spec" not in rendered("POLL-CLIENT-BACKOFF")
+    assert "(spec" not in rendered("POLL-CLIENT-RETRY-AFTER")
+    assert "POLL-CLIENT-SEND-LAST-HASH (spec 4.3)" in rendered("POLL-CLIENT-SEND-LAST-HASH")

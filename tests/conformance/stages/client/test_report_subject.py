@@ -44,7 +44,7 @@ def client_report() -> Report:
 
 def test_json_carries_the_subject_and_validates() -> None:
     data = to_json(client_report())
-    assert data["schema_version"] == SCHEMA_VERSION == "1.4"
+    assert data["schema_version"] == SCHEMA_VERSION == "1.5"
     subjects = {r["id"]: r["subject"] for r in data["requirements"]}
     assert subjects[CLIENT_ID] == "client"
     assert set(subjects.values()) == {"server", "client"}

@@ -1,0 +1,58 @@
+"""The level a run judges each requirement at: a production convention the profile does not
+declare is judged at the drop-in level, in every stage alike. Its failure in a test record becomes
+a drop-in ``Difference`` and its interface outcome ``not-applicable``; a pass stays a pass. Not
+measured, it is not an interface requirement either: ``not-applicable``, its reason kept."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import replace
+
+from conformance.report.model import Difference, Level, Outcome
+from conformance.verdict.records import TestRecord
+from conformance.verdict.requirement_info import RequirementInfo
+
+UNDECLARED_NOTE = (
+    "a production convention the profile does not declare: judged at the drop-in level"
+)
+ALL_CONVENTIONS_KEY = "conventions"  # the difference's key when no single key declares it
+
+
+def at_their_levels(
+    records: Iterable[TestRecord], selected: Sequence[RequirementInfo]
+) -> list[TestRecord]:
+    """The records with each drop-in requirement's failure turned into a difference (and its
+    not measured into not-applicable, the reason kept)."""
+    dropped = {info.id: info for info in selected if info.level is Level.DROP_IN}
+    return [_at_drop_in(record, dropped) if dropped else record for record in records]
+
+
+def _at_drop_in(record: TestRecord, dropped: dict[str, RequirementInfo]) -> TestRecord:
+    failed = [rid for rid in dropped if record.outcomes.get(rid) is Outcome.FAIL]
+    unmeasured = [rid for rid in dropped if record.outcomes.get(rid) is Outcome.NOT_MEASURABLE]
+    if not failed and not unmeasured:
+        return record
+    outcomes = dict(record.outcomes)
+    notes = dict(record.note)
+    differences = list(record.differences)
+    for rid in unmeasured:
+        outcomes[rid] = Outcome.NOT_APPLICABLE
+        reason = notes.get(rid) or record.message
+        notes[rid] = f"{UNDECLARED_NOTE}; not measured: {reason}" if reason else UNDECLARED_NOTE
+    for rid in failed:
+        info = dropped[rid]
+        evidence = record.evidence_for(rid)
+        outcomes[rid] = Outcome.NOT_APPLICABLE
+        notes[rid] = UNDECLARED_NOTE
+        differences.append(
+            Difference(
+                requirement_ids=(rid,),
+                key=info.convention_key or ALL_CONVENTIONS_KEY,
+                convention=info.convention,
+                received=(evidence.received if evidence is not None else "") or record.message,
+                title=info.title or (evidence.title if evidence is not None else rid),
+                test_id=record.test_id,
+                curl=evidence.curl if evidence is not None else None,
+            )
+        )
+    return replace(record, outcomes=outcomes, note=notes, differences=tuple(differences))

@@ -1,0 +1,25 @@
+"""What the report needs of a catalogue entry, with the level the run judges it at."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from conformance.report.model import Level
+
+
+@dataclass(frozen=True)
+class RequirementInfo:
+    """What the report needs of a catalogue entry. ``level``: where the run judges it (drop-in:
+    a convention the profile does not declare, ``verdict.levels``), computed by the caller that
+    has the profile; ``convention`` and ``convention_key`` name the convention and the key that
+    would declare it (empty: ``conventions``)."""
+
+    id: str
+    section: str
+    text: str
+    basis: str
+    subject: str = "server"
+    level: Level = Level.INTERFACE
+    title: str = ""
+    convention: str = ""
+    convention_key: str = ""
