@@ -76,3 +76,25 @@ def test_an_undeclared_bare_hash_is_conformant_with_a_drop_in_difference(tmp_pat
     declared = tmp_path / "declared"
     argv = ["client", "--command", command, "--profile", str(profile), "--report-dir"]
     assert main([*argv, str(declared), "--quiet", *only]) != 0
+
+
+def test_a_client_profile_baseline_marks_a_known_failure(tmp_path: Path) -> None:
+    """A ``baseline`` entry of a client profile counts as in server runs: the failure it names
+    is a known failure (with its reason), not ignored; without the entry it fails."""
+    runner = Path(__file__).resolve().parents[3] / "faulty" / "clients" / "run.py"
+    command = shlex.join([sys.executable, str(runner), "bearer-authorization"])
+    rid = "SDK-CLIENT-AUTHORIZATION"
+    profile = tmp_path / "client.yaml"
+    profile.write_text(
+        f"baseline:\n  - {{requirement: {rid}, reason: our SDK adds a scheme word}}\n",
+        encoding="utf-8",
+    )
+    reports = tmp_path / "reports"
+    argv = ["client", "--command", command, "--requirements", rid, "--quiet"]
+    main([*argv, "--profile", str(profile), "--report-dir", str(reports)])
+    data = json.loads((reports / "conformance.json").read_text(encoding="utf-8"))
+    assert {r["id"]: r["outcome"] for r in data["requirements"]} == {rid: "known-failure"}
+    plain = tmp_path / "plain"
+    assert main([*argv, "--report-dir", str(plain)]) != 0
+    data = json.loads((plain / "conformance.json").read_text(encoding="utf-8"))
+    assert {r["id"]: r["outcome"] for r in data["requirements"]} == {rid: "fail"}
