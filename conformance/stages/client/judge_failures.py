@@ -1,6 +1,13 @@
 """Judging what a client does after a refusal: no request sooner than a 429's Retry-After
 (RETRY-AFTER); after 5xx answers or reset connections, waits that grow and, across instances
-that failed together, do not move in lockstep (BACKOFF, by ``backoff_criterion``)."""
+that failed together, do not move in lockstep (BACKOFF, by ``backoff_criterion``).
+
+Both rest on the production convention alone (observed-conventions: "back off, doubling each time
+up to 5 minutes, and never retry sooner than a Retry-After says"); the spec has no words on a
+client's failures. Their failures say so: they are drop-in differences, never interface failures
+(``dropin.CONVENTION_ONLY``). A client whose waits after failures never go below its own cadence
+does not hammer the service, yet its waits do not grow: the convention's growth is what it
+misses, and the message names that, not a spec rule."""
 
 from __future__ import annotations
 
@@ -44,9 +51,11 @@ def judge_retry_after(run: ScenarioRun) -> list[Finding]:
         return [
             failed(
                 RETRY_AFTER,
-                "the client came back sooner than Retry-After",
+                "the client came back sooner than Retry-After (a production convention; the spec "
+                "has no words on it: drop-in)",
                 "no request before the Retry-After (delta-seconds or HTTP date) has passed, "
-                f"less a noise margin of {margin(0):.2f}s + 2%",
+                f"less a noise margin of {margin(0):.2f}s + 2% (observed convention: 'never retry "
+                "sooner than a Retry-After says')",
                 "; ".join(early),
             )
         ]
@@ -92,15 +101,18 @@ def judge_backoff(run: ScenarioRun) -> list[Finding]:
             )
         ]
     if not found.grows:
+        floor = _floor(run)
         return [
             failed(
                 BACKOFF,
-                "the client's waits do not grow with consecutive failures (a flat retry or a "
-                "tight loop hammers the service)",
-                f"waits that grow with each consecutive 5xx answer or reset connection: within "
-                f"every run of failures, later waits mostly longer than earlier ones, a rank "
-                f"trend pooled over the runs and instances of z >= {TREND_Z:g} (a retry whose "
-                f"waits do not grow reaches it about 2 times in 10,000)",
+                "the client's waits do not grow with consecutive failures, as the production "
+                "convention's doubling backoff does (no spec words: drop-in)"
+                + ("; they never went below its own cadence" if floor else ""),
+                f"waits that grow with each consecutive 5xx answer or reset connection, as the "
+                f"observed convention has it ('back off, doubling each time up to 5 minutes'): "
+                f"within every run of failures, later waits mostly longer than earlier ones, a "
+                f"rank trend pooled over the runs and instances of z >= {TREND_Z:g} (a retry "
+                f"whose waits do not grow reaches it about 2 times in 10,000)",
                 shown + "; " + "; ".join(_listed(run)),
             )
         ]
@@ -111,7 +123,7 @@ def judge_backoff(run: ScenarioRun) -> list[Finding]:
             failed(
                 BACKOFF,
                 "the client's backoff has no jitter: instances that failed together retry in "
-                "lockstep",
+                "lockstep (the production convention's backoff; no spec words: drop-in)",
                 f"instances drifting apart: at most half of the compared (run, failure) "
                 f"positions (median wait >= {LOCKSTEP_FROM_S:g}s) with every instance's wait "
                 f"within {LOCKSTEP_S:g}s + {100 * LOCKSTEP_SHARE:g}% of the median",
@@ -123,6 +135,19 @@ def judge_backoff(run: ScenarioRun) -> list[Finding]:
             )
         ]
     return [passed(BACKOFF, "backed off", shown)]
+
+
+def _floor(run: ScenarioRun) -> bool:
+    """Whether every closed wait after a failure was at least the shortest wait between the
+    client's successful polls (its own cadence): a flat retry that never hammers."""
+    waits = [w for i in run.instances for ws in closed_waits(i) for w in ws]
+    normal = [
+        g.seconds
+        for i in run.instances
+        for g in gaps(i)
+        if g.after.status in (200, 304) and g.hint is None and not g.open
+    ]
+    return bool(waits and normal) and min(waits) >= min(normal) - margin(min(normal))
 
 
 def _listed(run: ScenarioRun) -> list[str]:

@@ -1,24 +1,35 @@
 """Judging the identity headers a client sends, on every request it sends in every scenario (on
 and off the happy path: after 5xx, 429s and lost connections alike): the instance id it was given
 (``RCES_INSTANCE_ID``), exactly, 1 to 128 characters, a field value by RFC 9110 5.5; the numeric
-header, when sent, within 0 < value <= 9007199254740991 (spec 8)."""
+header, when sent, within 0 < value <= 9007199254740991 (spec 8); the environment alias, when
+sent, one of the allowed values within the key's scope (spec 4.3: the stage's key is scoped to
+development, ``RCES_ENVIRONMENT``; studio is its synonym); the authorization header, the key
+itself with no scheme word (spec 5: "header authorization, whose value is the key itself")."""
 
 from __future__ import annotations
 
 import math
 
 from conformance.oracles.header_grammar import Problem, field_value
-from conformance.stages.client.recording import Recorded
+from conformance.stages.client.recording import KEY_PLACEHOLDER, Recorded
 from conformance.stages.client.runs import ScenarioRun
-from conformance.stages.client.scenarios import INSTANCE_ID, NUMERIC_HEADER
+from conformance.stages.client.scenarios import (
+    AUTHORIZATION,
+    ENV_ALIAS,
+    INSTANCE_ID,
+    NUMERIC_HEADER,
+)
 from conformance.verdict.finding import Finding, failed, passed, unmeasured
 
 INSTANCE_ID_MAX = 128
 NUMERIC_MAX = 9007199254740991
+SCOPE = "development"  # the environment the stage's key is scoped to (RCES_ENVIRONMENT)
+IN_SCOPE = ("development", "studio")  # studio: accepted as a synonym for development (spec 4.3)
+ALLOWED = ("production", "development", "studio")
 
 
 def judge_headers(run: ScenarioRun) -> list[Finding]:
-    return [_instance_id(run), _numeric(run)]
+    return [_instance_id(run), _numeric(run), _alias(run), _authorization(run)]
 
 
 def _requests(run: ScenarioRun) -> list[tuple[str, Recorded]]:
@@ -83,3 +94,48 @@ def _in_bounds(value: str) -> bool:
     except ValueError:
         return False
     return (not isinstance(number, float) or math.isfinite(number)) and 0 < number <= NUMERIC_MAX
+
+
+def _alias(run: ScenarioRun) -> Finding:
+    name = run.settings.environment_header
+    requests = _requests(run)
+    sent = [(r, r.headers[name]) for _, r in requests if name in r.headers]
+    wrong = []
+    for record, value in sent:
+        where = f"{record.instance} request {record.seq}"
+        if value not in ALLOWED:
+            wrong.append(f"{where}: {name}: {value[:40]!r}, not an allowed value")
+        elif value not in IN_SCOPE:
+            wrong.append(f"{where}: {name}: {value!r}, outside the key's scope ({SCOPE})")
+    if wrong:
+        return failed(
+            ENV_ALIAS,
+            "the client's environment alias is not an allowed value within the key's scope",
+            f"{name} (profile: headers.environment), when sent: one of {', '.join(ALLOWED)} "
+            f"(length >= 1), within the scope of the key it was given ({SCOPE}, RCES_ENVIRONMENT; "
+            "studio its synonym); omitted means development",
+            f"{len(wrong)} of {len(requests)} requests: " + "; ".join(wrong[:4]),
+        )
+    note = f"{len(sent)} requests carried it" if sent else "the client never sent it"
+    return passed(ENV_ALIAS, "environment alias allowed and in scope", note)
+
+
+def _authorization(run: ScenarioRun) -> Finding:
+    requests = _requests(run)
+    if not requests:
+        return unmeasured(AUTHORIZATION, "no request was read")
+    wrong = []
+    for _, record in requests:
+        value = record.headers.get("authorization")
+        if value != KEY_PLACEHOLDER:
+            shown = "none" if value is None else repr(value[:40])
+            wrong.append(f"{record.instance} request {record.seq}: authorization: {shown}")
+    if wrong:
+        return failed(
+            AUTHORIZATION,
+            "the client's authorization header is not the SDK key itself",
+            "authorization: <the SDK key given, RCES_SDK_KEY>, the raw key with no scheme word, "
+            "on every status and refetch request",
+            f"{len(wrong)} of {len(requests)} requests: " + "; ".join(wrong[:4]),
+        )
+    return passed(AUTHORIZATION, "the raw key sent", f"{len(requests)} requests")

@@ -5,8 +5,14 @@ or one request per moved configuration; nothing after a 304.
 
 "Moved" is against what the client holds: a configuration that is new or whose hash changed (a
 changed alias changes the hash); one that is gone needs no request. The first 200 counts as a
-change: the client's first poll sends no hash and holds nothing, so every configuration that 200
-lists has moved and is due (one bootstrap, or one request each)."""
+change when the client holds nothing (a status poll first, with no hash): every configuration
+that 200 lists has moved and is due (one bootstrap, or one request each). A client that fetched a
+bootstrap snapshot first holds it: only what moved since is due.
+
+In bootstrap mode "refetch only the configurations that changed" (spec 4.3) is read as what such
+a client can show: a whole bootstrap is its only way to refetch, so the rule it keeps is *when*
+it refetches (once after a 200 where a configuration hash moved; never when none moved, as when
+only the experiments moved, nor after a 304). Audit L8."""
 
 from __future__ import annotations
 
@@ -41,8 +47,10 @@ def judge_refetch(run: ScenarioRun) -> list[Finding]:
     if wrong:
         expected = (
             "one GET /sdk/v2/bootstrap after each 200 where any configuration hash moved (the "
-            "first 200 included: the client held none), whatever the number moved; none after "
-            "a 200 where none moved or after a 304"
+            "first 200 included when the client held none), whatever the number moved; none "
+            "after a 200 where none moved (the experiments alone) or after a 304: a whole "
+            "bootstrap being the only refetch, when it refetches is what 'only the "
+            "configurations that changed' asks of it"
             if mode == BOOTSTRAP
             else f"one GET {mode} per configuration whose hash moved (after the first 200: every "
             "configuration listed), nothing for a configuration that is gone, nothing after a 304"

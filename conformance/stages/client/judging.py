@@ -1,20 +1,22 @@
-"""Which judge reads which scenario (``Scenario.judges`` names them), and a scenario's findings:
+"""Which judge reads which scenario (``Scenario.judges`` names them), and a scenario's findings
+and drop-in differences:
 a client that did not run, ended early or never polled fails every id of the scenario, with its
 output as the evidence."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
+from conformance.stages.client.dropin import Judged
 from conformance.stages.client.judge_failures import judge_backoff, judge_retry_after
 from conformance.stages.client.judge_hash import judge_last_hash
 from conformance.stages.client.judge_headers import judge_headers
 from conformance.stages.client.judge_hint import judge_hint, judge_jitter, judge_release
 from conformance.stages.client.judge_refetch import judge_refetch
 from conformance.stages.client.runs import ScenarioRun
-from conformance.verdict.finding import Finding, failed
+from conformance.verdict.finding import failed
 
-JUDGES: dict[str, Callable[[ScenarioRun], list[Finding]]] = {
+JUDGES: dict[str, Callable[[ScenarioRun], Sequence[Judged]]] = {
     "last-hash": judge_last_hash,
     "headers": judge_headers,
     "hint": judge_hint,
@@ -26,8 +28,8 @@ JUDGES: dict[str, Callable[[ScenarioRun], list[Finding]]] = {
 }
 
 
-def judge(run: ScenarioRun) -> list[Finding]:
-    """Every finding of one scenario's run."""
+def judge(run: ScenarioRun) -> list[Judged]:
+    """Every finding of one scenario's run, and its drop-in differences (``dropin.split``)."""
     problems = run.problems()
     if problems:
         output = "\n".join(
@@ -44,7 +46,7 @@ def judge(run: ScenarioRun) -> list[Finding]:
             )
             for rid in run.scenario.requirement_ids
         ]
-    findings: list[Finding] = []
+    findings: list[Judged] = []
     for name in run.scenario.judges:
         findings.extend(JUDGES[name](run))
     return findings

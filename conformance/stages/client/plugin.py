@@ -42,7 +42,7 @@ def client_runs(request: pytest.FixtureRequest) -> dict[str, ScenarioRun]:
         "url": f"client: {command}",
         "fingerprint": hashlib.sha256(command.encode()).hexdigest()[:16],
         "profile": {"client": settings.summary()},
-        "baseline": {},
+        "baseline": dict(settings.baseline),  # known failures, as in server runs
     }
     config.stash[TARGET_INFO] = described
     try:

@@ -30,6 +30,8 @@ class Recorded:
     refetched: tuple[int, ...] = ()  # configuration ids a refetch answer carried
     changed: tuple[int, ...] | None = None  # status 200: ids whose hash moved since the held one
     note: str = ""
+    raw_query: str = ""  # the query string as sent (a refetch template may carry one)
+    whole: bool = False  # a refetch answered with the whole bootstrap snapshot
     read: bool = True  # False: a connection reset on accept (a refused one), no request read
 
     @property
@@ -52,6 +54,11 @@ class Recorded:
     def other_hash(self, transport: str) -> str | None:
         """The hash carried in the form the profile does not name, if any."""
         return self.sent_hash("if-none-match" if transport == "query" else "query")
+
+    @property
+    def target(self) -> str:
+        """The request target as sent: path, and query string if any."""
+        return self.path + (f"?{self.raw_query}" if self.raw_query else "")
 
     def answer(self) -> str:
         """The answer in a few words."""

@@ -25,10 +25,13 @@ RETRY_AFTER = "POLL-CLIENT-RETRY-AFTER"
 BACKOFF = "POLL-CLIENT-BACKOFF"
 INSTANCE_ID = "SDK-CLIENT-INSTANCE-ID"
 NUMERIC_HEADER = "SDK-CLIENT-NUMERIC-HEADER"
+ENV_ALIAS = "SDK-CLIENT-ENV-ALIAS"
+AUTHORIZATION = "SDK-CLIENT-AUTHORIZATION"
 
 # Judged on every request of every scenario, on and off the happy path (after 304s, 5xx, 429s
-# and lost connections alike): the hash sent back, its header's grammar, the identity headers.
-EVERY_REQUEST = (SEND_LAST_HASH, INSTANCE_ID, NUMERIC_HEADER)
+# and lost connections alike): the hash sent back, its header's form, the identity headers, the
+# environment alias and the authorization header.
+EVERY_REQUEST = (SEND_LAST_HASH, INSTANCE_ID, NUMERIC_HEADER, ENV_ALIAS, AUTHORIZATION)
 EVERY_REQUEST_JUDGES = ("last-hash", "headers")
 
 Answer = Literal["snapshot", "error", "rate-limited", "reset"]

@@ -31,6 +31,8 @@ class ClientSection:
     scale (the profile's section, typed here by the stage: ``profiles.stage_section``)."""
 
     hash_transport: str
+    if_none_match_form: str
+    first_request: str
     jitter_reading: str
     refetch_request: str
     time_scale: float
@@ -41,6 +43,8 @@ class SettingsSummary(TypedDict):
 
     command: str  # shell-quoted
     hash_transport: str
+    if_none_match_form: str
+    first_request: str
     jitter_reading: str
     refetch_request: str
     time_scale: float
@@ -59,6 +63,17 @@ class ClientSettings:
     instance_header: str
     numeric_header: str
     profile_source: str = ""  # the profile file read, "" for the defaults
+    if_none_match_form: str = "quoted"  # "quoted" | "bare" | "any"
+    first_request: str = "status"  # "status" | "bootstrap" | "any"
+    environment_header: str = "environment"
+    declared: frozenset[str] = frozenset()  # the client keys the profile declares (written)
+    baseline: tuple[tuple[str, str], ...] = ()  # (requirement id, reason): known failures
+
+    def declares(self, key: str) -> bool:
+        """Whether the profile declares ``client.<key>`` (writes it, or ``conventions:
+        production``): a departure from it is then an interface failure; from a key left at its
+        default (the convention), a drop-in difference."""
+        return key in self.declared
 
     def scaled(self, nominal_s: float) -> float:
         return nominal_s * self.time_scale
@@ -68,6 +83,8 @@ class ClientSettings:
         return {
             "command": shlex.join(self.command),
             "hash_transport": self.hash_transport,
+            "if_none_match_form": self.if_none_match_form,
+            "first_request": self.first_request,
             "jitter_reading": self.jitter_reading,
             "refetch_request": self.refetch_request,
             "time_scale": self.time_scale,
@@ -80,7 +97,7 @@ def settings_from(
 ) -> ClientSettings:
     """The settings of a run: ``command`` (None: the reference client), the profile's keys
     (None: the schema's defaults), ``time_scale`` overriding the profile's."""
-    client, headers = _profile_sections(profile_path)
+    client, headers, declared, baseline = _profile_sections(profile_path)
     section = profiles.stage_section(ClientSection, client, "client")
     argv = tuple(shlex.split(command if command is not None else reference_command()))
     if not argv:
@@ -91,24 +108,33 @@ def settings_from(
     return ClientSettings(
         command=argv,
         hash_transport=section.hash_transport,
+        if_none_match_form=section.if_none_match_form,
+        first_request=section.first_request,
         jitter_reading=section.jitter_reading,
         refetch_request=section.refetch_request,
         time_scale=scale,
         instance_header=str(headers["instance_id"]).lower(),
         numeric_header=str(headers["numeric"]).lower(),
+        environment_header=str(headers["environment"]).lower(),
+        declared=declared,
+        baseline=baseline,
         profile_source=str(Path(profile_path)) if profile_path else "",
     )
 
 
-def _profile_sections(profile_path: str | None) -> tuple[dict[str, object], dict[str, object]]:
-    """The ``client`` and ``headers`` sections over their defaults. A client-only profile (no
-    credentials: the stage plays the server) is enough; both sections are checked against the
+Sections = tuple[dict[str, object], dict[str, object], frozenset[str], tuple[tuple[str, str], ...]]
+
+
+def _profile_sections(profile_path: str | None) -> Sections:
+    """The ``client`` and ``headers`` sections over their defaults, the client keys the profile
+    declares, and its ``baseline`` (known failures, as in server runs). A client-only profile (no
+    credentials: the stage plays the server) is enough; what is read is checked against the
     profile schema, an error naming the key."""
 
     client: dict[str, object] = dict(profiles.DEFAULTS["client"])
     headers: dict[str, object] = dict(profiles.DEFAULTS["headers"])
     if not profile_path:
-        return client, headers
+        return client, headers, frozenset(), ()
     try:
         data = yaml.safe_load(Path(profile_path).read_text(encoding="utf-8")) or {}
     except (OSError, yaml.YAMLError) as error:
@@ -128,4 +154,21 @@ def _profile_sections(profile_path: str | None) -> tuple[dict[str, object], dict
         for problem in validator.iter_errors(merged):
             where = ".".join([name, *(str(p) for p in problem.absolute_path)])
             raise UsageError(f"{profile_path}: {where}: {problem.message}")
-    return client, headers
+    written = data.get("client") or {}
+    declared = frozenset(client if data.get("conventions") == "production" else written)
+    return client, headers, declared, _baseline(data, profile_path, jsonschema)
+
+
+def _baseline(
+    data: dict[str, object], profile_path: str, jsonschema: object
+) -> tuple[tuple[str, str], ...]:
+    """The profile's ``baseline`` entries, checked against the schema (a usage error naming the
+    entry), as (requirement id, reason)."""
+    entries = data.get("baseline") or []
+    node = profiles.schema()["properties"]["baseline"]
+    validator = jsonschema.Draft202012Validator(node)  # type: ignore[attr-defined]
+    for problem in validator.iter_errors(entries):
+        where = ".".join(["baseline", *(str(p) for p in problem.absolute_path)])
+        raise UsageError(f"{profile_path}: {where}: {problem.message}")
+    assert isinstance(entries, list)
+    return tuple((str(e["requirement"]), str(e["reason"])) for e in entries)

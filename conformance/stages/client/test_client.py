@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import pytest
 
+from conformance.checks.conventions import NOTEBOOK
 from conformance.errors import NotMeasurable
 from conformance.session import wire
 from conformance.session.state import TRANSCRIPT
+from conformance.stages.client.dropin import split
 from conformance.stages.client.evidence import Timeline, scenario_details
 from conformance.stages.client.judging import judge
 from conformance.stages.client.plugin import SCENARIO_PARAMETER
@@ -53,4 +55,7 @@ def test_client_scenario(
     )
     if run.stopped:
         raise NotMeasurable(run.stopped)
-    conclude(judge(run), sections_of=spec_sections)  # a convention's failure cites no section
+    findings, differences = split(judge(run))
+    for difference in differences:
+        NOTEBOOK.note(difference)
+    conclude(findings, sections_of=spec_sections)  # a convention's failure cites no section

@@ -255,7 +255,7 @@ def test_client_and_load_reach_is_the_faults_run_over_the_stages_requirements() 
         _report("correct", fault_breaks=[], fault_failed=[]),
     )  # fmt: skip
     run = verdicts.side_run(sides.SIDES["client"], tally, 1.0, pytest.ExitCode.OK)
-    assert run.reach() == "2/9"
+    assert run.reach() == "2/11"
     assert [f.name for f in run.faults] == ["a", "b"] and [c.name for c in run.correct] == [
         "correct"
     ]

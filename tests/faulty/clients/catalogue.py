@@ -18,8 +18,22 @@ RETRY_AFTER = "POLL-CLIENT-RETRY-AFTER"
 BACKOFF = "POLL-CLIENT-BACKOFF"
 INSTANCE_ID = "SDK-CLIENT-INSTANCE-ID"
 NUMERIC = "SDK-CLIENT-NUMERIC-HEADER"
+ALIAS = "SDK-CLIENT-ENV-ALIAS"
+AUTHORIZATION = "SDK-CLIENT-AUTHORIZATION"
 EVERY = frozenset(
-    {HASH, HINT, JITTER, RELEASE, REFETCH, RETRY_AFTER, BACKOFF, INSTANCE_ID, NUMERIC}
+    {
+        HASH,
+        HINT,
+        JITTER,
+        RELEASE,
+        REFETCH,
+        RETRY_AFTER,
+        BACKOFF,
+        INSTANCE_ID,
+        NUMERIC,
+        ALIAS,
+        AUTHORIZATION,
+    }
 )
 
 
@@ -28,13 +42,20 @@ class ClientVariant:
     """One variant of the reference client and what the client stage must make of it."""
 
     name: str
-    breaks: frozenset[str]
+    breaks: frozenset[str]  # the ids the stage fails (a correct variant: convention-only ones)
     doc: str
-    profile: dict[str, str] = field(default_factory=dict)  # client: keys the stage is run with
+    profile: dict[str, str] = field(default_factory=dict)  # client: keys the profile writes
+    differs: frozenset[str] = frozenset()  # the ids of its drop-in differences (undeclared keys)
 
 
-def fault(name: str, breaks: set[str] | frozenset[str], doc: str, **profile: str) -> ClientVariant:
-    return ClientVariant(name, frozenset(breaks), doc, dict(profile))
+def fault(
+    name: str,
+    breaks: set[str] | frozenset[str],
+    doc: str,
+    differs: frozenset[str] = frozenset(),
+    **profile: str,
+) -> ClientVariant:
+    return ClientVariant(name, frozenset(breaks), doc, dict(profile), frozenset(differs))
 
 
 DEFECTS: tuple[ClientVariant, ...] = (
@@ -61,6 +82,23 @@ DEFECTS: tuple[ClientVariant, ...] = (
     fault("no-instance-id", {INSTANCE_ID}, "never sends the instance id it was given"),
     fault("long-instance-id", {INSTANCE_ID}, "sends an instance id of 200 characters"),
     fault("project-id-zero", {NUMERIC}, "sends the numeric header as 0"),
+    fault(
+        "alias-out-of-scope",
+        {ALIAS},
+        "sends the environment alias production with a key scoped to development",
+    ),
+    fault("alias-unknown", {ALIAS}, "sends the environment alias staging, not an allowed value"),
+    fault(
+        "bearer-authorization",
+        {AUTHORIZATION},
+        "sends authorization: Bearer <key>, a scheme word before the key",
+    ),
+    fault(
+        "bootstrap-first-declared-status",
+        {HASH},
+        "fetches a bootstrap first, where its profile declares client.first_request: status",
+        first_request="status",
+    ),
     fault("exits-early", EVERY, "exits on its own after a second"),
 )
 
@@ -99,7 +137,10 @@ ADVERSARIAL: tuple[ClientVariant, ...] = (
         {HASH},
         "sends If-None-Match as the bare hash, not the quoted entity-tag the ETag carried. Spec "
         "4.3: 'If-None-Match | header | ... | the last hash seen'; RFC 9110 13.1.2: "
-        "'If-None-Match = \"*\" / #entity-tag'",
+        "'If-None-Match = \"*\" / #entity-tag'. Its profile declares the quoted form "
+        "(client.if_none_match_form: quoted), so it breaks its own declaration (undeclared, the "
+        "bare hash is a drop-in difference: bare-if-none-match-undeclared)",
+        if_none_match_form="quoted",
     ),
     fault(
         "adv-hint-dropped-on-304",
@@ -136,6 +177,51 @@ CORRECT: tuple[ClientVariant, ...] = (
         set(),
         "backs off with decorrelated jitter: wait = min(cap, uniform(base, 3 x previous wait))",
     ),
+    # Issue 37: filling the gaps their own way, declared or not.
+    fault(
+        "bare-if-none-match-declared",
+        set(),
+        "sends If-None-Match as the bare hash (spec 4.3's table: 'the last hash seen'), declared",
+        if_none_match_form="bare",
+    ),
+    fault(
+        "bare-if-none-match-any",
+        set(),
+        "sends If-None-Match as the bare hash, the profile accepting either form",
+        if_none_match_form="any",
+    ),
+    fault(
+        "bare-if-none-match-undeclared",
+        set(),
+        "sends If-None-Match as the bare hash, undeclared: a drop-in difference only",
+        differs=frozenset({HASH}),
+    ),
+    fault(
+        "bootstrap-first-declared",
+        set(),
+        "fetches a bootstrap snapshot first and polls with its hash (spec 1), declared",
+        first_request="bootstrap",
+    ),
+    fault(
+        "bootstrap-first-undeclared",
+        set(),
+        "fetches a bootstrap snapshot first, undeclared: a drop-in difference only",
+        differs=frozenset({HASH}),
+    ),
+    fault(
+        "backoff-cadence-floor",
+        {BACKOFF},
+        "never waits less than its own cadence after a failure (no doubling before the cap): "
+        "never hammers; the convention's growth is missed, a drop-in failure only",
+    ),
+    fault(
+        "query-template-refetch",
+        set(),
+        "refetches one GET /sdk/v2/bootstrap?configuration={id} per moved configuration",
+        refetch_request="/sdk/v2/bootstrap?configuration={id}",
+    ),
+    fault("studio-alias", set(), "sends the environment alias studio (development's synonym)"),
+    fault("no-alias", set(), "never sends the environment alias (development by default)"),
 )
 
 FAULTS: tuple[ClientVariant, ...] = DEFECTS + ADVERSARIAL

@@ -9,7 +9,9 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from conformance.report.model import Difference
 from conformance.report.model import Outcome as Judged
+from conformance.stages.client.dropin import split
 from conformance.stages.client.judging import judge
 from conformance.stages.client.runs import run_scenarios
 from conformance.stages.client.scenarios import SCENARIOS
@@ -34,22 +36,38 @@ class Outcome:
     passed: frozenset[str]
     unmeasured: frozenset[str]
     findings: tuple[Finding, ...]
+    differences: tuple[Difference, ...] = ()  # drop-in level: undeclared departures
+
+    @property
+    def differs(self) -> frozenset[str]:
+        """The requirement ids of the drop-in differences noted."""
+        return frozenset(rid for d in self.differences for rid in d.requirement_ids)
 
     def describe(self) -> str:
         return "\n".join(
-            f"{f.requirement}: {f.outcome}: {f.title} | {f.received[:400]}"
-            for f in self.findings
-            if f.outcome != PASS
+            [
+                f"{f.requirement}: {f.outcome}: {f.title} | {f.received[:400]}"
+                for f in self.findings
+                if f.outcome != PASS
+            ]
+            + [
+                f"drop-in {list(d.requirement_ids)}: {d.key} (convention {d.convention}): "
+                f"{d.received[:300]}"
+                for d in self.differences
+            ]
         )
 
 
 def run_variant(variant: ClientVariant) -> Outcome:
     settings = dataclasses.replace(
-        settings_from(command_for(variant.name), None), **variant.profile
+        settings_from(command_for(variant.name), None),
+        **variant.profile,
+        declared=frozenset(variant.profile),  # the keys a profile would write
     )
     runs = run_scenarios(settings, SCENARIOS)
-    findings = tuple(f for run in runs.values() for f in judge(run))
+    found, differences = split(item for run in runs.values() for item in judge(run))
+    findings = tuple(found)
     failed = frozenset(f.requirement for f in findings if f.outcome == FAIL)
     unmeasured = frozenset(f.requirement for f in findings if f.outcome == UNMEASURED) - failed
     passed = frozenset(f.requirement for f in findings if f.outcome == PASS) - failed - unmeasured
-    return Outcome(failed, passed, unmeasured, findings)
+    return Outcome(failed, passed, unmeasured, findings, tuple(differences))

@@ -10,6 +10,7 @@ import threading
 from collections.abc import Callable
 from types import MappingProxyType
 from typing import Any
+from urllib.parse import parse_qsl
 
 from refclient import core, environment, timing
 from refclient.core import PollCore, Request
@@ -205,6 +206,87 @@ def per_configuration() -> None:
     _config(refetch="per-configuration")
 
 
+ENVIRONMENT_HEADER = "environment"
+
+
+def alias(value: str | None) -> Callable[[], None]:
+    """Send the environment alias ``value`` (None: no alias header at all)."""
+
+    def patch() -> None:
+        def change(headers: dict[str, str]) -> None:
+            if value is None:
+                headers.pop(ENVIRONMENT_HEADER, None)
+            else:
+                headers[ENVIRONMENT_HEADER] = value
+
+        _identity(change)
+
+    return patch
+
+
+def bearer_authorization() -> None:
+    _identity(
+        lambda headers: headers.__setitem__("authorization", "Bearer " + headers["authorization"])
+    )
+
+
+def bootstrap_first() -> None:
+    """Fetch a bootstrap snapshot before the first poll and hold it (its hash the first poll
+    sends back); polling as the reference client from there."""
+    from refclient import sync_poller
+    from refclient.core import BOOTSTRAP_PATH, Reply
+    from refclient.payload import status_body, unquote_etag
+
+    original = sync_poller.Poller.run_forever
+
+    def run_forever(self: sync_poller.Poller) -> None:
+        core_ = self.core
+        request = Request(
+            BOOTSTRAP_PATH, MappingProxyType(core_._identity_headers()), MappingProxyType({}), "b"
+        )
+        reply: Reply = self._send(request)
+        if reply.status == 200:
+            body = status_body(reply.body, unquote_etag(reply.headers.get("etag")), "bootstrap")
+            documents = {s.id: (s, body.documents[s.id]) for s in body.configurations}
+            core_._adopt(body, documents, (), ("bootstrap",))
+        original(self)
+
+    sync_poller.Poller.run_forever = run_forever  # type: ignore[method-assign]
+
+
+def backoff_cadence_floor() -> None:
+    """After a failure, wait the client's own cadence (never less), Retry-After and a held hint
+    still honoured: a flat retry that never hammers."""
+
+    def failure_delay(self: PollCore, retry_after: float | None = None) -> float:
+        c = self.config
+        wait = timing.spread(c.scaled(c.cadence), c.cadence_jitter, c.random(), "above")
+        if retry_after is not None:
+            wait = max(wait, retry_after)
+        if self._hint is not None:
+            wait = max(wait, self.success_delay())
+        return wait
+
+    PollCore.failure_delay = failure_delay  # type: ignore[method-assign]
+
+
+def query_template_refetch() -> None:
+    """Refetch per configuration through a template with a query string (the query sent as the
+    request's parameters: httpx drops a query written in the path when params are given)."""
+    _config(refetch="per-configuration", configuration_path="/sdk/v2/bootstrap?configuration={id}")
+    original = PollCore._refetch_requests
+
+    def refetch_requests(self: PollCore, changed: Any) -> tuple[Request, ...]:
+        split = []
+        for request in original(self, changed):
+            path, _, query = request.path.partition("?")
+            params = MappingProxyType({**request.params, **dict(parse_qsl(query))})
+            split.append(Request(path, request.headers, params, request.label))
+        return tuple(split)
+
+    PollCore._refetch_requests = refetch_requests  # type: ignore[method-assign]
+
+
 def unchanged() -> None:
     """The reference client, or a variant that differs only by the environment it is given."""
 
@@ -224,6 +306,10 @@ PATCHES: dict[str, Callable[[], None]] = {
     "no-instance-id": no_instance_id,
     "long-instance-id": long_instance_id,
     "project-id-zero": project_id_zero,
+    "alias-out-of-scope": alias("production"),
+    "alias-unknown": alias("staging"),
+    "bearer-authorization": bearer_authorization,
+    "bootstrap-first-declared-status": bootstrap_first,
     "exits-early": exits_early,
     **ADVERSARIAL_PATCHES,
     "reference": unchanged,
@@ -233,4 +319,13 @@ PATCHES: dict[str, Callable[[], None]] = {
     "equal-jitter": equal_jitter,
     "full-jitter": full_jitter,
     "decorrelated-jitter": decorrelated_jitter,
+    "bare-if-none-match-declared": ADVERSARIAL_PATCHES["adv-if-none-match-unquoted"],
+    "bare-if-none-match-any": ADVERSARIAL_PATCHES["adv-if-none-match-unquoted"],
+    "bare-if-none-match-undeclared": ADVERSARIAL_PATCHES["adv-if-none-match-unquoted"],
+    "bootstrap-first-declared": bootstrap_first,
+    "bootstrap-first-undeclared": bootstrap_first,
+    "backoff-cadence-floor": backoff_cadence_floor,
+    "query-template-refetch": query_template_refetch,
+    "studio-alias": alias("studio"),
+    "no-alias": alias(None),
 }
