@@ -26,7 +26,7 @@ def test_pytest_on_the_package_takes_the_client_command(tmp_path: Path) -> None:
             "--client-command",
             EXITS_AT_ONCE,
             "--requirements",
-            "POLL-CLIENT-RETRY-AFTER",
+            "POLL-CLIENT-HONOUR-HINT",
             "--report-dir",
             str(reports),
             "-p",
@@ -42,7 +42,7 @@ def test_pytest_on_the_package_takes_the_client_command(tmp_path: Path) -> None:
     assert done.returncode == 1, done.stdout[-2000:] + done.stderr[-2000:]
     data = json.loads((reports / "conformance.json").read_text(encoding="utf-8"))
     assert [(r["id"], r["outcome"]) for r in data["requirements"]] == [
-        ("POLL-CLIENT-RETRY-AFTER", "fail")
+        ("POLL-CLIENT-HONOUR-HINT", "fail")
     ]
 
 
@@ -54,7 +54,7 @@ def test_conformance_run_stage_client_certifies_the_reference_client(tmp_path: P
             "--stage",
             "client",
             "--requirements",
-            "POLL-CLIENT-RETRY-AFTER",
+            "POLL-CLIENT-HONOUR-HINT",
             "--report-dir",
             str(reports),
             "--quiet",
@@ -65,5 +65,5 @@ def test_conformance_run_stage_client_certifies_the_reference_client(tmp_path: P
     assert code == 0
     data = json.loads((reports / "conformance.json").read_text(encoding="utf-8"))
     assert [(r["id"], r["outcome"], r["subject"]) for r in data["requirements"]] == [
-        ("POLL-CLIENT-RETRY-AFTER", "pass", "client")
+        ("POLL-CLIENT-HONOUR-HINT", "pass", "client")
     ]

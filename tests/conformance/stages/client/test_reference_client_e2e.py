@@ -42,7 +42,7 @@ def test_a_client_that_exits_at_once_fails_with_its_output(tmp_path: Path) -> No
             str(reports),
             "--quiet",
             "--requirements",
-            "POLL-CLIENT-RETRY-AFTER",
+            "POLL-CLIENT-HONOUR-HINT",
         ]
     )
     assert code == 1
