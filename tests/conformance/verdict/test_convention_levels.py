@@ -136,6 +136,27 @@ def test_the_reports_name_the_convention_and_its_key() -> None:
     found = report(failing(requirement, "scenarios"), production=False)
     (entry,) = by_key(found)
     assert (entry.key, entry.convention) == ("conventions", requirement.convention)
-    assert drop_in_phrase(found) == "not drop-in compatible: 1 convention differs (conventions)"
+    assert drop_in_phrase(found) == (
+        "not drop-in compatible: 1 convention differs (conventions (LIMIT-RATE-429-RETRY-AFTER))"
+    )
     text = markdown_report.render(found)
     assert requirement.convention is not None and requirement.convention in text
+
+
+def test_two_conventions_only_production_declares_are_two_differences() -> None:
+    """Both keyed ``conventions``, each keeps its own phrase in the by-key view."""
+    catalogue = load_catalogue()
+    first, second = catalogue["LIMIT-RATE-429-RETRY-AFTER"], catalogue["ERR-BODY-JSON"]
+    found = report_for_run(
+        [failing(first, "scenarios"), failing(second, "scenarios")],
+        {"profile": {}},
+        {first.id, second.id},
+        started_at="2026-11-29T00:00:00Z",
+        duration_s=0.0,
+    )
+    entries = by_key(found)
+    assert [(e.convention, e.requirement_ids) for e in entries] == [
+        (second.convention, (second.id,)),
+        (first.convention, (first.id,)),
+    ]
+    assert drop_in_phrase(found).startswith("not drop-in compatible: 2 conventions differ")
