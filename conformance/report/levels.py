@@ -22,29 +22,43 @@ class KeyDifferences:
     curl: str | None
 
 
+# The key of a difference no single profile key declares: a requirement resting on a convention
+# that only ``conventions: production`` declares (``verdict.levels``).
+ALL_CONVENTIONS = "conventions"
+
+
 def by_key(report: Report) -> tuple[KeyDifferences, ...]:
-    """The run's differences, one entry per key, in the order first seen."""
-    grouped: dict[str, list[Difference]] = {}
+    """The run's differences, one entry per key and convention, in the order first seen (one
+    key's differences share its default; those only ``conventions`` declares differ by theirs)."""
+    grouped: dict[tuple[str, str], list[Difference]] = {}
     for requirement in report.requirements:
         for difference in requirement.differences:
-            grouped.setdefault(difference.key, []).append(difference)
+            grouped.setdefault((difference.key, difference.convention), []).append(difference)
     return tuple(
         KeyDifferences(
             key=key,
-            convention=found[0].convention,
+            convention=convention,
             received=tuple(dict.fromkeys(d.received for d in found)),
             requirement_ids=tuple(sorted({i for d in found for i in d.requirement_ids})),
             curl=found[0].curl,
         )
-        for key, found in grouped.items()
+        for (key, convention), found in grouped.items()
     )
+
+
+def named(entry: KeyDifferences) -> str:
+    """How the phrase names one difference: its key, or for one only ``conventions`` declares,
+    ``conventions`` with the requirement it rests under."""
+    if entry.key == ALL_CONVENTIONS and entry.requirement_ids:
+        return f"{ALL_CONVENTIONS} ({', '.join(entry.requirement_ids)})"
+    return entry.key
 
 
 def drop_in_phrase(report: Report) -> str:
     """The second level in words: "drop-in compatible", or "not drop-in compatible: 2
     conventions differ (statuses.create_configuration, errors.code_field)", each named by the
     key that would declare the target's own choice."""
-    keys = [entry.key for entry in by_key(report)]
+    keys = [named(entry) for entry in by_key(report)]
     if keys:
         shown = ", ".join(keys[:KEYS_NAMED])
         more = f" and {len(keys) - KEYS_NAMED} more" if len(keys) > KEYS_NAMED else ""

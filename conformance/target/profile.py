@@ -213,6 +213,8 @@ class SdkRateLimit(RateLimit):
     """``rate_limit``: the SDK endpoints' bucket, and what one bucket is kept for."""
 
     scope: str  # "key-and-instance" | "instance"
+    # declares the Retry-After convention (only ``true``: written, it is judged at the interface)
+    retry_after: bool = True
 
     def bucket(self, key: str | None, instance: str | None) -> tuple[str, str | None]:
         """The identity of the target's bucket a request with this key and instance id spends

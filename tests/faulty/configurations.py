@@ -58,6 +58,13 @@ def not_iso(value: Any) -> Any:
     return f"{match[3]}/{match[2]}/{match[1]} {match[4]}" if match else value
 
 
+def _refuse_extras(request: Request) -> Response | None:
+    body = request.json()
+    if isinstance(body, dict) and any(str(key).startswith("x") for key in body):
+        return error_response(400, "UNKNOWN_PROPERTY")
+    return None
+
+
 def basic_format(value: Any) -> Any:
     # "2026-11-22T04:00:00.000Z" -> "20261122T040000,000Z": ISO 8601's basic format, a comma
     match = re.match(r"(\d{4})-(\d\d)-(\d\d)T(\d\d):(\d\d):(\d\d)(?:\.(\d+))?Z$", str(value))
@@ -166,6 +173,13 @@ def configurations() -> tuple[Fault, ...]:
             "CFG-CREATE-PRIVACY-AND-COMMENTS",
             "Create keeps no comments: the record's `comments` is always {}.",
             edit_json(CREATE, set_field("comments", lambda d: {})),
+        ),
+        fault(
+            "create-refuses-extra-properties",
+            "CFG-CREATE-EXTRA-PROPERTIES",
+            "A create whose body carries a top-level property the server does not know "
+            "(`xString`, ...) is refused 400: spec 2.1 says the record accepts them.",
+            answer(CREATE, _refuse_extras),
         ),
         fault(
             "create-drops-extra-properties",

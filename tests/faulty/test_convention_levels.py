@@ -36,13 +36,20 @@ def test_an_undeclared_retry_after_is_one_drop_in_difference(tmp_path: Path) -> 
     }, run.explain()
     assert "(spec 8)" not in run.output  # the terminal cites no spec words for a convention
     (difference,) = report["differences"]
-    assert difference["key"] == "conventions"
+    assert difference["key"] == "rate_limit.retry_after"  # the key that would declare it
     assert difference["requirement_ids"] == [BROKEN]
     assert difference["convention"] == load_catalogue()[BROKEN].convention
 
 
-def test_a_declared_retry_after_is_an_interface_failure(tmp_path: Path) -> None:
-    fault = replace(DROPPED, profile={**DROPPED.profile, "conventions": "production"})
+@pytest.mark.parametrize(
+    "declaring",
+    [{"conventions": "production"}, {"conventions": "none", "rate_limit": {"retry_after": True}}],
+    ids=["production", "its-key"],
+)
+def test_a_declared_retry_after_is_an_interface_failure(
+    tmp_path: Path, declaring: dict[str, object]
+) -> None:
+    fault = replace(DROPPED, profile={**DROPPED.profile, **declaring})
     run = run_fault(fault, tmp_path, requirements=RATE_LIMIT)
     report = written_report(tmp_path / "report")
     assert report["levels"]["interface"] == "not-conformant", run.explain()

@@ -12,11 +12,8 @@ from conformance.checks.declared import status_expectation, status_holds
 from conformance.drivers.experiments import SUMMARY_FIELDS, WEIGHTED, Experiments, group_ids
 from conformance.drivers.steps import body_of, ok, setup_failed
 from conformance.json_types import JsonObject, JsonValue, objects_in
-from conformance.oracles.experiment_shapes import (
-    group_convention_problems,
-    group_problems,
-    summary_problems,
-)
+from conformance.oracles import experiment_shapes
+from conformance.oracles.experiment_shapes import group_problems, summary_problems
 from conformance.oracles.json_equality import same_json
 from conformance.traffic.transcript import Reply
 
@@ -242,14 +239,9 @@ def test_snapshot_summary_describes_the_experiment(experiments: Experiments) -> 
             "id, label, weight, ordinal numbers/strings",
             "; ".join(found[:6]),
         )
-        found = group_convention_problems(summary)
-        independent.check(
-            not found,
-            ("EXP-SNAPSHOT-GROUP-CONVENTIONS",),
-            "the groups break a production convention",
-            "at least one group, and distinct ordinals",
-            "; ".join(found),
-        )
+        conv = experiment_shapes.group_convention_problems(summary)
+        why = ("groups break a convention", "one group or more, distinct ordinals", "; ".join(conv))
+        independent.check(not conv, ("EXP-SNAPSHOT-GROUP-CONVENTIONS",), *why)
         match = ("EXP-SNAPSHOT-MATCHES-EXPERIMENT",)
         for name in ("name", "unitType", "assignmentMode", "baseConfigurationId"):
             independent.check(

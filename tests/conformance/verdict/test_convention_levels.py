@@ -122,6 +122,19 @@ def test_an_undeclared_convention_not_measured_is_not_an_interface_gap() -> None
     assert declared.outcome is Outcome.NOT_MEASURABLE
 
 
+def test_the_retry_after_key_declares_it_alone() -> None:
+    requirement = load_catalogue()["LIMIT-RATE-429-RETRY-AFTER"]
+    record = failing(requirement, "load")
+    (declared,) = report(
+        record, production=False, declares=frozenset({"rate_limit.retry_after"})
+    ).requirements
+    assert declared.outcome is Outcome.FAIL
+    (other,) = report(
+        record, production=False, declares=frozenset({"rate_limit.burst"})
+    ).requirements
+    assert other.outcome is Outcome.NOT_APPLICABLE
+
+
 def test_a_declaring_key_written_makes_it_an_interface_rule() -> None:
     requirement = replace(CONVENTIONS[0], declared_by=("rate_limit.scope",))
     assert requirement.declared_under(False, lambda key: key == "rate_limit.scope")
@@ -135,7 +148,33 @@ def test_the_reports_name_the_convention_and_its_key() -> None:
     requirement = load_catalogue()["LIMIT-RATE-429-RETRY-AFTER"]
     found = report(failing(requirement, "scenarios"), production=False)
     (entry,) = by_key(found)
-    assert (entry.key, entry.convention) == ("conventions", requirement.convention)
-    assert drop_in_phrase(found) == "not drop-in compatible: 1 convention differs (conventions)"
+    assert (entry.key, entry.convention) == ("rate_limit.retry_after", requirement.convention)
+    assert drop_in_phrase(found) == (
+        "not drop-in compatible: 1 convention differs (rate_limit.retry_after)"
+    )
+    only_production = load_catalogue()["ERR-BODY-JSON"]  # no key declares it alone
+    production_only = report(failing(only_production, "scenarios"), production=False)
+    assert drop_in_phrase(production_only) == (
+        "not drop-in compatible: 1 convention differs (conventions (ERR-BODY-JSON))"
+    )
     text = markdown_report.render(found)
     assert requirement.convention is not None and requirement.convention in text
+
+
+def test_two_conventions_only_production_declares_are_two_differences() -> None:
+    """Both keyed ``conventions``, each keeps its own phrase in the by-key view."""
+    catalogue = load_catalogue()
+    first, second = catalogue["LIMIT-RATE-429-RETRY-AFTER"], catalogue["ERR-BODY-JSON"]
+    found = report_for_run(
+        [failing(first, "scenarios"), failing(second, "scenarios")],
+        {"profile": {}},
+        {first.id, second.id},
+        started_at="2026-11-29T00:00:00Z",
+        duration_s=0.0,
+    )
+    entries = by_key(found)
+    assert [(e.convention, e.requirement_ids) for e in entries] == [
+        (second.convention, (second.id,)),
+        (first.convention, (first.id,)),
+    ]
+    assert drop_in_phrase(found).startswith("not drop-in compatible: 2 conventions differ")
