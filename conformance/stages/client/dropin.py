@@ -13,10 +13,6 @@ from conformance.verdict.finding import Finding, failed
 
 Judged = Finding | Difference
 
-# The client requirements that rest on the observed conventions alone (no words of the spec):
-# their failures are drop-in differences, whatever the profile (issue 37; audit B18, B19).
-CONVENTION_ONLY = frozenset({"POLL-CLIENT-BACKOFF", "POLL-CLIENT-RETRY-AFTER"})
-
 
 def departs(
     settings: ClientSettings,

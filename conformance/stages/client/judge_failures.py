@@ -4,10 +4,11 @@ that failed together, do not move in lockstep (BACKOFF, by ``backoff_criterion``
 
 Both rest on the production convention alone (observed-conventions: "back off, doubling each time
 up to 5 minutes, and never retry sooner than a Retry-After says"); the spec has no words on a
-client's failures. Their failures say so: they are drop-in differences, never interface failures
-(``dropin.CONVENTION_ONLY``). A client whose waits after failures never go below its own cadence
-does not hammer the service, yet its waits do not grow: the convention's growth is what it
-misses, and the message names that, not a spec rule."""
+client's failures. Their failures say so: the catalogue gives them the convention basis, so an
+undeclared one is a drop-in difference, never an interface failure (``verdict.levels``). A
+client whose waits after failures never go below its own cadence does not hammer the service,
+yet its waits do not grow: the convention's growth is what it misses, and the message names
+that, not a spec rule."""
 
 from __future__ import annotations
 

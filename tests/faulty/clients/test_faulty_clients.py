@@ -13,11 +13,17 @@ from typing import Any
 
 import pytest
 
-from conformance.stages.client.dropin import CONVENTION_ONLY
+from conformance.catalogue.requirements import load_catalogue
 from tests.faulty.clients.catalogue import ALL, FAULTS, ClientVariant
 from tests.faulty.clients.harness import run_variant
 from tests.faulty.clients.mismatches import KNOWN_MISMATCHES
 from tests.faulty.selection import only_from_environment, selected
+
+# The client rules that rest on a production convention alone (the catalogue's convention
+# basis): a correct variant departing from one shows a drop-in difference, never a failure.
+CONVENTION_ONLY = frozenset(
+    r.id for r in load_catalogue() if r.subject == "client" and r.basis == "convention"
+)
 
 SCORE_PROPERTY = "client_fault"
 # conformance selftest --side client --only NAME,...: exact variant names (RCES_SELFTEST_ONLY)

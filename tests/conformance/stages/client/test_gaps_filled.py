@@ -7,9 +7,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from conformance.catalogue.requirements import load_catalogue
 from conformance.report.model import Difference, Outcome
-from conformance.stages.client.dropin import CONVENTION_ONLY, Judged, split
+from conformance.stages.client.dropin import Judged, split
 from conformance.stages.client.judge_failures import judge_backoff
 from conformance.stages.client.judge_hash import judge_last_hash
 from conformance.stages.client.judge_headers import judge_headers
@@ -193,10 +192,3 @@ def test_a_flat_retry_at_the_cadence_misses_the_convention_not_the_spec() -> Non
     assert "convention" in failed[0].title and "spec" not in failed[0].expected
     assert "observed convention" in failed[0].expected
     assert "never went below its own cadence" in failed[0].title
-
-
-def test_the_convention_only_requirements_are_the_client_rows_without_spec_words() -> None:
-    """``dropin.CONVENTION_ONLY`` (failures that are drop-in ones) is exactly the client rows of
-    the catalogue that quote no words of the spec: a new such row must be added there."""
-    client_rows = [r for r in load_catalogue() if r.subject == "client"]
-    assert {r.id for r in client_rows if not r.spec_quote} == CONVENTION_ONLY
