@@ -93,6 +93,7 @@ class Client:
     """Talks to one target for one test. Paces SDK traffic, records and redacts everything."""
 
     _instance_counter = itertools.count(1)
+    _name_counter = itertools.count(1)
 
     def __init__(
         self,
@@ -136,8 +137,10 @@ class Client:
         return f"{self.run_prefix}-{next(self._instance_counter)}"
 
     def name(self, label: str) -> str:
-        """A resource name carrying the run prefix, so a shared target stays sorted out."""
-        return f"{self.run_prefix}-{label}"
+        """A resource name carrying the run prefix, so a shared target stays sorted out, and a
+        number no other name of this process carries: the spec says only "name: string,
+        required", so a target may hold names unique, and nothing the kit creates collides."""
+        return f"{self.run_prefix}-{label}-{next(self._name_counter)}"
 
     # ------------------------------------------------------------ requests
 

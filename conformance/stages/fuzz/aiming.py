@@ -79,6 +79,7 @@ class FuzzTarget:
     run_prefix: str  # cf-<runid>
     objects: RealObjects = field(default_factory=RealObjects)
     _instance_ids: Iterator[int] = field(default_factory=lambda: itertools.count(1))
+    _names: Iterator[int] = field(default_factory=lambda: itertools.count(1))
 
     @property
     def name_prefix(self) -> str:
@@ -95,7 +96,7 @@ class FuzzTarget:
             "POST",
             "/configuration",
             json_body={
-                "name": f"{self.name_prefix}configuration",
+                "name": f"{self.name_prefix}configuration-{next(self._names)}",
                 content_field: {"fuzz": {"enabled": True, "level": 1}},
             },
         )
@@ -111,7 +112,7 @@ class FuzzTarget:
             "POST",
             "/experiments",
             json_body={
-                "name": f"{self.name_prefix}experiment",
+                "name": f"{self.name_prefix}experiment-{next(self._names)}",
                 "unitType": self.profile.experiments.unit_types[0],
                 "baseConfigurationId": objects.configuration_id,
                 "groups": [
@@ -253,8 +254,9 @@ class FuzzTarget:
     def _aim_body(self, body: JsonObject) -> JsonObject:
         changed = dict(body)
         name = changed.get("name")
-        if isinstance(name, str):
-            prefixed = (self.name_prefix + name)[: max(len(name), len(self.name_prefix), 1)]
+        if isinstance(name, str):  # the generated length kept, and a number no other name has
+            unique = f"{self.name_prefix}{next(self._names)}-"
+            prefixed = (unique + name)[: max(len(name), len(unique), 1)]
             changed["name"] = prefixed[:MAX_NAME]
         objects = self.objects
         base = changed.get("baseConfigurationId")
