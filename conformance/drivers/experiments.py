@@ -125,6 +125,20 @@ class Experiments:
         total = sum(Fraction(str(w)) for w in weights)
         return [(label, Fraction(str(w)) / total if total else w) for label, w in pairs]
 
+    def same_weights(self, seen: Mapping[Any, Any], wanted: Mapping[Any, Any]) -> bool:
+        """Group id (or label) -> weight, as the profile judges them: the same weights, or with
+        no fixed total (``experiments.weight_total: null``) the same shares of their sums."""
+        if set(map(repr, seen)) != set(map(repr, wanted)):
+            return False
+        keys = sorted(wanted, key=repr)
+        by = {repr(k): v for k, v in seen.items()}
+        got = self.shares([(k, by[repr(k)]) for k in keys])
+        want = self.shares([(k, wanted[k]) for k in keys])
+        return all(
+            (isinstance(a, Fraction) and a == b) or same_json(a, b)
+            for (_, a), (_, b) in zip(got, want, strict=True)
+        )
+
     def groups(
         self,
         changesets: Sequence[Sequence[Mapping[str, object]]],
