@@ -217,6 +217,23 @@ class Experiments:
             self.track(new_id, kw.get("environment", self.environment))
         return reply
 
+    def refused_by_names(self, reply: Reply, ids: Sequence[str]) -> None:
+        """A create refused with a 4xx while the create body's names are the convention's
+        (``experiment_payload.create`` undeclared): the names are not shown (spec 2.5 gaps,
+        4.2), so the refusal may be theirs. A ``ConventionMiss``: the requirements are not
+        judged at the interface level (never green) and the difference is listed."""
+        key = "experiment_payload.create"
+        if not 400 <= reply.status < 500 or self.profile.declares(key):
+            return
+        raise conventions.miss(
+            ids,
+            key,
+            "the experiment summary's names (spec 2.5)",
+            reply.describe(),
+            "a create body in the summary's names was refused",
+            reply,
+        )
+
     def record(self, reply: Reply) -> JsonValue:
         """An experiment record (or catalog item) a reply carries, in the summary's names."""
         return inbound(body_of(reply), self.p.create)
@@ -262,6 +279,8 @@ class Experiments:
         good = isinstance(self.record(reply), dict) and status_holds(
             reply, self.profile, key, wanted, ids or (), title
         )
+        if not good:
+            self.refused_by_names(reply, ids or ())
         if not good and ids is None:
             raise setup_failed("create the experiment this scenario needs", reply)
         expect(

@@ -7,11 +7,12 @@ from typing import TypedDict, TypeGuard
 
 import pytest
 
-from conformance.checks import IndependentChecks, expect, json_object
+from conformance.checks import IndependentChecks, conventions, expect, json_object
 from conformance.drivers.experiments import Experiments, group_ids
 from conformance.drivers.steps import body_of, ok, setup_failed
 from conformance.json_types import JsonObject, JsonValue, objects_in
 from conformance.oracles.json_equality import same_json, same_number
+from conformance.traffic.transcript import Reply
 
 requirement = pytest.mark.requirement
 
@@ -231,6 +232,7 @@ def test_counts_add_up(experiments: Experiments) -> None:
     with IndependentChecks() as independent:
         per_body = body_of(per) if ok(per) else None
         rows = per_body.get(p.count_groups) if isinstance(per_body, dict) else None
+        _count_name_miss(experiments, rows, per)
         counted = {r.get(p.group_id): r.get(p.group_count_active) for r in objects_in(rows)}
         independent.check(
             counted == active,
@@ -287,6 +289,18 @@ def test_counts_add_up(experiments: Experiments) -> None:
                 repr({g: per_body.get(g) for _, g in pairs}),
                 repr(entry),
             )
+
+
+def _count_name_miss(experiments: Experiments, rows: object, reply: Reply) -> None:
+    """Per-group rows without the active count's field, its name undeclared: the name is not
+    shown (spec 4.2), so the counts are not judged at the interface level (a difference)."""
+    key, name = "experiment_payload.group_count_active", experiments.p.group_count_active
+    found = objects_in(rows)
+    if not found or any(name in r for r in found) or experiments.profile.declares(key):
+        return
+    ids = ("EXP-GROUP-COUNTS", "EXP-COUNTS-AGREE-MEMBERS", "EXP-COUNTS-AGREE-TOTALS")
+    fields = sorted({k for r in found for k in r})
+    raise conventions.miss(ids, key, name, f"rows with fields {fields}", "per-group counts", reply)
 
 
 # ------------------------------------------------------------------ rollout

@@ -109,6 +109,8 @@ def _each_declared_value_is_created(
     with IndependentChecks() as independent:
         for value in values:
             reply = experiments.create(body_for(value))
+            if not 200 <= reply.status < 300:
+                experiments.refused_by_names(reply, ids)
             record = experiments.record(reply)
             title = f"{field} {value!r} was not accepted and reported"
             independent.check(

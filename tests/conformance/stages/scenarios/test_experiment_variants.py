@@ -100,10 +100,15 @@ def test_a_declared_variant_passes(name: str, tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("name", ["create_names", "group_count_names"])
 def test_an_undeclared_name_is_a_difference_never_a_failure(name: str, tmp_path: Path) -> None:
-    """Left at their defaults the names are conventions: a miss is no interface failure."""
+    """Left at their defaults (and no ``conventions: production``) the names are conventions:
+    a miss is no interface failure, and no green either (not judged at the interface level,
+    the difference listed under its key)."""
     factory, ids = CASES[name]
-    outcomes, _, output = _run(tmp_path, factory(), ids, {})
+    outcomes, report, output = _run(tmp_path, factory(), ids, {"conventions": "none"})
     assert "fail" not in outcomes.values(), output[-3000:]
+    assert report["verdict"] != "conformant", output[-3000:]
+    keys = {d.get("key", "") for d in _differences(report)}
+    assert any(k.startswith("experiment_payload.") for k in keys), f"{keys}\n{output[-3000:]}"
 
 
 # ------------------------------------------------------------------ broken twins
