@@ -364,6 +364,16 @@ class Experiments:
         body = {self.p.unit_id: unit_id}
         return self.call("POST", f"/{experiment_id}/assignments/reactivate", json_body=body, **kw)
 
+    def group_count_names(self) -> tuple[str, str, str]:
+        """The per-experiment counts' (active, unenrolled, total) field names: the
+        ``group_count_*`` keys, each null one as the project-wide ``count_*`` says."""
+        p = self.p
+        return (
+            p.group_count_active or p.count_active,
+            p.group_count_unenrolled or p.count_unenrolled,
+            p.group_count_total or p.count_total,
+        )
+
     def counts(self, **kw: Unpack[ManagementOptions]) -> Reply:
         return self.call("GET", "/assignment-counts", **kw)
 

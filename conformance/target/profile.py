@@ -329,9 +329,9 @@ class ExperimentPayload:
     count_total: str
     count_groups: str
     property_name: str
-    group_count_active: str
-    group_count_unenrolled: str
-    group_count_total: str
+    group_count_active: str | None  # None: as count_active
+    group_count_unenrolled: str | None  # None: as count_unenrolled
+    group_count_total: str | None  # None: as count_total
     weights_shape: str  # "map" | "list"
     manual_weights: bool
     environment_header: bool
