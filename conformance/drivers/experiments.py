@@ -510,6 +510,10 @@ class Experiments:
         """Every item of the per-experiment counts list (through its pages, if it pages)."""
         return self.pages("/assignment-counts", ids)
 
+    def property_items(self, ids: Sequence[str]) -> list[JsonObject]:
+        """Every item of the context-properties list (through its pages, if it pages)."""
+        return self.pages("/context-properties", ids)
+
     def _named(self, item: JsonObject) -> JsonObject:
         named = inbound(item, self.p.create)
         return named if isinstance(named, dict) else item

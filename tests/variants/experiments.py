@@ -235,10 +235,12 @@ SMALL_PAGE = 1
 
 
 async def every_list_pages(request: Request, forward: Forward) -> Response:
-    """The analytics catalog and the project-wide counts page too (cursor, one item a page,
-    the oldest first, whatever limit is asked), as the experiments list does."""
+    """The analytics catalog, the project-wide counts and the context properties page too
+    (cursor, one item a page, the oldest first, whatever limit is asked), as the experiments
+    list does."""
     rest = _rest(request)
-    if rest not in ("/analytics-catalog", "/assignment-counts") or request.method != "GET":
+    paged = ("/analytics-catalog", "/assignment-counts", "/context-properties")
+    if rest not in paged or request.method != "GET":
         return await forward(request)
     start = request.param("cursor")
     response = await forward(request.without_param("cursor").without_param("limit"))

@@ -59,7 +59,12 @@ CASES: dict[str, tuple[Callable[[], Handler], tuple[str, ...]]] = {
     "every_list_pages": (
         lambda: variants.every_list_pages,
         # the catalog's test runs last (one process, file order): others' experiments come first
-        ("EXP-ASSIGNMENT-COUNTS", "EXP-CREATE", "EXP-ANALYTICS-CATALOG"),
+        (
+            "EXP-ASSIGNMENT-COUNTS",
+            "EXP-CREATE",
+            "EXP-ANALYTICS-CATALOG",
+            "EXP-CONTEXT-PROPERTIES-RECORDED",
+        ),
     ),
     "terminate_closes_rollout": (
         lambda: variants.terminate_closes_rollout,
