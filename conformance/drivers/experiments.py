@@ -205,12 +205,14 @@ class Experiments:
         kw.setdefault("environment", self.environment)
         if not self.p.environment_header:  # the target's experiment endpoints take none
             kw["environment"] = None
+        if method == "POST" and suffix == "":  # a create body, in the summary's names
+            json_body = outbound(json_body, self.p.create)
         return self.client.management(method, f"/experiments{suffix}", json_body=json_body, **kw)
 
     def create(self, body: object, **kw: Unpack[ManagementOptions]) -> Reply:
         """POST a create body (in the summary's names, sent in the target's); whatever it
         creates is registered for termination."""
-        reply = self.call("POST", json_body=outbound(body, self.p.create), **kw)
+        reply = self.call("POST", json_body=body, **kw)
         created = self.record(reply) if ok(reply) else None
         new_id = created.get("id") if isinstance(created, dict) else None
         if isinstance(new_id, int):
