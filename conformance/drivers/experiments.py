@@ -88,7 +88,7 @@ class Experiments:
         self.client = client
         self.profile = client.profile
         self.cleanup = cleanup
-        self.environment = environment
+        self._environment = environment
         self.registry = Registry()
         self.gate = f"cfgate{secrets.token_hex(5)}"
         self.snapshots = Snapshots(client)
@@ -97,6 +97,20 @@ class Experiments:
         # The content of each base configuration this driver made: a changeset declared as
         # RFC 6902 is translated against it (``experiment_changeset.as_json_patch``).
         self._base_content: dict[object, dict[str, object]] = {}
+
+    @property
+    def environment(self) -> str:
+        """The environment the experiments act in: the one a test chose, sent as the
+        environment header; with ``experiment_payload.environment_header: false`` the target
+        takes no environment input (spec 4.2 names none), so it is not the test's to choose:
+        the first environment of ``project.environments``."""
+        if self.p.environment_header:
+            return self._environment
+        return next(iter(self.profile.project.environments), self._environment)
+
+    @environment.setter
+    def environment(self, alias: str) -> None:
+        self._environment = alias
 
     # -------------------------------------------------------------- names and bodies
 

@@ -451,6 +451,11 @@ CREATE_REFUSALS: dict[str, list[tuple[str, Mutation]]] = {
 
 
 def _other_environment_base(experiments: Experiments) -> JsonValue:
+    if not experiments.p.environment_header:  # the experiments take no environment input
+        raise NotConfigured(
+            "experiment_payload.environment_header",
+            "false: an experiment names no environment, so none is another one",
+        )
     others = [a for a in experiments.profile.project.environments if a != experiments.environment]
     if not others:
         raise NotConfigured(
