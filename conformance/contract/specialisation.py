@@ -251,7 +251,10 @@ class Specialiser:
             default = self.values.default(key)
             node["enum"] = [value if item == default else item for item in enum]
         elif kind in (MAXIMUM, MAX_ITEMS) and kind is not None and kind in node:
-            node[kind] = value
+            if value is None:  # no bound declared (experiments.weight_total: null)
+                node.pop(kind)
+            else:
+                node[kind] = value
         elif key in FORMS and value in FORMS[key]:
             kept = {k: v for k, v in node.items() if k.startswith("x-")}
             node.clear()

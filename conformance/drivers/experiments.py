@@ -20,6 +20,7 @@ import contextlib
 import json
 import secrets
 from collections.abc import Iterable, Iterator, Mapping, Sequence
+from fractions import Fraction
 from typing import TYPE_CHECKING, Any, TypedDict, Unpack
 
 import pytest
@@ -34,6 +35,8 @@ from conformance.checks.declared import (
 from conformance.drivers.call_options import Environment, ManagementOptions
 from conformance.drivers.capabilities import require_capabilities
 from conformance.drivers.experiment_cleanup import Registry, session_terminator
+from conformance.drivers.experiment_names import inbound, outbound
+from conformance.drivers.experiment_pages import list_name, next_link
 from conformance.drivers.sdk import Snapshots
 from conformance.drivers.steps import body_of, ok, setup_failed
 from conformance.drivers.unit_view import UnitView
@@ -85,7 +88,7 @@ class Experiments:
         self.client = client
         self.profile = client.profile
         self.cleanup = cleanup
-        self.environment = environment
+        self._environment = environment
         self.registry = Registry()
         self.gate = f"cfgate{secrets.token_hex(5)}"
         self.snapshots = Snapshots(client)
@@ -95,6 +98,20 @@ class Experiments:
         # RFC 6902 is translated against it (``experiment_changeset.as_json_patch``).
         self._base_content: dict[object, dict[str, object]] = {}
 
+    @property
+    def environment(self) -> str:
+        """The environment the experiments act in: the one a test chose, sent as the
+        environment header; with ``experiment_payload.environment_header: false`` the target
+        takes no environment input (spec 4.2 names none), so it is not the test's to choose:
+        the first environment of ``project.environments``."""
+        if self.p.environment_header:
+            return self._environment
+        return next(iter(self.profile.project.environments), self._environment)
+
+    @environment.setter
+    def environment(self, alias: str) -> None:
+        self._environment = alias
+
     # -------------------------------------------------------------- names and bodies
 
     def unit(self, label: str = "unit") -> str:
@@ -102,12 +119,39 @@ class Experiments:
         return f"{self.client.run_prefix}-{label}-{secrets.token_hex(6)}"
 
     def weights(self, shares: Sequence[int]) -> list[int]:
-        """Integer weights in the profile's total, proportional to ``shares`` (summing exactly)."""
+        """Integer weights in the profile's total, proportional to ``shares`` (summing exactly);
+        with no fixed total (``experiments.weight_total: null``), the shares times 100."""
         total = self.profile.experiments.weight_total
+        if total is None:
+            return [share * 100 for share in shares]
         scale = sum(shares)
         weights = [total * share // scale for share in shares]
         weights[0] += total - sum(weights)
         return weights
+
+    def shares(self, pairs: Sequence[tuple[object, object]]) -> list[tuple[object, object]]:
+        """(label, weight) pairs as a check compares them: the weights themselves, or, with no
+        fixed total (``experiments.weight_total: null``), each weight's share of their sum."""
+        weights = [w for _, w in pairs]
+        numeric = all(isinstance(w, int | float) and not isinstance(w, bool) for w in weights)
+        if self.profile.experiments.weight_total is not None or not numeric:
+            return list(pairs)
+        total = sum(Fraction(str(w)) for w in weights)
+        return [(label, Fraction(str(w)) / total if total else w) for label, w in pairs]
+
+    def same_weights(self, seen: Mapping[Any, Any], wanted: Mapping[Any, Any]) -> bool:
+        """Group id (or label) -> weight, as the profile judges them: the same weights, or with
+        no fixed total (``experiments.weight_total: null``) the same shares of their sums."""
+        if set(map(repr, seen)) != set(map(repr, wanted)):
+            return False
+        keys = sorted(wanted, key=repr)
+        by = {repr(k): v for k, v in seen.items()}
+        got = self.shares([(k, by[repr(k)]) for k in keys])
+        want = self.shares([(k, wanted[k]) for k in keys])
+        return all(
+            (isinstance(a, Fraction) and a == b) or same_json(a, b)
+            for (_, a), (_, b) in zip(got, want, strict=True)
+        )
 
     def groups(
         self,
@@ -115,13 +159,14 @@ class Experiments:
         shares: Sequence[int] | None = None,
         mode: str = WEIGHTED,
     ) -> list[dict[str, object]]:
-        """Group inputs labelled g0, g1, ...; weights only in the weighted mode."""
+        """Group inputs labelled g0, g1, ...; weights only in the weighted mode (in every mode
+        when the target declares ``experiment_payload.manual_weights``)."""
         shares = shares if shares is not None else [1] * len(changesets)
         weights = self.weights(shares)
         groups = []
         for index, changeset in enumerate(changesets):
             group: dict[str, object] = {"label": f"g{index}", self.p.changeset: list(changeset)}
-            if mode == WEIGHTED:
+            if mode == WEIGHTED or self.p.manual_weights:
                 group["weight"] = weights[index]
             groups.append(group)
         return groups
@@ -137,7 +182,8 @@ class Experiments:
         required: Sequence[str] | None = None,
         **extra: object,
     ) -> dict[str, object]:
-        """A create body; ``required`` defaults to this test's own gate property."""
+        """A create body in the summary's names (``create`` sends it in the target's,
+        ``experiment_payload.create``); ``required`` defaults to this test's own gate property."""
         types = self.profile.experiments.unit_types
         return {
             "name": self.client.name(label),
@@ -171,20 +217,48 @@ class Experiments:
         **kw: Unpack[ManagementOptions],
     ) -> Reply:
         kw.setdefault("environment", self.environment)
+        if not self.p.environment_header:  # the target's experiment endpoints take none
+            kw["environment"] = None
+        if method == "POST" and suffix == "":  # a create body, in the summary's names
+            json_body = outbound(json_body, self.p.create)
         return self.client.management(method, f"/experiments{suffix}", json_body=json_body, **kw)
 
     def create(self, body: object, **kw: Unpack[ManagementOptions]) -> Reply:
-        """POST a create body; whatever it creates is registered for termination."""
+        """POST a create body (in the summary's names, sent in the target's); whatever it
+        creates is registered for termination."""
         reply = self.call("POST", json_body=body, **kw)
-        created = body_of(reply) if ok(reply) else None
+        created = self.record(reply) if ok(reply) else None
         new_id = created.get("id") if isinstance(created, dict) else None
         if isinstance(new_id, int):
             self.track(new_id, kw.get("environment", self.environment))
         return reply
 
+    def refused_by_names(self, reply: Reply, ids: Sequence[str]) -> None:
+        """A create refused with a 4xx while the create body's names are the convention's
+        (``experiment_payload.create`` undeclared): the names are not shown (spec 2.5 gaps,
+        4.2), so the refusal may be theirs. A ``ConventionMiss``: the requirements are not
+        judged at the interface level (never green) and the difference is listed."""
+        key = "experiment_payload.create"
+        if not 400 <= reply.status < 500 or self.profile.declares(key):
+            return
+        raise conventions.miss(
+            ids,
+            key,
+            "the experiment summary's names (spec 2.5)",
+            reply.describe(),
+            "a create body in the summary's names was refused",
+            reply,
+        )
+
+    def record(self, reply: Reply) -> JsonValue:
+        """An experiment record (or catalog item) a reply carries, in the summary's names."""
+        return inbound(body_of(reply), self.p.create)
+
     def track(self, experiment_id: int, environment: Environment) -> None:
         if experiment_id in self.registry.live:
             return
+        if not self.p.environment_header:
+            environment = None
         self.registry.live[experiment_id] = environment
         self.cleanup.add(
             f"terminate experiment {experiment_id}",
@@ -218,9 +292,11 @@ class Experiments:
         reply = self.create(body)
         wanted = self.profile.statuses.create_experiment
         key, title = "statuses.create_experiment", "create experiment was not accepted"
-        good = isinstance(body_of(reply), dict) and status_holds(
+        good = isinstance(self.record(reply), dict) and status_holds(
             reply, self.profile, key, wanted, ids or (), title
         )
+        if not good:
+            self.refused_by_names(reply, ids or ())
         if not good and ids is None:
             raise setup_failed("create the experiment this scenario needs", reply)
         expect(
@@ -231,7 +307,10 @@ class Experiments:
             status_received(reply, key, wanted),
             reply,
         )
-        record = json_object(reply, ids or ())
+        json_object(reply, ids or ())  # a JSON object, else a violation
+        created = self.record(reply)
+        assert isinstance(created, dict)
+        record: dict[str, Any] = created
         expect(
             isinstance(record.get("id"), int),
             ids or (),
@@ -242,7 +321,7 @@ class Experiments:
         )
         if not isinstance(record.get("groups"), list) and ids is None:
             # The create answer lacks the groups (EXP-CREATE's business): read them back.
-            stored = body_of(self.get(record["id"]))
+            stored = self.record(self.get(record["id"]))
             if isinstance(stored, dict) and isinstance(stored.get("groups"), list):
                 record = {**record, "groups": stored["groups"]}
         return record
@@ -270,7 +349,11 @@ class Experiments:
         body: dict[str, object] = {}
         if percentage is not UNSET:
             body[self.p.percentage] = percentage
-        if weights is not None:
+        if weights is not None and self.p.weights_shape == "list":
+            body[self.p.weights] = [
+                {self.p.group_id: k, self.p.create.group_weight: v} for k, v in weights.items()
+            ]
+        elif weights is not None:
             body[self.p.weights] = {str(k): v for k, v in weights.items()}
         return self.call("PATCH", f"/{experiment_id}/rollout", json_body=body, **kw)
 
@@ -297,6 +380,16 @@ class Experiments:
         body = {self.p.unit_id: unit_id}
         return self.call("POST", f"/{experiment_id}/assignments/reactivate", json_body=body, **kw)
 
+    def group_count_names(self) -> tuple[str, str, str]:
+        """The per-experiment counts' (active, unenrolled, total) field names: the
+        ``group_count_*`` keys, each null one as the project-wide ``count_*`` says."""
+        p = self.p
+        return (
+            p.group_count_active or p.count_active,
+            p.group_count_unenrolled or p.count_unenrolled,
+            p.group_count_total or p.count_total,
+        )
+
     def counts(self, **kw: Unpack[ManagementOptions]) -> Reply:
         return self.call("GET", "/assignment-counts", **kw)
 
@@ -317,84 +410,129 @@ class Experiments:
         limit: int | None = None,
         max_pages: int = MAX_PAGES,
     ) -> list[JsonObject]:
-        """Every item of a paged list, in pages of ``limit`` (default
-        ``experiments.page_size_max``) as ``experiment_payload.pagination`` declares; with
-        ``max_pages``, the items of the first pages only.
+        """Every item of a list, in pages of ``limit`` (default ``experiments.page_size_max``)
+        as ``experiment_payload.pagination`` declares; with ``max_pages``, the items of the first
+        pages only. Any list may page: a cursor or a ``Link`` next page is followed on every
+        list; offset and page numbers are asked only of the lists ``paged_lists`` names (the
+        others are read as one answer).
 
         A bad page violates ``ids`` (no ids: the whole test, as for any step it needs); so does
-        a cursor or a page that comes back (a list that never ends) or more than ``MAX_PAGES``
-        pages."""
+        a cursor, a link or a page that comes back (a list that never ends) or more than
+        ``MAX_PAGES`` pages."""
         items: list[JsonObject] = []
-        query = dict(params or {})
+        query: dict[str, str] = dict(params or {})
         limit = limit or self.profile.experiments.page_size_max
-        query[self.p.limit_param] = str(limit)
+        mode = self.p.pagination
+        numbered = mode in ("offset", "page")
+        if numbered and list_name(suffix) not in self.p.paged_lists:
+            mode, max_pages = "one answer", 1
+        else:
+            query[self.p.limit_param] = str(limit)
         what = f"GET {suffix or '/'}"
-        cursors: set[str] = set()
+        seen: set[str] = set()
         for number in range(max_pages):
-            if self.p.pagination == "offset":
+            if mode == "offset":
                 query[self.p.offset_param] = str(len(items))
-            elif self.p.pagination == "page":
+            elif mode == "page":
                 query[self.p.page_param] = str(number + 1)
             reply = self.call("GET", suffix, params=query)
-            page = body_of(reply)
-            found = page.get(self.p.items) if isinstance(page, dict) else None
-            good = ok(reply) and isinstance(found, list) and all(isinstance(i, dict) for i in found)
-            if not good and not ids:
-                raise setup_failed(f"read {what}", reply)
-            key = "experiment_payload.items"
-            renamed = ok(reply) and isinstance(page, dict) and found is None
-            if renamed and not self.profile.declares(key):  # under another name: a convention
-                received = field_received(page, key, self.p.items, reply.describe(), list)
-                raise conventions.miss(ids, key, self.p.items, received, what, reply)
-            expect(
-                good,
-                ids,
-                f"{what} answered no page of items",
-                f"HTTP 200 with {self.p.items!r}: an array of objects",
-                reply.describe(),
-                reply,
-            )
-            assert isinstance(page, dict) and isinstance(found, list)
-            objects = [i for i in found if isinstance(i, dict)]  # all of them, as checked
-            if self.p.pagination != "cursor":
+            found = self._page(reply, ids, what)
+            if mode in ("offset", "page"):
                 expect(
                     not found or not same_json(found, items[-len(found) :]),
                     ids,
                     f"{what} pages in a loop",
-                    f"each page after the last ({self.p.pagination} pagination)",
+                    f"each page after the last ({mode} pagination)",
                     f"the same {len(found)} items again after {len(items)} items",
                     reply,
                 )
-                items.extend(objects)
+                items.extend(found)
                 if len(found) < limit:
                     return items
                 continue
-            items.extend(objects)
-            cursor = page.get(self.p.next_cursor)
-            if not cursor:
+            items.extend(found)
+            following = self._following(reply, query, mode)
+            if following is None:
                 return items
+            token, query = following
             expect(
-                str(cursor) not in cursors,
+                token not in seen,
                 ids,
                 f"{what} pages in a loop",
-                f"each {self.p.next_cursor!r} new until the last page",
-                f"cursor {str(cursor)[:80]!r} again after {len(items)} items",
+                f"each next page ({mode} pagination) new until the last page",
+                f"{token[:80]!r} again after {len(items)} items",
                 reply,
             )
-            cursors.add(str(cursor))
-            query[self.p.cursor_param] = str(cursor)
+            seen.add(token)
         if max_pages < MAX_PAGES:
-            return items  # the caller asked for the first pages only
+            return items  # the caller asked for the first pages only (or the list is one answer)
         raise violation(
             ids,
             f"{what} did not end",
             f"a last page within {MAX_PAGES} pages of up to "
             f"{self.profile.experiments.page_size_max} items (experiments.page_size_max)",
-            f"{len(items)} items in {MAX_PAGES} pages, and a {self.p.next_cursor!r} still given",
+            f"{len(items)} items in {MAX_PAGES} pages, and a next page still given",
         )
 
+    def _page(self, reply: Reply, ids: Sequence[str], what: str) -> list[JsonObject]:
+        """The items of one page (a bad page violates ``ids``; none: the whole test)."""
+        page = body_of(reply)
+        found = page.get(self.p.items) if isinstance(page, dict) else None
+        good = ok(reply) and isinstance(found, list) and all(isinstance(i, dict) for i in found)
+        if not good and not ids:
+            raise setup_failed(f"read {what}", reply)
+        key = "experiment_payload.items"
+        renamed = ok(reply) and isinstance(page, dict) and found is None
+        if renamed and not self.profile.declares(key):  # under another name: a convention
+            received = field_received(page, key, self.p.items, reply.describe(), list)
+            raise conventions.miss(ids, key, self.p.items, received, what, reply)
+        expect(
+            good,
+            ids,
+            f"{what} answered no page of items",
+            f"HTTP 200 with {self.p.items!r}: an array of objects",
+            reply.describe(),
+            reply,
+        )
+        assert isinstance(found, list)
+        return [i for i in found if isinstance(i, dict)]  # all of them, as checked
+
+    def _following(
+        self, reply: Reply, query: Mapping[str, str], mode: str
+    ) -> tuple[str, dict[str, str]] | None:
+        """(what marks the next page, the query that asks for it), or None after the last. A
+        ``Link`` names the next page of the same list: its query is asked of the list's path."""
+        if mode == "link":
+            link = next_link(reply)
+            if link is None:
+                return None
+            path, pairs = link
+            return f"{path}?{pairs}", dict(pairs)
+        page = body_of(reply)
+        cursor = page.get(self.p.next_cursor) if isinstance(page, dict) else None
+        if not cursor:
+            return None
+        return str(cursor), {**query, self.p.cursor_param: str(cursor)}
+
     def listed(self, ids: Sequence[str]) -> list[JsonObject]:
-        return self.pages("", ids)
+        """The experiments list's items, in the summary's names."""
+        return [self._named(item) for item in self.pages("", ids)]
+
+    def catalog_items(self, ids: Sequence[str]) -> list[JsonObject]:
+        """Every analytics catalog item (through its pages, if it pages), in summary names."""
+        return [self._named(item) for item in self.pages("/analytics-catalog", ids)]
+
+    def count_items(self, ids: Sequence[str]) -> list[JsonObject]:
+        """Every item of the per-experiment counts list (through its pages, if it pages)."""
+        return self.pages("/assignment-counts", ids)
+
+    def property_items(self, ids: Sequence[str]) -> list[JsonObject]:
+        """Every item of the context-properties list (through its pages, if it pages)."""
+        return self.pages("/context-properties", ids)
+
+    def _named(self, item: JsonObject) -> JsonObject:
+        named = inbound(item, self.p.create)
+        return named if isinstance(named, dict) else item
 
     def members(
         self, experiment_id: object, ids: Sequence[str], status: str | None = None

@@ -146,6 +146,7 @@ class PatchBody:
     operations: str
     base_hash: str
     base_hash_transport: str  # "body" | "if-match"
+    base_token_source: str  # the record field a patch sends as its base
     key_order: str
     key_order_shape: str  # "pointer-map" | "entries"
 
@@ -270,7 +271,7 @@ class Experiments:
     unit_types: tuple[str, ...]
     assignment_modes: tuple[str, ...]
     max_groups: int
-    weight_total: int
+    weight_total: int | None  # None: weights have no fixed total
     page_size_max: int
     hash_function: str | None
     context_encoding: str
@@ -285,13 +286,28 @@ class BootstrapPayload:
 
 
 @dataclass(frozen=True)
+class ExperimentCreate:
+    """``experiment_payload.create``: names of the create body, the record and catalog items."""
+
+    name: str
+    unit_type: str
+    assignment_mode: str
+    base_configuration_id: str
+    required_properties: str
+    groups: str
+    group_label: str
+    group_weight: str
+
+
+@dataclass(frozen=True)
 class ExperimentPayload:
     """``experiment_payload``: field names, query parameters and status values of the
     experiment payloads (spec 4.2 shows none of them)."""
 
     items: str
     next_cursor: str
-    pagination: str  # "cursor" | "offset" | "page"
+    pagination: str  # "cursor" | "offset" | "page" | "link"
+    paged_lists: tuple[str, ...]
     cursor_param: str
     limit_param: str
     offset_param: str
@@ -315,6 +331,13 @@ class ExperimentPayload:
     count_total: str
     count_groups: str
     property_name: str
+    group_count_active: str | None  # None: as count_active
+    group_count_unenrolled: str | None  # None: as count_unenrolled
+    group_count_total: str | None  # None: as count_total
+    weights_shape: str  # "map" | "list"
+    manual_weights: bool
+    environment_header: bool
+    create: ExperimentCreate
 
 
 @dataclass(frozen=True)

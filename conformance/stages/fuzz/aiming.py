@@ -108,23 +108,25 @@ class FuzzTarget:
         if objects.configuration_id is None or not self.profile.capability("experiments"):
             return objects
         payload = self.profile.experiment_payload
+        names = payload.create  # the create body's and the record's names
+        total = self.profile.experiments.weight_total or 2  # null: no fixed total, 1 to 1
         reply = client.management(
             "POST",
             "/experiments",
+            environment=None if not payload.environment_header else "development",
             json_body={
-                "name": f"{self.name_prefix}experiment-{next(self._names)}",
-                "unitType": self.profile.experiments.unit_types[0],
-                "baseConfigurationId": objects.configuration_id,
-                "groups": [
+                names.name: f"{self.name_prefix}experiment-{next(self._names)}",
+                names.unit_type: self.profile.experiments.unit_types[0],
+                names.base_configuration_id: objects.configuration_id,
+                names.groups: [
                     {
-                        "label": "control",
-                        "weight": self.profile.experiments.weight_total // 2,
+                        names.group_label: "control",
+                        names.group_weight: total // 2,
                         payload.changeset: [],
                     },
                     {
-                        "label": "variant",
-                        "weight": self.profile.experiments.weight_total
-                        - self.profile.experiments.weight_total // 2,
+                        names.group_label: "variant",
+                        names.group_weight: total - total // 2,
                         payload.changeset: VARIANT_CHANGESET[payload.changeset_format],
                     },
                 ],
@@ -133,7 +135,7 @@ class FuzzTarget:
         body = _json(reply.content)
         if reply.status == statuses.create_experiment and isinstance(body, dict):
             objects.experiment_id = _int(body.get("id"))
-            groups = body.get("groups")
+            groups = body.get(names.groups)
             if isinstance(groups, list):
                 objects.group_ids = tuple(
                     group_id

@@ -3,7 +3,8 @@ reading a patch's result back from the record and from the SDK.
 
 ``test_configuration_patch`` judges what a patch makes of a document, ``..._conflicts`` what a
 target must refuse; both start from ``BASE``, compare with ``oracle`` and ``order`` (key order,
-which dict equality ignores), and read the stored document with ``stored``.
+which dict equality ignores), and read the stored document with ``stored``. ``base_token`` is
+the base a patch names for a record (``bodies.patch.base_token_source``).
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from collections.abc import Mapping, Sequence
 
 import jsonpatch
 
-from conformance.checks import expect, json_object, violation
+from conformance.checks import conventions, expect, json_object, violation
 from conformance.drivers.management import Configurations
 from conformance.drivers.sdk import Snapshots
 from conformance.json_types import JsonObject, JsonValue
@@ -93,3 +94,25 @@ def alias_of(snapshots: Snapshots, environment_id: object, ids: tuple[str, ...])
         "created with, spec 2.1)",
         f"environmentId {environment_id!r}",
     )
+
+
+def base_token(
+    configurations: Configurations,
+    record: Mapping[str, object],
+    ids: tuple[str, ...],
+    reply: Reply | None = None,
+) -> JsonValue:
+    """The base a patch names for ``record`` (a create or patch answer): the value of its field
+    ``bodies.patch.base_token_source``. What names a patch's base is not shown (spec 2.3, 4.1
+    "a stale base"): a record without the field fails ``ids`` when the field is declared, and
+    is a drop-in difference the test cannot go past when it is the convention (contentHash)."""
+    key = "bodies.patch.base_token_source"
+    field = configurations.profile.bodies.patch.base_token_source
+    token = record.get(field)
+    if token is not None:
+        return token  # type: ignore[return-value]
+    title = "the configuration record carries no base token"
+    received = f"no field {field!r} (fields: {sorted(record)[:12]})"
+    if not configurations.profile.declares(key):
+        raise conventions.miss(ids, key, field, received, title, reply)
+    raise violation(ids, title, f"a field {field!r} (profile {key})", received, reply)

@@ -16,6 +16,7 @@ from conformance.oracles.json_equality import same_json
 from conformance.oracles.patch_vectors import canonical
 from conformance.stages.scenarios.patching import (
     BASE,
+    base_token,
     expect_2xx,
     expect_refused,
     oracle,
@@ -64,7 +65,7 @@ STALE_PATCHES: list[tuple[str, list[JsonObject]]] = [
 def test_stale_base_conflicts(configurations: Configurations, operations: list[JsonObject]) -> None:
     ids = ("CFG-PATCH-409-STALE-BASE",)
     record = configurations.create_ok("stale", {"n": 0, "m": 0}, ids=ids)
-    stale = record.get("contentHash")
+    stale = base_token(configurations, record, ids)
     # Set-up: move the content on with a patch naming no baseHash, so this scenario does not
     # depend on a current base being accepted (CFG-PATCH-CURRENT-BASE-ACCEPTED).
     moved = configurations.patch(record["id"], [{"op": "replace", "path": "/n", "value": 1}])
@@ -78,10 +79,12 @@ def test_current_base_is_accepted(configurations: Configurations) -> None:
     ids = ("CFG-PATCH-CURRENT-BASE-ACCEPTED",)
     record = configurations.create_ok("current-base", {"n": 0}, ids=ids)
     first = configurations.patch(
-        record["id"], [{"op": "replace", "path": "/n", "value": 1}], base_hash=record["contentHash"]
+        record["id"],
+        [{"op": "replace", "path": "/n", "value": 1}],
+        base_hash=base_token(configurations, record, ids),
     )
     expect_2xx(first, ids, "a patch from the current base was refused")
-    current = json_object(first, ids).get("contentHash")
+    current = base_token(configurations, json_object(first, ids), ids, first)
     second = configurations.patch(
         record["id"], [{"op": "replace", "path": "/n", "value": 2}], base_hash=current
     )
@@ -118,7 +121,7 @@ def test_nothing_changes_after_a_conflict(
     stale = configurations.patch(
         record["id"],
         [{"op": "replace", "path": "/list/0", "value": "stale"}],
-        base_hash=record.get("contentHash"),
+        base_hash=base_token(configurations, record, ids),
         environment="production",
     )
     inapplicable = configurations.patch(
@@ -198,7 +201,7 @@ def test_concurrent_writers_one_wins(
     document: JsonObject = {f"w{i}": None for i in range(writers)} if own_members else {}
     document["winner"] = None
     record = configurations.create_ok("race", document, ids=ids)
-    base = record["contentHash"]
+    base = base_token(configurations, record, ids)
     gate = threading.Barrier(writers)
     replies: list[Reply | None] = [None] * writers
 

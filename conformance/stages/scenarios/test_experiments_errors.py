@@ -386,6 +386,10 @@ def _put(field: str, value: Callable[[Experiments], object]) -> Mutation:
 def _weights(shares: Callable[[int], list[int]]) -> Mutation:
     def mutate(body: dict[str, object], experiments: Experiments) -> None:
         total = experiments.profile.experiments.weight_total
+        if total is None:  # no fixed total: the sums these cases send are no refusal
+            raise NotConfigured(
+                "experiments.weight_total", "null: the weights have no fixed total to miss"
+            )
         groups = body["groups"]
         if not isinstance(groups, list):
             raise TypeError(f"the groups of a create body the suite built: {groups!r}")
@@ -447,6 +451,11 @@ CREATE_REFUSALS: dict[str, list[tuple[str, Mutation]]] = {
 
 
 def _other_environment_base(experiments: Experiments) -> JsonValue:
+    if not experiments.p.environment_header:  # the experiments take no environment input
+        raise NotConfigured(
+            "experiment_payload.environment_header",
+            "false: an experiment names no environment, so none is another one",
+        )
     others = [a for a in experiments.profile.project.environments if a != experiments.environment]
     if not others:
         raise NotConfigured(

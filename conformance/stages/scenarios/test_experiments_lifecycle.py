@@ -9,6 +9,7 @@ import pytest
 
 from conformance.checks import IndependentChecks, conventions, expect, json_object
 from conformance.checks.declared import status_expectation, status_holds
+from conformance.drivers.experiment_names import TOP as CREATE_NAMES
 from conformance.drivers.experiments import SUMMARY_FIELDS, WEIGHTED, Experiments, group_ids
 from conformance.drivers.steps import body_of, ok, setup_failed
 from conformance.json_types import JsonObject, JsonValue, objects_in
@@ -43,11 +44,20 @@ def test_create_answers_the_new_experiment(experiments: Experiments) -> None:
     first = experiments.create_ok("create", base["id"], _two_groups(experiments), ids=ids)
     second = experiments.create_ok("create", base["id"], _two_groups(experiments), ids=ids)
     missing = [name for name in SUMMARY_FIELDS if name not in first]
+    # A field under a name the target may declare (experiment_payload.create) and did not: the
+    # record's names are not shown (spec 2.5 gaps, 4.2), so a miss is a drop-in difference.
+    keyed = {summary: key for key, summary in CREATE_NAMES.items()}
+    for name in [n for n in missing if n in keyed]:
+        key = f"experiment_payload.create.{keyed[name]}"
+        if not experiments.profile.declares(key):
+            title = f"the create answer has no {name!r} (under the convention's name)"
+            conventions.differs(ids, key, name, f"no field {name!r}", title, None)
+            missing.remove(name)
     expect(
         not missing,
         ids,
         "the created experiment lacks summary fields",
-        "every field of spec 2.5",
+        "every field of spec 2.5 (under the names experiment_payload.create declares)",
         f"missing: {', '.join(missing)}",
     )
     expect(
@@ -100,7 +110,9 @@ def _each_declared_value_is_created(
     with IndependentChecks() as independent:
         for value in values:
             reply = experiments.create(body_for(value))
-            record = body_of(reply)
+            if not 200 <= reply.status < 300:
+                experiments.refused_by_names(reply, ids)
+            record = experiments.record(reply)
             title = f"{field} {value!r} was not accepted and reported"
             independent.check(
                 status_holds(reply, experiments.profile, key, created, ids, title)
@@ -148,7 +160,9 @@ def test_get_returns_what_was_created(experiments: Experiments) -> None:
     record = experiments.create_ok("get", base["id"], groups)
     reply = experiments.get(record["id"])
     expect(ok(reply), ids, "get experiment failed", "HTTP 200", reply.describe(), reply)
-    got = json_object(reply, ids, "an experiment")
+    json_object(reply, ids, "an experiment")  # a JSON object, else a violation
+    got = experiments.record(reply)
+    assert isinstance(got, dict)
     with IndependentChecks() as independent:
         for name in ("name", "unitType", "assignmentMode", "baseConfigurationId"):
             independent.check(
@@ -159,12 +173,10 @@ def test_get_returns_what_was_created(experiments: Experiments) -> None:
                 repr(got.get(name, "(absent)")),
                 reply,
             )
-        sent = [(g["label"], g.get("weight")) for g in groups]
-        seen = [
-            (g.get("label"), g.get("weight"))
-            for g in got.get("groups") or []
-            if isinstance(g, dict)
-        ]
+        sent = experiments.shares([(g["label"], g.get("weight")) for g in groups])
+        seen = experiments.shares(
+            [(g.get("label"), g.get("weight")) for g in objects_in(got.get("groups"))]
+        )
         independent.check(
             sorted(seen, key=repr) == sorted(sent, key=repr),
             ids,
@@ -259,12 +271,14 @@ def test_snapshot_summary_describes_the_experiment(experiments: Experiments) -> 
             repr(sorted(required)),
             repr(props),
         )
-        sent = sorted((g["label"], g["weight"]) for g in groups)
-        seen = sorted(
-            (str(g.get("label")), g.get("weight")) for g in objects_in(summary.get("groups"))
-        )
+        sent = {str(g["label"]): g["weight"] for g in groups}
+        seen = {str(g.get("label")): g.get("weight") for g in objects_in(summary.get("groups"))}
         independent.check(
-            seen == sent, match, "summary groups differ (label, weight)", repr(sent), repr(seen)
+            experiments.same_weights(seen, sent),
+            match,
+            "summary groups differ (label, weight)",
+            repr(sorted(sent.items())),
+            repr(sorted(seen.items())),
         )
         top = snapshot.get("requiredProperties")
         listed = set(top) if isinstance(top, list) else set()
@@ -382,8 +396,6 @@ def test_a_terminated_experiment_stays_terminated(experiments: Experiments) -> N
     first, second = group_ids(record)
     unit = experiments.unit("final")
     experiments.assign_ok(experiment_id, unit, first)
-    rollout_before = body_of(experiments.rollout(experiment_id))
-    member_before = experiments.by_unit(experiments.members(experiment_id, ())).get(unit, {})
     reply = experiments.terminate(experiment_id)
     status = experiments.status_of(experiment_id) if ok(reply) else None
     if not same_json(status, experiments.p.terminated):
@@ -392,6 +404,10 @@ def test_a_terminated_experiment_stays_terminated(experiments: Experiments) -> N
             reply,
             None if status is None else f"the experiment's status reads {status!r}",
         )
+    # The "before" of every comparison is read after the terminate: what the terminate itself
+    # changed (a rollout closed, members ended) is not a change it was asked to refuse.
+    rollout_before = body_of(experiments.rollout(experiment_id))
+    member_before = experiments.by_unit(experiments.members(experiment_id, ())).get(unit, {})
     new = experiments.weights([3, 1])
     attempts: dict[str, Callable[[], Reply]] = {
         "rollout change": lambda: experiments.change_rollout(
@@ -442,7 +458,7 @@ def test_a_terminated_experiment_stays_terminated(experiments: Experiments) -> N
         )
         member = experiments.by_unit(experiments.members(experiment_id, ())).get(unit, {})
         independent.check(
-            member == member_before,
+            same_json(member, member_before),
             ids,
             "a member of a terminated experiment changed",
             repr(member_before or "(absent)"),
@@ -480,18 +496,15 @@ def test_a_terminated_experiment_leaves_the_snapshot(experiments: Experiments) -
 def test_analytics_catalog_names_the_experiments(experiments: Experiments) -> None:
     ids = ("EXP-ANALYTICS-CATALOG",)
     record = _created(experiments, "catalog")
-    reply = experiments.catalog()
-    expect(ok(reply), ids, "analytics catalog failed", "HTTP 200", reply.describe(), reply)
-    items = json_object(reply, ids).get(experiments.p.items)
-    entry = next(
-        (i for i in items or [] if isinstance(i, dict) and same_json(i.get("id"), record["id"])),
-        None,
-    )
+    # The catalog may page (experiment_payload.pagination); its items carry the record's names
+    # (experiment_payload.create), read back in the summary's.
+    items = experiments.catalog_items(ids)
+    entry = next((i for i in items if same_json(i.get("id"), record["id"])), None)
+    name_key = experiments.p.create.name
     expect(
-        entry is not None and entry.get("name") == record["name"],
+        entry is not None and same_json(entry.get("name"), record["name"]),
         ids,
         "the experiment is not in the analytics catalog with its id and name",
-        f"an item {{id: {record['id']}, name: {record['name']!r}}}",
-        repr(entry) if entry else "no item with that id",
-        reply,
+        f"an item {{id: {record['id']}, {name_key}: {record['name']!r}}}",
+        repr(entry) if entry else f"no item with that id among {len(items)}",
     )

@@ -78,6 +78,15 @@ experiment_payload:
   count_total: allUnits
   count_groups: perGroup
   property_name: property
+  create:
+    name: title
+    unit_type: kind
+    assignment_mode: strategy
+    base_configuration_id: baseId
+    required_properties: requires
+    groups: variants
+    group_label: tag
+    group_weight: share
 """
 
 

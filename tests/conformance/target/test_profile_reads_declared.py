@@ -70,6 +70,23 @@ DRIVING = {
     "experiment_payload.changeset_format": "creating the experiments a scenario stands on",
     "experiments.unit_types": "creating the experiments a scenario stands on",
     "experiments.weight_total": "creating the experiments a scenario stands on",
+    "experiment_payload.manual_weights": "creating the experiments a scenario stands on",
+    "experiment_payload.environment_header": "calling the experiment endpoints at all",
+    **{
+        f"experiment_payload.create.{name}": "creating the experiments a scenario stands on, "
+        "and reading their records back"
+        for name in (
+            "name",
+            "unit_type",
+            "assignment_mode",
+            "base_configuration_id",
+            "required_properties",
+            "groups",
+            "group_label",
+            "group_weight",
+        )
+    },
+    "experiment_payload.paged_lists": "reading a whole list page by page",
     "experiment_payload.items": "reading a whole list page by page",
     "experiment_payload.pagination": "reading a whole list page by page",
     "experiment_payload.next_cursor": "reading a whole list page by page",
