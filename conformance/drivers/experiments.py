@@ -289,6 +289,13 @@ class Experiments:
             required=required,
             **fields,
         )
+        return self.create_body_ok(body, ids=ids)
+
+    def create_body_ok(
+        self, body: Mapping[str, object], *, ids: Sequence[str] | None = None
+    ) -> dict[str, Any]:
+        """Create from ``body`` (one ``body`` made, so the test compares what it sent) and
+        return the record. Failure: a violation of ``ids`` (none: of the test)."""
         reply = self.create(body)
         wanted = self.profile.statuses.create_experiment
         key, title = "statuses.create_experiment", "create experiment was not accepted"

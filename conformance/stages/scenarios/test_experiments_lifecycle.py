@@ -157,7 +157,7 @@ def test_get_returns_what_was_created(experiments: Experiments) -> None:
     base = experiments.base(BASE)
     groups = _two_groups(experiments)
     body = experiments.body("get", base["id"], groups)
-    record = experiments.create_ok("get", base["id"], groups)
+    record = experiments.create_body_ok(body)
     reply = experiments.get(record["id"])
     expect(ok(reply), ids, "get experiment failed", "HTTP 200", reply.describe(), reply)
     json_object(reply, ids, "an experiment")  # a JSON object, else a violation
@@ -224,7 +224,7 @@ def test_snapshot_summary_describes_the_experiment(experiments: Experiments) -> 
     groups = experiments.groups([[], MORE_GOLD, []], [5, 3, 2])
     required = [experiments.gate, f"{experiments.gate}-level"]
     body = experiments.body("summary", base["id"], groups, required=required)
-    record = experiments.create_ok("summary", base["id"], groups, required=required)
+    record = experiments.create_body_ok(body)
     _, summary, snapshot = experiments.summary(record["id"])
     expect(
         summary is not None,
