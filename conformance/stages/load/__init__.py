@@ -38,9 +38,9 @@ STAGE = Stage(
         ),
         Option(
             "--load-port",
-            "the Locust master's port",
+            "the Locust master's port (default: a free port for a fleet of local workers, so "
+            f"two runs on one machine never collide; {DEFAULT_PORT} when remote workers join)",
             type=int,
-            default=DEFAULT_PORT,
             metavar="PORT",
         ),
         Option("--load-bind", "the Locust master's address", metavar="HOST"),

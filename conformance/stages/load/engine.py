@@ -8,6 +8,7 @@ from __future__ import annotations
 import contextlib
 import importlib.util
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -209,8 +210,12 @@ def run_fleet(plan: Plan, fleet: Fleet, workdir: Path | None = None) -> Results:
                 "start the remote workers with conformance load-worker --master HOST:PORT",
             )
         if not result_path.exists():
-            tail = (where / "master.log").read_bytes()[-1500:].decode("utf-8", "replace")
-            raise UsageError(f"the load generator wrote no result; its log ends: {tail}")
+            raise UsageError(
+                f"the load generator failed: {failure_line(where / 'master.log')}",
+                f"its log is {where / 'master.log'}"
+                if not own
+                else "pass --load-port PORT to choose the master's port",
+            )
         return Results.load(result_path)
     finally:
         for process in processes:
@@ -226,6 +231,19 @@ def run_fleet(plan: Plan, fleet: Fleet, workdir: Path | None = None) -> Results:
         plan_path.unlink(missing_ok=True)
         if own:
             shutil.rmtree(where, ignore_errors=True)
+
+
+def failure_line(log: Path) -> str:
+    """The one line that says why Locust stopped (its last error line), never its traceback."""
+    try:
+        lines = log.read_bytes()[-20_000:].decode("utf-8", "replace").splitlines()
+    except OSError:
+        return "no log"
+    errors = [line.strip() for line in lines if re.search(r"(Error|Exception)\b", line)]
+    picked = (
+        errors[-1] if errors else next((ln.strip() for ln in reversed(lines) if ln.strip()), "")
+    )
+    return picked[:300] or "it exited without a word"
 
 
 def check_options(values: Values) -> None:

@@ -4,6 +4,7 @@ pytest process."""
 
 from __future__ import annotations
 
+import socket
 from pathlib import Path
 
 import pytest
@@ -28,11 +29,24 @@ def fleet_of(config: pytest.Config) -> Fleet:
     return Fleet(
         local_workers=default_workers() if local is None else int(local),
         remote_workers=remote,
-        port=int(config.getoption("load_port", DEFAULT_PORT) or DEFAULT_PORT),
+        port=master_port(config.getoption("load_port", None), remote),
         bind=bind,
         progress=progress,
         log=log,
     )
+
+
+def master_port(given: object, remote_workers: int) -> int:
+    """The master's port: the one asked for; else Locust's own default when workers join from
+    other machines (they must know it); else a free one, so that two runs on one machine (a CI
+    runner with two jobs) never bind the same port."""
+    if given:
+        return int(str(given))
+    if remote_workers:
+        return DEFAULT_PORT
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
 
 
 def _tty_or_stderr() -> str:
