@@ -22,9 +22,12 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from jsonschema import Draft202012Validator  # type: ignore[import-untyped]
+from referencing import Registry, Resource
+from referencing.jsonschema import DRAFT202012
 from schemathesis.core.failures import Failure
 
-from conformance.contract.document import chain_of
+from conformance.contract.document import chain_of, resolve
 from conformance.contract.levels import (
     DOUBT,
     DROP_IN,
@@ -40,6 +43,7 @@ from conformance.contract.levels import (
 from conformance.contract.profile_keys import Values, marks
 from conformance.contract.schema_walk import operation_ids, property_nodes
 from conformance.json_types import JsonObject
+from conformance.stages.fuzz.response_checks import operation_id_of
 
 if TYPE_CHECKING:
     from schemathesis import Response
@@ -51,6 +55,7 @@ Located = tuple[str, str]  # (contract location, keyword)
 Locator = Callable[[Failure, "OpenApiCase", "Response"], list[Located]]
 MISSING_NAME = re.compile(r"""^["'](.+?)["'] is a required property""")
 SHOWN = 80  # characters of a received value a difference shows
+CONTRACT_URI = "urn:conformance:contract"
 
 
 @dataclass(frozen=True)
@@ -96,16 +101,76 @@ def _headers(failure: Failure, case: OpenApiCase, response: Response) -> list[Lo
     return [(f"response:{_status(response)}:header:{name}", REQUIRED) for name in names]
 
 
+def _body_violations(case: OpenApiCase) -> list[Located]:
+    """Every constraint of the contract's request body that the case's body breaks, with its
+    own keyword (``maxLength``, ``required``, ...): what a refusal of the body stood for."""
+    body = getattr(case, "body", None)
+    if not isinstance(body, dict | list | str | int | float | bool) or body is None:
+        return []
+    document = _document(case)
+    try:
+        operation = _operation(document, operation_id_of(case))
+    except KeyError:
+        return []
+    content = resolve(document, operation.get("requestBody"), strict=False)
+    content = content.get("content") if isinstance(content, dict) else None
+    media = content.get("application/json") if isinstance(content, dict) else None
+    if not isinstance(media, dict) or "schema" not in media:
+        return []
+    registry: Registry[object] = Registry().with_resource(
+        CONTRACT_URI, Resource.from_contents(document, default_specification=DRAFT202012)
+    )
+    schema = {"$ref": CONTRACT_URI + "#" + _pointer(operation, document) + "/schema"}
+    validator = Draft202012Validator(schema, registry=registry)
+    found: list[Located] = []
+    for error in validator.iter_errors(body):
+        path = _body_path(error.absolute_path)
+        keyword = str(error.validator)
+        if keyword == REQUIRED:
+            missing = MISSING_NAME.match(error.message)
+            if missing:
+                path = f"{path}.{missing.group(1)}" if path else missing.group(1)
+        found.append((f"request-body:{path}" if path else "request-body", keyword))
+    return list(dict.fromkeys(found))
+
+
+def _pointer(operation: dict[str, object], document: JsonObject) -> str:
+    """The JSON pointer of ``operation``'s JSON request body media entry in ``document``."""
+    paths = document.get("paths")
+    for path, item in paths.items() if isinstance(paths, dict) else ():
+        for method, candidate in item.items() if isinstance(item, dict) else ():
+            if candidate is operation:
+                escaped = str(path).replace("~", "~0").replace("/", "~1")
+                return f"/paths/{escaped}/{method}/requestBody/content/application~1json"
+    raise KeyError("operation")
+
+
 def _negated_input(keyword: str) -> Locator:
+    """The constraints a refused case broke: the body's, found by validating it against the
+    contract (each keyword judged at its own level: a bound the contract marks not shown is
+    no interface demand), and the parameters the generator says it negated."""
+
     def locate(failure: Failure, case: OpenApiCase, response: Response) -> list[Located]:
+        body = _body_violations(case)
         data = getattr(getattr(case.meta, "phase", None), "data", None)
-        name = getattr(data, "parameter", None)
-        where = getattr(getattr(data, "parameter_location", None), "value", None)
-        if not name or not where:
-            return [("operation", keyword)]
-        if where == "body":
-            return [(f"request-body:{name}" if name != "body" else "request-body", keyword)]
-        return [(f"parameter:{where}:{name}", keyword)]
+        named = [(getattr(data, "parameter", None), getattr(data, "parameter_location", None))]
+        named += [
+            (getattr(m, "parameter", None), getattr(m, "parameter_location", None))
+            for m in getattr(data, "mutations", ()) or ()
+        ]
+        found = list(body)
+        for name, where in named:
+            place = getattr(where, "value", None)
+            if not name or not place:
+                continue
+            if place == "body":
+                if not body:  # the body's own violations say more than its name
+                    found.append(
+                        (f"request-body:{name}" if name != "body" else "request-body", keyword)
+                    )
+                continue
+            found.append((f"parameter:{place}:{name}", keyword))
+        return list(dict.fromkeys(found)) or [("operation", keyword)]
 
     return locate
 

@@ -249,3 +249,41 @@ def test_declaring_a_list_field_declares_its_name_not_its_entries_fields(schema:
     gone = _answer(case, 200, {"entries": [entry]})
     [judged] = _judged("listContextProperties", case, gone, declared, "response_schema_conformance")
     assert judged.level == INTERFACE
+
+
+def _accepted(schema: Any, body: object) -> tuple[Any, Any, Failure]:
+    """A create case with ``body`` that the server accepted (201), and the failure of
+    ``negative_data_rejection`` it raises, as schemathesis raises it on a negative case."""
+    from schemathesis.core.failures import AcceptedNegativeData
+
+    case = schema["/application/{applicationId}/v2/configuration"]["POST"].Case(
+        path_parameters={"applicationId": 1}, body=body
+    )
+    answer = _answer(case, 201, {"id": 1})
+    failure = AcceptedNegativeData(
+        operation="x", message="m", status_code=201, expected_statuses=["400"]
+    )
+    return case, answer, failure
+
+
+@pytest.mark.parametrize(
+    ("body", "level"),
+    [
+        ({"name": "n" * 201}, DROP_IN),  # the bound 200 is not shown (2.2): a convention
+        ({"name": ""}, DROP_IN),  # so is the bound 1
+        ({"description": "no name"}, INTERFACE),  # name is required (2.2, stated)
+        ({"name": 7}, INTERFACE),  # and a string (2.2, stated)
+        ({"name": 7 * "x" * 40, "description": "d"}, DROP_IN),
+    ],
+)
+def test_an_accepted_invalid_body_is_judged_by_the_keywords_it_breaks(
+    schema: Any, body: object, level: str
+) -> None:
+    case, answer, failure = _accepted(schema, body)
+    op = "createConfiguration"
+    judged = judge(op, "negative_data_rejection", failure, case, answer, NONE)
+    assert judged.level == level
+    if level == DROP_IN:
+        assert judged.key.startswith("contract: CreateConfigurationBody.name (m")
+        production = judge(op, "negative_data_rejection", failure, case, answer, PRODUCTION)
+        assert production.level == INTERFACE  # production declares the reference's bounds
