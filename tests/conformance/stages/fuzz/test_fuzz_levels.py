@@ -287,3 +287,38 @@ def test_an_accepted_invalid_body_is_judged_by_the_keywords_it_breaks(
         assert judged.key.startswith("contract: CreateConfigurationBody.name (m")
         production = judge(op, "negative_data_rejection", failure, case, answer, PRODUCTION)
         assert production.level == INTERFACE  # production declares the reference's bounds
+
+
+def test_a_failure_on_an_error_answer_never_lands_on_a_success_requirement(schema: Any) -> None:
+    from conformance.report.model import Outcome
+    from conformance.stages.fuzz.aiming import FuzzTarget
+    from conformance.stages.fuzz.budget import tier as tier_of
+    from conformance.stages.fuzz.execution import FuzzRun, OperationTally
+    from conformance.stages.fuzz.response_checks import (
+        BUILTIN_REQUIREMENTS,
+        CUSTOM_CHECKS,
+        SHAPE_REQUIREMENTS,
+        SUCCESS_REQUIREMENTS,
+        requirements_for,
+    )
+
+    checks = [*BUILTIN_REQUIREMENTS, *(c.name for c in CUSTOM_CHECKS)]
+    for op in SHAPE_REQUIREMENTS:
+        for check in checks:
+            for status in (400, 404, 409, 422, 429, 500):
+                ids = requirements_for(check, op, None, status)
+                assert ids and not set(ids) & SUCCESS_REQUIREMENTS, (op, check, status, ids)
+    assert requirements_for("content_type_conformance", "getSdkStatus", None, 200) == (
+        "SDK-STATUS-200-SNAPSHOT",
+    )
+    # A plain-text 400 of the status endpoint fails its error answers' JSON body, not the 200.
+    run = FuzzRun(tier_of("smoke"), 5, FuzzTarget("http://127.0.0.1:1", NONE, "cf-unit"))
+    run.tallies[("getSdkStatus", "valid")] = OperationTally(cases=3)
+    case = _case(schema, "GET", "/sdk/v2/status")
+    answer = _answer(case, 400, b"error: bad", media="text/plain")
+    for failure in _failures(case, answer):
+        run.note("getSdkStatus", "valid", case, answer, failure)
+    ids = ("SDK-STATUS-200-SNAPSHOT", "ERR-STATUS-BODY-JSON")
+    record = run.record_for("t", "getSdkStatus", ("valid",), ids, 1.0, None)
+    assert record.outcomes["ERR-STATUS-BODY-JSON"] is Outcome.FAIL
+    assert record.outcomes["SDK-STATUS-200-SNAPSHOT"] is Outcome.PASS
