@@ -33,6 +33,7 @@ from conformance.contract.levels import (
     DROP_IN,
     INTERFACE,
     MEDIA_KEYWORD,
+    MEDIA_TYPE_KEYWORD,
     REQUIRED,
     STATUS_KEYWORD,
     VALUE_KEYWORD,
@@ -56,6 +57,8 @@ Locator = Callable[[Failure, "OpenApiCase", "Response"], list[Located]]
 MISSING_NAME = re.compile(r"""^["'](.+?)["'] is a required property""")
 SHOWN = 80  # characters of a received value a difference shows
 CONTRACT_URI = "urn:conformance:contract"
+JSON = "application/json"
+MEDIA_KEY = "errors.media_type"  # the key of an error answer's media type, where the profile has it
 
 
 @dataclass(frozen=True)
@@ -90,8 +93,21 @@ def _schema(failure: Failure, case: OpenApiCase, response: Response) -> list[Loc
     return [(f"{base}:{path}" if path else base, keyword)]
 
 
+def json_media(value: str | None) -> bool:
+    """Whether a Content-Type value names a JSON media type: ``application/json`` or one with
+    the ``+json`` structured syntax suffix (RFC 6839), ``application/problem+json`` among them."""
+    essence = (value or "").split(";", 1)[0].strip().lower()
+    kind, _, subtype = essence.partition("/")
+    return kind == "application" and (subtype == "json" or subtype.endswith("+json"))
+
+
 def _media_type(failure: Failure, case: OpenApiCase, response: Response) -> list[Located]:
-    return [(f"response:{_status(response)}:media", MEDIA_KEYWORD)]
+    """A JSON media type other than ``application/json`` breaks only the exact type
+    (``media-type``: stated where the specification names application/json), any other type
+    the JSON body itself (``media``)."""
+    values = response.headers.get("content-type") or []
+    keyword = MEDIA_TYPE_KEYWORD if values and json_media(values[0]) else MEDIA_KEYWORD
+    return [(f"response:{_status(response)}:media", keyword)]
 
 
 def _headers(failure: Failure, case: OpenApiCase, response: Response) -> list[Located]:
@@ -292,6 +308,8 @@ def _place(document: JsonObject, chain: list[dict[str, object]], keyword: str) -
 def _convention(chain: list[dict[str, object]], keyword: str) -> str:
     if keyword == REQUIRED:
         return "present"
+    if keyword == MEDIA_TYPE_KEYWORD:
+        return JSON
     value = next((node[keyword] for node in chain if keyword in node), None)
     return f"{keyword}: {value}" if value is not None else keyword
 
@@ -301,7 +319,7 @@ def _received(failure: Failure, keyword: str, response: Response) -> str:
         return "absent"
     if keyword == STATUS_KEYWORD:
         return f"HTTP {response.status_code}"
-    if keyword == MEDIA_KEYWORD:
+    if keyword in (MEDIA_KEYWORD, MEDIA_TYPE_KEYWORD):
         values = response.headers.get("content-type") or ["(none)"]
         return f"Content-Type {values[0]}"
     if hasattr(failure, "instance"):
@@ -321,6 +339,14 @@ def _nearest_key(keys: tuple[str, ...], keyword: str, response: Response, profil
         if any(str(v)[:1] == str(response.status_code)[:1] for v in given):
             return key
     return keys[0]
+
+
+def _has_key(profile: Profile, key: str) -> bool:
+    try:
+        profile.value(key)
+    except (AttributeError, KeyError, TypeError):
+        return False
+    return True
 
 
 def judge(
@@ -350,6 +376,8 @@ def judge(
         return Judged(DOUBT, doubt=doubts[0].doubt)
     level, chain, keyword = found[0]
     received = _received(failure, keyword, response)
+    if keyword == MEDIA_TYPE_KEYWORD and not level.keys and _has_key(profile, MEDIA_KEY):
+        return Judged(DROP_IN, key=MEDIA_KEY, convention=JSON, received=received)
     if level.keys:
         key = _nearest_key(level.keys, keyword, response, profile)
         default = Values.of(profile).default(key)
@@ -375,4 +403,13 @@ def doubt_of_failure(
     return judged.doubt if judged.level == DOUBT else None
 
 
-__all__ = ["DOUBT", "DROP_IN", "INTERFACE", "LOCATORS", "Judged", "doubt_of_failure", "judge"]
+__all__ = [
+    "DOUBT",
+    "DROP_IN",
+    "INTERFACE",
+    "LOCATORS",
+    "Judged",
+    "doubt_of_failure",
+    "json_media",
+    "judge",
+]

@@ -322,3 +322,61 @@ def test_a_failure_on_an_error_answer_never_lands_on_a_success_requirement(schem
     record = run.record_for("t", "getSdkStatus", ("valid",), ids, 1.0, None)
     assert record.outcomes["ERR-STATUS-BODY-JSON"] is Outcome.FAIL
     assert record.outcomes["SDK-STATUS-200-SNAPSHOT"] is Outcome.PASS
+
+
+PROBLEM = "application/problem+json"
+ERROR = {"errorCode": "BAD_REQUEST", "message": "no"}
+
+
+@pytest.mark.parametrize(
+    ("op", "method", "path", "status", "level"),
+    [
+        # "Other status codes are listed with a JSON body" (4.3 r4): any JSON media type.
+        ("getSdkStatus", "GET", "/sdk/v2/status", 400, DROP_IN),
+        ("getSdkBootstrap", "GET", "/sdk/v2/bootstrap", 400, DROP_IN),
+        ("getExperiment", "GET", EXPERIMENT, 404, DROP_IN),
+        # "Response media type is application/json" (4.1): there the type itself is stated.
+        (
+            "createConfiguration",
+            "POST",
+            "/application/{applicationId}/v2/configuration",
+            400,
+            (INTERFACE),
+        ),
+    ],
+)
+def test_an_error_in_another_json_media_type_is_json_where_the_spec_says_a_json_body(
+    schema: Any, op: str, method: str, path: str, status: int, level: str
+) -> None:
+    case = _case(schema, method, path)
+    answer = _answer(case, status, ERROR, media=PROBLEM)
+    judged = _judged(op, case, answer, NONE, "content_type_conformance")
+    assert [j.level for j in judged] == [level]
+    if level == DROP_IN:
+        assert judged[0].convention == "application/json"
+        assert judged[0].received == f"Content-Type {PROBLEM}"
+        production = _judged(op, case, answer, PRODUCTION, "content_type_conformance")
+        assert [j.level for j in production] == [INTERFACE]
+    # Not JSON at all stays what it was: a plain-text error of the status call fails.
+    if op == "getSdkStatus":
+        text = _answer(case, status, b"bad", media="text/plain")
+        assert [j.level for j in _judged(op, case, text, NONE, "content_type_conformance")] == [
+            INTERFACE
+        ]
+
+
+def test_the_status_200_is_application_json_exactly(schema: Any) -> None:
+    case = _case(schema, "GET", "/sdk/v2/status")
+    record = load_contract()["components"]["schemas"]["StatusSnapshot"].get("example", {})
+    answer = _answer(case, 200, record, media="application/vnd.snapshot+json")
+    judged = _judged("getSdkStatus", case, answer, NONE, "content_type_conformance")
+    assert [j.level for j in judged] == [INTERFACE]
+
+
+def test_json_media_types_are_application_json_and_the_json_suffix() -> None:
+    from conformance.stages.fuzz.failure_level import json_media
+
+    for given in ("application/json", "Application/JSON; charset=utf-8", PROBLEM):
+        assert json_media(given)
+    for given in ("text/json", "application/jsonx", "application/x-json-ish", "", None):
+        assert not json_media(given)
