@@ -26,6 +26,7 @@ from conformance.stages.fuzz.aiming import FuzzTarget
 from conformance.stages.fuzz.auth import AUTH_REQUIREMENTS, AuthMode, kind_of
 from conformance.stages.fuzz.budget import Tier
 from conformance.stages.fuzz.capture import Sent
+from conformance.stages.fuzz.case_log import CaseLog
 from conformance.stages.fuzz.failure_level import DROP_IN, INTERFACE, Judged, judge
 from conformance.stages.fuzz.response_checks import (
     CUSTOM_BY_NAME,
@@ -133,6 +134,7 @@ class FuzzRun:
     tallies: dict[tuple[str, str], OperationTally] = field(default_factory=dict)
     failures: dict[tuple[str, str, str], SeenFailure] = field(default_factory=dict)
     ledger: Ledger = field(default_factory=lambda: LEDGER)  # the process's one (a test: its own)
+    case_log: CaseLog = field(default_factory=CaseLog)  # the cases as generated: their digest
 
     def __post_init__(self) -> None:
         self.session = requests.Session()
@@ -485,6 +487,7 @@ class FuzzRun:
             "spec_doubts_by_check": dict(sorted(doubts.items())),
             "differences_by_key": dict(sorted(differences.items())),
             "operations": len({op for op, _ in self.tallies}),
+            **self.case_log.details(),
             "statuses": {
                 f"{op} ({kind})": {str(k): v for k, v in sorted(t.statuses.items())}
                 for (op, kind), t in sorted(self.tallies.items())
