@@ -61,8 +61,9 @@ def no_server_error(results: Results) -> Finding:
 
 
 def error_bodies(results: Results, shape: bool) -> Finding:
-    """Every error answer's body well formed: JSON (``shape=False``) or code and message."""
-    words = ("lacks",) if shape else ("JSON", "Content-Type", "object")
+    """Every error answer's body well formed: JSON (``shape=False``: a JSON body, spec 4.3 r4)
+    or an object with code and message (``shape=True``: the error shape's fields)."""
+    words = ("lacks", "object") if shape else ("JSON", "Content-Type")
     bad = [
         p
         for p in results.polls
@@ -76,6 +77,18 @@ def error_bodies(results: Results, shape: bool) -> Finding:
         "every error answer a JSON object with the declared code and message fields",
         f"{len(bad)} error answers malformed; first: {_example(bad[0], results.started)}",
     )
+
+
+def error_shape(results: Results, undeclared: tuple[str, ...]) -> tuple[Finding, Finding | None]:
+    """The error shape's verdict at its level, and the difference to note (None: none). The
+    code and message fields rest on ``errors.code_field`` and ``errors.message_field``: a body
+    without them fails only a target that declares them (or ``conventions: production``); for
+    any other it is a difference from the production convention, never a failure (the load
+    stage speaks the levels the scenarios and fuzz stages speak)."""
+    found = error_bodies(results, shape=True)
+    if found.outcome is not Outcome.FAIL or not undeclared:
+        return found, None
+    return passed(EVERY, "error bodies differ from the undeclared convention"), found
 
 
 def retry_after(results: Results) -> Finding:

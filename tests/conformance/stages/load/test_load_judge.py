@@ -177,6 +177,28 @@ def test_malformed_error_bodies_and_bare_429s_fail() -> None:
     assert judge.retry_after(bad).outcome == FAIL
 
 
+def test_an_error_body_without_the_undeclared_code_field_is_a_difference_not_a_fail() -> None:
+    lacking = results([poll(1, status=429, problem="error body lacks string errorCode")])
+    assert judge.error_bodies(lacking, shape=False).outcome == PASS  # a JSON body (4.3 r4)
+    # Undeclared: the production convention's field names; the load run notes a difference.
+    found, departure = judge.error_shape(lacking, ("errors.code_field",))
+    assert found.outcome == PASS
+    assert (
+        departure is not None and departure.outcome == FAIL and "errorCode" in (departure.received)
+    )
+    # Declared (or conventions: production): the declared fields are the interface.
+    found, departure = judge.error_shape(lacking, ())
+    assert (found.outcome, departure) == (FAIL, None)
+    # A JSON body that is no object breaks the shape, not the JSON body.
+    listed = results([poll(1, status=400, problem="error body is not an object")])
+    assert judge.error_bodies(listed, shape=False).outcome == PASS
+    assert judge.error_shape(listed, ())[0].outcome == FAIL
+    # Not JSON at all fails ERR-STATUS-BODY-JSON at the interface level whatever is declared.
+    plain = results([poll(1, status=400, problem="error body is not JSON")])
+    assert judge.error_bodies(plain, shape=False).outcome == FAIL
+    assert judge.error_shape(plain, ("errors.code_field",)) == (judge.passed(judge.EVERY), None)
+
+
 def test_the_client_rules_of_one_instance() -> None:
     state = PollerState(5.0, 0.2, rng=random.Random(1))
     assert state.request_headers() == {}
