@@ -36,6 +36,7 @@ class Declared:
     propagation_s: float
     objectives: dict[str, float | None] = field(default_factory=dict)
     window_s: float = 1.0  # the window the service counts its own rate over
+    release: float | None = None  # hysteresis: shedding stops under it (None: the threshold)
 
 
 def _example(poll: Poll, started: float) -> str:
@@ -251,16 +252,26 @@ def hint_under_load(results: Results, plan: Plan, declared: Declared) -> Finding
     return passed(EVERY)
 
 
+def _release_band(declared: Declared) -> float:
+    """The rate under which shedding is over: the declared release threshold (hysteresis), else
+    the shedding threshold, less the margin."""
+    assert declared.threshold is not None
+    release = declared.threshold if declared.release is None else declared.release
+    return release * (1 - declared.margin)
+
+
 def _quiet(results: Results, declared: Declared) -> list[Poll]:
-    """200s sent after two windows in a row under the band: the load is gone."""
-    _, low = _hint_band(declared)
+    """200s sent after two of the service's windows in a row under the release band: the
+    declared release condition (under it for a window) held, then a window to show it."""
+    low, window = _release_band(declared), declared.window_s
     rate, handled = Rate(results.polls), Rate(results.polls, answered=True)
     return [
         p
         for p in results.polls
         if p.status == 200
-        and max(rate.trailing(p.sent), rate.trailing(p.sent - 1)) < low
-        and max(handled.trailing(p.sent + p.latency), handled.trailing(p.sent)) < low
+        and max(rate.trailing(p.sent, window), rate.trailing(p.sent - window, window)) < low
+        and max(handled.trailing(p.sent + p.latency, window), handled.trailing(p.sent, window))
+        < low
     ]
 
 
@@ -278,11 +289,12 @@ def hint_absent_when_quiet(results: Results, declared: Declared, after: bool) ->
         return unmeasured(EVERY, "no 200 was served while the offered load was low")
     share = sum(p.hint for p in quiet) / len(quiet)
     if share > STRAY_HINT_SHARE:
-        _, low = _hint_band(declared)
+        low, window = _release_band(declared), declared.window_s
         return failed(
             EVERY,
             "the polling hint stays while the offered load is low",
-            f"no polling in 200s sent after 2 s under {low:.0f}/s (at most {STRAY_HINT_SHARE:.0%})",
+            f"no polling in 200s sent after {2 * window:g} s under {low:.0f}/s (at most "
+            f"{STRAY_HINT_SHARE:.0%})",
             f"{share:.0%} of {len(quiet)} such 200s carried it",
         )
     return passed(EVERY)

@@ -56,6 +56,7 @@ def load_run(target: Target, run_prefix: str, pytestconfig: pytest.Config) -> Lo
         margin=load.threshold_margin,
         propagation_s=load.propagation_seconds,
         window_s=profile.load_shedding.window_seconds,
+        release=load.release_threshold,
         objectives={k: getattr(load, k) for keys in objectives.KEYS.values() for k in keys},
     )
     # the stage's summary and charts, whichever of its tests ``--requirements`` selected

@@ -256,3 +256,28 @@ def test_the_plan_keeps_credentials_out_of_its_public_view_and_shards_large_flee
     assert small.base_url == "http://127.0.0.1:1" and small.shard == 1 and small.users == 1000
     assert large.shard == 50 and large.users == 1000
     assert small.noisy_rate == 90.0 and small.anonymous_rate == 27.0  # refill 30/s by default
+
+
+def hysteresis(stays: bool) -> list[Poll]:
+    """500/s for a second, 100/s for 10 s (under the threshold 150/s, over a release of 75/s),
+    then 30/s for 10 s: a shedder with hysteresis keeps the hint through the middle phase."""
+    polls = [poll(i / 500, hint=int(i > 150), who=f"i{i}") for i in range(500)]
+    polls += [poll(1 + i / 100, hint=1, who=f"m{i}") for i in range(1000)]
+    polls += [poll(11 + i / 30, hint=int(stays), who=f"q{i}") for i in range(300)]
+    return polls
+
+
+def test_a_declared_release_threshold_waits_for_release_before_judging_the_hint_gone() -> None:
+    from dataclasses import replace
+
+    declared = replace(DECLARED, release=75.0)
+    released = results(hysteresis(stays=False))
+    # Undeclared, the middle phase is quiet by the shedding threshold: the hint there fails.
+    assert judge.hint_absent_when_quiet(released, DECLARED, after=True).outcome == FAIL
+    # Declared, only the phase under the release threshold is quiet: the shedder passes.
+    assert judge.hint_absent_when_quiet(released, declared, after=True).outcome == PASS
+    assert judge.hint_absent_when_quiet(released, declared, after=False).outcome == PASS
+    # A hint that stays under the release threshold still fails.
+    stuck = results(hysteresis(stays=True))
+    found = judge.hint_absent_when_quiet(stuck, declared, after=True)
+    assert found.outcome == FAIL and "56/s" in found.expected
