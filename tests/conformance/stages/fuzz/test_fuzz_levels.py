@@ -380,3 +380,63 @@ def test_json_media_types_are_application_json_and_the_json_suffix() -> None:
         assert json_media(given)
     for given in ("text/json", "application/jsonx", "application/x-json-ish", "", None):
         assert not json_media(given)
+
+
+def _violations(node: dict[str, Any]) -> list[tuple[str, object]]:
+    """(keyword, a value that breaks it) for each bound of a property schema."""
+    found: list[tuple[str, object]] = []
+    if isinstance(node.get("maxLength"), int):
+        found.append(("maxLength", "x" * (node["maxLength"] + 1)))
+    if isinstance(node.get("minLength"), int) and node["minLength"] > 0:
+        found.append(("minLength", ""))
+    if isinstance(node.get("maximum"), int | float):
+        found.append(("maximum", node["maximum"] + 1))
+    if isinstance(node.get("minimum"), int | float):
+        found.append(("minimum", node["minimum"] - 1))
+    if isinstance(node.get("enum"), list) and all(isinstance(v, str) for v in node["enum"]):
+        found.append(("enum", "zz-not-listed"))
+    return found
+
+
+def test_an_accepted_body_breaking_one_bound_is_judged_at_that_bounds_level(schema: Any) -> None:
+    """Every bound of every top-level request-body field, broken alone in the contract's own
+    example body and accepted: the failure's level is the bound's own (a convention's bound
+    never fails the interface), under a profile that declares nothing."""
+    from schemathesis.core.failures import AcceptedNegativeData
+
+    from conformance.contract.document import chain_of, resolve
+    from conformance.contract.levels import level_of
+    from conformance.contract.schema_walk import operations_of
+    from conformance.stages.fuzz.failure_level import _body_violations
+
+    document = schema.raw_schema
+    judged: dict[str, int] = {INTERFACE: 0, DROP_IN: 0, DOUBT: 0}
+    for path, method, operation in operations_of(document):
+        body = resolve(document, operation.get("requestBody"), strict=False)
+        media = body.get("content", {}).get("application/json") if isinstance(body, dict) else None
+        if not isinstance(media, dict):
+            continue
+        target = resolve(document, media["schema"], strict=False)
+        example = target.get("example") if isinstance(target, dict) else None
+        if not isinstance(example, dict):
+            continue
+        op = str(operation["operationId"])
+        for name, node in target.get("properties", {}).items():
+            for keyword, value in _violations(resolve(document, node, strict=False)):
+                params = {p: 1 for p in ("applicationId", "configurationId", "experimentId")}
+                case = schema[path][method.upper()].Case(
+                    path_parameters={k: v for k, v in params.items() if "{" + k + "}" in path},
+                    body={**example, name: value},
+                )
+                if _body_violations(case) != [(f"request-body:{name}", keyword)]:
+                    continue  # breaks more than the one bound (a combinator): not this walk's
+                answer = _answer(case, 200, {})
+                failure = AcceptedNegativeData(
+                    operation="x", message="m", status_code=200, expected_statuses=["400"]
+                )
+                found = judge(op, "negative_data_rejection", failure, case, answer, NONE)
+                chain = chain_of(op, f"request-body:{name}", document) or []
+                assert found.level == level_of(chain, keyword, NONE).level, (op, name, keyword)
+                judged[found.level] += 1
+    # The spec states no bound of a body field: each is a convention, the create name's among them.
+    assert judged[DROP_IN] >= 5, judged
