@@ -69,3 +69,18 @@ def _null_when_quiet(data: Any, request: Request) -> Any:
 
 
 null_polling: Handler = edit_json(SNAPSHOT, _null_when_quiet)
+
+
+def _detail_body(response: Response) -> Response:
+    data = response.json()
+    message = data.get("message", "refused") if isinstance(data, dict) else "refused"
+    return response.with_json({"detail": message})
+
+
+async def detail_errors(request: Request, forward: Forward) -> Response:
+    """Error bodies of the SDK endpoints as FastAPI writes them, ``{"detail": ...}``: a JSON
+    body without the reference's code and message fields (their names are the convention)."""
+    response = await forward(request)
+    if response.status < 400 or not SNAPSHOT(request):
+        return response
+    return _detail_body(response)
