@@ -3,7 +3,9 @@
 A constraint is one schema keyword of one element (a ``required`` member, a ``type``, a
 ``pattern``, an ``enum``, a bound, ...), or one of the element kinds below: ``status`` (the
 statuses an operation documents), ``media`` (the JSON media type of an answer), ``value`` (a
-parameter's or body field's value constraints as a whole, judged by a refusal). Its level, given
+parameter's or body field's value constraints as a whole, judged by a refusal), ``media-type``
+(that JSON media type is ``application/json`` exactly, not another JSON type such as
+``application/problem+json``: stated only where the specification names the type). Its level, given
 the chain of elements from it up to its operation (``document.chain_of``, innermost first):
 
 1. a keyword mark anywhere on the chain, innermost first: ``x-stated: [keyword, ...]`` (the
@@ -55,6 +57,7 @@ if TYPE_CHECKING:
 INTERFACE, DROP_IN, DOUBT = "interface", "drop-in", "doubt"
 STATED_KEYWORDS, DROP_IN_KEYWORDS, LEVEL_MARK = "x-stated", "x-drop-in", "x-level"
 STATUS_KEYWORD, MEDIA_KEYWORD, VALUE_KEYWORD, REQUIRED = "status", "media", "value", "required"
+MEDIA_TYPE_KEYWORD = "media-type"  # application/json exactly, beside any JSON media type (media)
 ANY = "*"
 # What a key of each rule declares, as constraint keywords (ANY: everything in its element).
 COVERS: dict[str, frozenset[str]] = {

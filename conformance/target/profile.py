@@ -256,6 +256,7 @@ class Load:
     anonymous_pollers: int
     anonymous_rate_factor: float
     shedding_threshold: float | None
+    release_threshold: float | None  # hysteresis: shedding stops under it (None: the threshold)
     threshold_margin: float
     propagation_seconds: float
     latency_p50_ms: float | None

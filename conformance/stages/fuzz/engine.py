@@ -93,6 +93,7 @@ def _serving(case: OpenApiCase) -> _Active | None:
 def before_call(context: HookContext, case: OpenApiCase, kwargs: dict[str, object]) -> None:
     active = _serving(case)
     if active is not None:
+        active.run.case_log.add(active.kind, operation_id_of(case), case)  # as generated
         active.run.target.prepare(case, active.mode, aim_ids=active.aim_ids)
 
 
@@ -102,6 +103,7 @@ def after_call(context: HookContext, case: OpenApiCase, response: Response) -> N
     if active is None:
         return
     sent_at = time.monotonic() - response.elapsed
+    active.run.case_log.answer(active.kind, response, active.run.target.run_prefix)
     replay = active.run.answered(case, response, active.mode, active.kind, sent_at)
     active.replays[case.id] = replay
     if active.kind == "stateful":

@@ -26,6 +26,7 @@ from conformance.stages.fuzz.aiming import FuzzTarget
 from conformance.stages.fuzz.auth import AUTH_REQUIREMENTS, AuthMode, kind_of
 from conformance.stages.fuzz.budget import Tier
 from conformance.stages.fuzz.capture import Sent
+from conformance.stages.fuzz.case_log import CaseLog
 from conformance.stages.fuzz.failure_level import DROP_IN, INTERFACE, Judged, judge
 from conformance.stages.fuzz.response_checks import (
     CUSTOM_BY_NAME,
@@ -52,8 +53,6 @@ if TYPE_CHECKING:
     from conformance.target.profile import Profile
 
 
-ERROR_STATUS = 400
-ERROR_BODY_REQUIREMENTS = ("ERR-BODY-SHAPE",)
 # Checks still run on a 429 to a call a declared bucket covers (``judge_429``: excused when the
 # fuzzer's own pace caused it; else it fails the operation's answer rule).
 RATE_LIMIT_CHECKS = (
@@ -135,6 +134,7 @@ class FuzzRun:
     tallies: dict[tuple[str, str], OperationTally] = field(default_factory=dict)
     failures: dict[tuple[str, str, str], SeenFailure] = field(default_factory=dict)
     ledger: Ledger = field(default_factory=lambda: LEDGER)  # the process's one (a test: its own)
+    case_log: CaseLog = field(default_factory=CaseLog)  # the cases as generated: their digest
 
     def __post_init__(self) -> None:
         self.session = requests.Session()
@@ -205,7 +205,12 @@ class FuzzRun:
             return None
         return RuleFailure(
             check=UNPROVOKED,
-            requirement_ids=requirements_for("status_code_conformance", operation_id_of(case)),
+            # The declared budget's own requirement where it has one, else the answer's status.
+            requirement_ids=("LIMIT-RATE-WITHIN-BUDGET",)
+            if operation_id_of(case) == "getSdkStatus"
+            else requirements_for(
+                "status_code_conformance", operation_id_of(case), status=response.status_code
+            ),
             operation=case.operation.label,
             title="a valid request was refused with 429 the fuzzer did not provoke",
             message="Expected: an answer; the fuzzer's own traffic stayed within the "
@@ -283,9 +288,8 @@ class FuzzRun:
         sequence behind it. A check's failures are kept apart by level: a drop-in difference
         seen first does not hide a real failure of the same check."""
         check = check_name_of(failure)
-        ids = requirements_for(check, operation_id, failure)
-        if check == "response_schema_conformance" and response.status_code >= ERROR_STATUS:
-            ids = ERROR_BODY_REQUIREMENTS  # an error body's schema: the error shape, not the 200
+        # On an error answer, never a requirement about success answers.
+        ids = requirements_for(check, operation_id, failure, response.status_code)
         judged = judge(operation_id, check, failure, case, response, self.target.profile)
         doubt = judged.doubt
         suffix = "" if judged.level == INTERFACE else f"@{judged.level}:{judged.key}"
@@ -483,6 +487,7 @@ class FuzzRun:
             "spec_doubts_by_check": dict(sorted(doubts.items())),
             "differences_by_key": dict(sorted(differences.items())),
             "operations": len({op for op, _ in self.tallies}),
+            **self.case_log.details(),
             "statuses": {
                 f"{op} ({kind})": {str(k): v for k, v in sorted(t.statuses.items())}
                 for (op, kind), t in sorted(self.tallies.items())

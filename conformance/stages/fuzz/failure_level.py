@@ -22,14 +22,18 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from jsonschema import Draft202012Validator  # type: ignore[import-untyped]
+from referencing import Registry, Resource
+from referencing.jsonschema import DRAFT202012
 from schemathesis.core.failures import Failure
 
-from conformance.contract.document import chain_of
+from conformance.contract.document import chain_of, resolve
 from conformance.contract.levels import (
     DOUBT,
     DROP_IN,
     INTERFACE,
     MEDIA_KEYWORD,
+    MEDIA_TYPE_KEYWORD,
     REQUIRED,
     STATUS_KEYWORD,
     VALUE_KEYWORD,
@@ -40,6 +44,7 @@ from conformance.contract.levels import (
 from conformance.contract.profile_keys import Values, marks
 from conformance.contract.schema_walk import operation_ids, property_nodes
 from conformance.json_types import JsonObject
+from conformance.stages.fuzz.response_checks import operation_id_of
 
 if TYPE_CHECKING:
     from schemathesis import Response
@@ -51,6 +56,9 @@ Located = tuple[str, str]  # (contract location, keyword)
 Locator = Callable[[Failure, "OpenApiCase", "Response"], list[Located]]
 MISSING_NAME = re.compile(r"""^["'](.+?)["'] is a required property""")
 SHOWN = 80  # characters of a received value a difference shows
+CONTRACT_URI = "urn:conformance:contract"
+JSON = "application/json"
+MEDIA_KEY = "errors.media_type"  # the key of an error answer's media type, where the profile has it
 
 
 @dataclass(frozen=True)
@@ -85,8 +93,21 @@ def _schema(failure: Failure, case: OpenApiCase, response: Response) -> list[Loc
     return [(f"{base}:{path}" if path else base, keyword)]
 
 
+def json_media(value: str | None) -> bool:
+    """Whether a Content-Type value names a JSON media type: ``application/json`` or one with
+    the ``+json`` structured syntax suffix (RFC 6839), ``application/problem+json`` among them."""
+    essence = (value or "").split(";", 1)[0].strip().lower()
+    kind, _, subtype = essence.partition("/")
+    return kind == "application" and (subtype == "json" or subtype.endswith("+json"))
+
+
 def _media_type(failure: Failure, case: OpenApiCase, response: Response) -> list[Located]:
-    return [(f"response:{_status(response)}:media", MEDIA_KEYWORD)]
+    """A JSON media type other than ``application/json`` breaks only the exact type
+    (``media-type``: stated where the specification names application/json), any other type
+    the JSON body itself (``media``)."""
+    values = response.headers.get("content-type") or []
+    keyword = MEDIA_TYPE_KEYWORD if values and json_media(values[0]) else MEDIA_KEYWORD
+    return [(f"response:{_status(response)}:media", keyword)]
 
 
 def _headers(failure: Failure, case: OpenApiCase, response: Response) -> list[Located]:
@@ -96,16 +117,76 @@ def _headers(failure: Failure, case: OpenApiCase, response: Response) -> list[Lo
     return [(f"response:{_status(response)}:header:{name}", REQUIRED) for name in names]
 
 
+def _body_violations(case: OpenApiCase) -> list[Located]:
+    """Every constraint of the contract's request body that the case's body breaks, with its
+    own keyword (``maxLength``, ``required``, ...): what a refusal of the body stood for."""
+    body = getattr(case, "body", None)
+    if not isinstance(body, dict | list | str | int | float | bool) or body is None:
+        return []
+    document = _document(case)
+    try:
+        operation = _operation(document, operation_id_of(case))
+    except KeyError:
+        return []
+    content = resolve(document, operation.get("requestBody"), strict=False)
+    content = content.get("content") if isinstance(content, dict) else None
+    media = content.get("application/json") if isinstance(content, dict) else None
+    if not isinstance(media, dict) or "schema" not in media:
+        return []
+    registry: Registry[object] = Registry().with_resource(
+        CONTRACT_URI, Resource.from_contents(document, default_specification=DRAFT202012)
+    )
+    schema = {"$ref": CONTRACT_URI + "#" + _pointer(operation, document) + "/schema"}
+    validator = Draft202012Validator(schema, registry=registry)
+    found: list[Located] = []
+    for error in validator.iter_errors(body):
+        path = _body_path(error.absolute_path)
+        keyword = str(error.validator)
+        if keyword == REQUIRED:
+            missing = MISSING_NAME.match(error.message)
+            if missing:
+                path = f"{path}.{missing.group(1)}" if path else missing.group(1)
+        found.append((f"request-body:{path}" if path else "request-body", keyword))
+    return list(dict.fromkeys(found))
+
+
+def _pointer(operation: dict[str, object], document: JsonObject) -> str:
+    """The JSON pointer of ``operation``'s JSON request body media entry in ``document``."""
+    paths = document.get("paths")
+    for path, item in paths.items() if isinstance(paths, dict) else ():
+        for method, candidate in item.items() if isinstance(item, dict) else ():
+            if candidate is operation:
+                escaped = str(path).replace("~", "~0").replace("/", "~1")
+                return f"/paths/{escaped}/{method}/requestBody/content/application~1json"
+    raise KeyError("operation")
+
+
 def _negated_input(keyword: str) -> Locator:
+    """The constraints a refused case broke: the body's, found by validating it against the
+    contract (each keyword judged at its own level: a bound the contract marks not shown is
+    no interface demand), and the parameters the generator says it negated."""
+
     def locate(failure: Failure, case: OpenApiCase, response: Response) -> list[Located]:
+        body = _body_violations(case)
         data = getattr(getattr(case.meta, "phase", None), "data", None)
-        name = getattr(data, "parameter", None)
-        where = getattr(getattr(data, "parameter_location", None), "value", None)
-        if not name or not where:
-            return [("operation", keyword)]
-        if where == "body":
-            return [(f"request-body:{name}" if name != "body" else "request-body", keyword)]
-        return [(f"parameter:{where}:{name}", keyword)]
+        named = [(getattr(data, "parameter", None), getattr(data, "parameter_location", None))]
+        named += [
+            (getattr(m, "parameter", None), getattr(m, "parameter_location", None))
+            for m in getattr(data, "mutations", ()) or ()
+        ]
+        found = list(body)
+        for name, where in named:
+            place = getattr(where, "value", None)
+            if not name or not place:
+                continue
+            if place == "body":
+                if not body:  # the body's own violations say more than its name
+                    found.append(
+                        (f"request-body:{name}" if name != "body" else "request-body", keyword)
+                    )
+                continue
+            found.append((f"parameter:{place}:{name}", keyword))
+        return list(dict.fromkeys(found)) or [("operation", keyword)]
 
     return locate
 
@@ -227,6 +308,8 @@ def _place(document: JsonObject, chain: list[dict[str, object]], keyword: str) -
 def _convention(chain: list[dict[str, object]], keyword: str) -> str:
     if keyword == REQUIRED:
         return "present"
+    if keyword == MEDIA_TYPE_KEYWORD:
+        return JSON
     value = next((node[keyword] for node in chain if keyword in node), None)
     return f"{keyword}: {value}" if value is not None else keyword
 
@@ -236,7 +319,7 @@ def _received(failure: Failure, keyword: str, response: Response) -> str:
         return "absent"
     if keyword == STATUS_KEYWORD:
         return f"HTTP {response.status_code}"
-    if keyword == MEDIA_KEYWORD:
+    if keyword in (MEDIA_KEYWORD, MEDIA_TYPE_KEYWORD):
         values = response.headers.get("content-type") or ["(none)"]
         return f"Content-Type {values[0]}"
     if hasattr(failure, "instance"):
@@ -256,6 +339,14 @@ def _nearest_key(keys: tuple[str, ...], keyword: str, response: Response, profil
         if any(str(v)[:1] == str(response.status_code)[:1] for v in given):
             return key
     return keys[0]
+
+
+def _has_key(profile: Profile, key: str) -> bool:
+    try:
+        profile.value(key)
+    except (AttributeError, KeyError, TypeError):
+        return False
+    return True
 
 
 def judge(
@@ -285,6 +376,8 @@ def judge(
         return Judged(DOUBT, doubt=doubts[0].doubt)
     level, chain, keyword = found[0]
     received = _received(failure, keyword, response)
+    if keyword == MEDIA_TYPE_KEYWORD and not level.keys and _has_key(profile, MEDIA_KEY):
+        return Judged(DROP_IN, key=MEDIA_KEY, convention=JSON, received=received)
     if level.keys:
         key = _nearest_key(level.keys, keyword, response, profile)
         default = Values.of(profile).default(key)
@@ -310,4 +403,13 @@ def doubt_of_failure(
     return judged.doubt if judged.level == DOUBT else None
 
 
-__all__ = ["DOUBT", "DROP_IN", "INTERFACE", "LOCATORS", "Judged", "doubt_of_failure", "judge"]
+__all__ = [
+    "DOUBT",
+    "DROP_IN",
+    "INTERFACE",
+    "LOCATORS",
+    "Judged",
+    "doubt_of_failure",
+    "json_media",
+    "judge",
+]

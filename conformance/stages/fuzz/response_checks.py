@@ -108,6 +108,28 @@ CONTENT_TYPE_REQUIREMENTS: dict[str, str] = {
 }
 EXPERIMENT_CONTENT_TYPE = "EXP-RESPONSE-CONTENT-TYPE-JSON"
 
+# A failure on an error answer (a status of 400 or more) lands on the requirements about error
+# answers, never on one about success answers (SHAPE_REQUIREMENTS, the snapshots' media type).
+ERROR_STATUS = 400
+ERROR_ANSWER_REQUIREMENTS: dict[str, tuple[str, ...]] = {
+    "status_code_conformance": ("ERR-VALIDATION-STATUS",),
+    "response_schema_conformance": ("ERR-BODY-SHAPE",),
+    "response_headers_conformance": ("ERR-BODY-SHAPE",),
+    "content_type_conformance": ("{error_content_type}",),
+    "content_type_grammar": ("{error_content_type}",),
+}
+# operationId -> the requirement that its error answers carry a JSON body: the status endpoint's
+# own (4.3 r4), the configuration endpoints' response media type (4.1), else ERR-BODY-JSON.
+ERROR_CONTENT_TYPE_REQUIREMENTS: dict[str, str] = {
+    "createConfiguration": "CFG-RESPONSE-CONTENT-TYPE-JSON",
+    "patchConfiguration": "CFG-RESPONSE-CONTENT-TYPE-JSON",
+    "getSdkStatus": "ERR-STATUS-BODY-JSON",
+}
+ERROR_CONTENT_TYPE = "ERR-BODY-JSON"
+SUCCESS_REQUIREMENTS = frozenset(
+    [*SHAPE_REQUIREMENTS.values(), *CONTENT_TYPE_REQUIREMENTS.values(), EXPERIMENT_CONTENT_TYPE]
+) - frozenset(ERROR_CONTENT_TYPE_REQUIREMENTS.values())
+
 # Our own checks whose requirement depends on the operation: check -> operationId -> ids.
 PER_OPERATION: dict[str, dict[str, tuple[str, ...]]] = {
     "etag_equals_body_hash": {
@@ -137,6 +159,8 @@ RETRY_AFTER_READ: dict[tuple[str, int], str] = {("getSdkStatus", 429): "LIMIT-RA
 
 
 def _placeholder(rid: str, operation_id: str) -> str:
+    if rid == "{error_content_type}":
+        return ERROR_CONTENT_TYPE_REQUIREMENTS.get(operation_id, ERROR_CONTENT_TYPE)
     if rid == "{shape}":
         return SHAPE_REQUIREMENTS[operation_id]
     if rid == "{content_type}":
@@ -145,11 +169,25 @@ def _placeholder(rid: str, operation_id: str) -> str:
 
 
 def requirements_for(
-    check: str, operation_id: str, failure: Failure | None = None
+    check: str, operation_id: str, failure: Failure | None = None, status: int | None = None
 ) -> tuple[str, ...]:
-    """The requirement ids a failure of ``check`` on ``operation_id`` breaks."""
+    """The requirement ids a failure of ``check`` on ``operation_id`` breaks; on an error
+    answer (``status`` 400 or more) never one about success answers."""
     if isinstance(failure, RuleFailure) and failure.requirement_ids:
         return failure.requirement_ids
+    if status is not None and status >= ERROR_STATUS:
+        ids = _success_requirements(check, operation_id)
+        if check in ERROR_ANSWER_REQUIREMENTS:
+            ids = ERROR_ANSWER_REQUIREMENTS[check]
+        mapped = tuple(_placeholder(rid, operation_id) for rid in ids)
+        # What is left of a success requirement is the answer's status: the declared one.
+        return tuple(rid for rid in mapped if rid not in SUCCESS_REQUIREMENTS) or (
+            "ERR-VALIDATION-STATUS",
+        )
+    return _success_requirements(check, operation_id)
+
+
+def _success_requirements(check: str, operation_id: str) -> tuple[str, ...]:
     if check in PER_OPERATION:
         return PER_OPERATION[check].get(operation_id, ())
     custom = CUSTOM_BY_NAME.get(check)
@@ -168,6 +206,11 @@ def operation_requirements(operation_id: str) -> tuple[str, ...]:
         _placeholder(rid, operation_id) for check in CUSTOM_CHECKS for rid in check.requirement_ids
     ]
     ids += [rid for table in PER_OPERATION.values() for rid in table.get(operation_id, ())]
+    ids += [
+        _placeholder(rid, operation_id)
+        for rids in ERROR_ANSWER_REQUIREMENTS.values()
+        for rid in rids
+    ]
     return tuple(dict.fromkeys(ids))
 
 
@@ -356,7 +399,9 @@ def _content_type_grammar(_: ErrorShape) -> CheckFunction:
             return None
         found = media_type(value)
         if isinstance(found, Problem):
-            ids = requirements_for("content_type_grammar", operation_id_of(case))
+            ids = requirements_for(
+                "content_type_grammar", operation_id_of(case), status=response.status_code
+            )
             raise _grammar_failure("content_type_grammar", case, ids, found)
         return True
 

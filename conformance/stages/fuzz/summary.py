@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 from collections import Counter
 from collections.abc import Mapping, Sequence
 
@@ -32,6 +33,17 @@ def merge_details(per_worker: Sequence[JsonObject]) -> JsonObject:
     merged["duration_s"] = max(float(_number(d.get("duration_s", 0.0))) for d in per_worker)
     merged["budget_exhausted"] = any(d.get("budget_exhausted") for d in per_worker)
     merged["workers"] = len(per_worker)
+    # The generated cases (``case_log``): the fuzz items run on one worker, whose digest it is.
+    logs = [d for d in per_worker if isinstance(d.get("cases_digest"), str)]
+    merged["cases_logged"] = sum(int(_number(d.get("cases_logged", 0))) for d in logs)
+    digests = sorted(str(d["cases_digest"]) for d in logs)
+    merged["cases_digest"] = (
+        digests[0]
+        if len(digests) == 1
+        else hashlib.sha256(" ".join(digests).encode()).hexdigest()
+        if digests
+        else None
+    )
     merged["failures"] = failures
     # What the engine could not generate: the contract's doing, listed once whoever met it.
     unmet = sorted({text for d in per_worker for text in _texts(d.get("suite_errors"))})

@@ -30,6 +30,11 @@ from conformance.stages.fuzz.plugin import (
     FuzzItem,
 )
 
+# One worker runs every fuzz item, in collection order: under xdist the items would otherwise
+# land on workers by their pace, each with its own objects and share of the rate limit, and the
+# same seed would not give the same cases.
+pytestmark = [pytest.mark.xdist_group("fuzz")]
+
 
 @pytest.fixture(scope="session")
 def engine_schemas(fuzz_run: FuzzRun) -> EngineSchemas:

@@ -37,6 +37,7 @@ class Declared:
     propagation_s: float
     objectives: dict[str, float | None] = field(default_factory=dict)
     window_s: float = 1.0  # the window the service counts its own rate over
+    release: float | None = None  # hysteresis: shedding stops under it (None: the threshold)
 
 
 def _example(poll: Poll, started: float) -> str:
@@ -62,8 +63,9 @@ def no_server_error(results: Results) -> Finding:
 
 
 def error_bodies(results: Results, shape: bool) -> Finding:
-    """Every error answer's body well formed: JSON (``shape=False``) or code and message."""
-    words = ("lacks",) if shape else ("JSON", "Content-Type", "object")
+    """Every error answer's body well formed: JSON (``shape=False``: a JSON body, spec 4.3 r4)
+    or an object with code and message (``shape=True``: the error shape's fields)."""
+    words = ("lacks", "object") if shape else ("JSON", "Content-Type")
     bad = [
         p
         for p in results.polls
@@ -77,6 +79,18 @@ def error_bodies(results: Results, shape: bool) -> Finding:
         "every error answer a JSON object with the declared code and message fields",
         f"{len(bad)} error answers malformed; first: {_example(bad[0], results.started)}",
     )
+
+
+def error_shape(results: Results, undeclared: tuple[str, ...]) -> tuple[Finding, Finding | None]:
+    """The error shape's verdict at its level, and the difference to note (None: none). The
+    code and message fields rest on ``errors.code_field`` and ``errors.message_field``: a body
+    without them fails only a target that declares them (or ``conventions: production``); for
+    any other it is a difference from the production convention, never a failure (the load
+    stage speaks the levels the scenarios and fuzz stages speak)."""
+    found = error_bodies(results, shape=True)
+    if found.outcome is not Outcome.FAIL or not undeclared:
+        return found, None
+    return passed(EVERY, "error bodies differ from the undeclared convention"), found
 
 
 def retry_after(results: Results) -> Finding:
@@ -239,16 +253,26 @@ def hint_under_load(results: Results, plan: Plan, declared: Declared) -> Finding
     return passed(EVERY)
 
 
+def _release_band(declared: Declared) -> float:
+    """The rate under which shedding is over: the declared release threshold (hysteresis), else
+    the shedding threshold, less the margin."""
+    assert declared.threshold is not None
+    release = declared.threshold if declared.release is None else declared.release
+    return release * (1 - declared.margin)
+
+
 def _quiet(results: Results, declared: Declared) -> list[Poll]:
-    """200s sent after two windows in a row under the band: the load is gone."""
-    _, low = _hint_band(declared)
+    """200s sent after two of the service's windows in a row under the release band: the
+    declared release condition (under it for a window) held, then a window to show it."""
+    low, window = _release_band(declared), declared.window_s
     rate, handled = Rate(results.polls), Rate(results.polls, answered=True)
     return [
         p
         for p in results.polls
         if p.status == 200
-        and max(rate.trailing(p.sent), rate.trailing(p.sent - 1)) < low
-        and max(handled.trailing(p.sent + p.latency), handled.trailing(p.sent)) < low
+        and max(rate.trailing(p.sent, window), rate.trailing(p.sent - window, window)) < low
+        and max(handled.trailing(p.sent + p.latency, window), handled.trailing(p.sent, window))
+        < low
     ]
 
 
@@ -266,11 +290,12 @@ def hint_absent_when_quiet(results: Results, declared: Declared, after: bool) ->
         return unmeasured(EVERY, "no 200 was served while the offered load was low")
     share = sum(p.hint for p in quiet) / len(quiet)
     if share > STRAY_HINT_SHARE:
-        _, low = _hint_band(declared)
+        low, window = _release_band(declared), declared.window_s
         return failed(
             EVERY,
             "the polling hint stays while the offered load is low",
-            f"no polling in 200s sent after 2 s under {low:.0f}/s (at most {STRAY_HINT_SHARE:.0%})",
+            f"no polling in 200s sent after {2 * window:g} s under {low:.0f}/s (at most "
+            f"{STRAY_HINT_SHARE:.0%})",
             f"{share:.0%} of {len(quiet)} such 200s carried it",
         )
     return passed(EVERY)

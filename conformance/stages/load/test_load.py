@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 import pytest
 
+from conformance.checks.conventions import differs
 from conformance.drivers.management import Configurations
 from conformance.errors import NotMeasurable, UsageError
 from conformance.session import wire
@@ -55,6 +56,7 @@ def load_run(target: Target, run_prefix: str, pytestconfig: pytest.Config) -> Lo
         margin=load.threshold_margin,
         propagation_s=load.propagation_seconds,
         window_s=profile.load_shedding.window_seconds,
+        release=load.release_threshold,
         objectives={k: getattr(load, k) for keys in objectives.KEYS.values() for k in keys},
     )
     # the stage's summary and charts, whichever of its tests ``--requirements`` selected
@@ -88,10 +90,21 @@ def test_error_bodies_json(load_run: LoadRun) -> None:
     settle(judge.error_bodies(load_run.results, shape=False))
 
 
+ERROR_FIELD_KEYS = ("errors.code_field", "errors.message_field")
+
+
 @requirement("ERR-BODY-SHAPE")
-def test_error_bodies_shape(load_run: LoadRun) -> None:
+def test_error_bodies_shape(load_run: LoadRun, target: Target) -> None:
     unless_stopped(load_run)
-    settle(judge.error_bodies(load_run.results, shape=True))
+    profile = target.profile
+    undeclared = tuple(key for key in ERROR_FIELD_KEYS if not profile.declares(key))
+    found, departure = judge.error_shape(load_run.results, undeclared)
+    if departure is not None:  # a convention the profile does not declare: a difference
+        key = undeclared[0]
+        differs(
+            ("ERR-BODY-SHAPE",), key, profile.value(key), departure.received, departure.title, None
+        )
+    settle(found)
 
 
 @requirement("LIMIT-RATE-429-RETRY-AFTER")

@@ -249,3 +249,194 @@ def test_declaring_a_list_field_declares_its_name_not_its_entries_fields(schema:
     gone = _answer(case, 200, {"entries": [entry]})
     [judged] = _judged("listContextProperties", case, gone, declared, "response_schema_conformance")
     assert judged.level == INTERFACE
+
+
+def _accepted(schema: Any, body: object) -> tuple[Any, Any, Failure]:
+    """A create case with ``body`` that the server accepted (201), and the failure of
+    ``negative_data_rejection`` it raises, as schemathesis raises it on a negative case."""
+    from schemathesis.core.failures import AcceptedNegativeData
+
+    case = schema["/application/{applicationId}/v2/configuration"]["POST"].Case(
+        path_parameters={"applicationId": 1}, body=body
+    )
+    answer = _answer(case, 201, {"id": 1})
+    failure = AcceptedNegativeData(
+        operation="x", message="m", status_code=201, expected_statuses=["400"]
+    )
+    return case, answer, failure
+
+
+@pytest.mark.parametrize(
+    ("body", "level"),
+    [
+        ({"name": "n" * 201}, DROP_IN),  # the bound 200 is not shown (2.2): a convention
+        ({"name": ""}, DROP_IN),  # so is the bound 1
+        ({"description": "no name"}, INTERFACE),  # name is required (2.2, stated)
+        ({"name": 7}, INTERFACE),  # and a string (2.2, stated)
+        ({"name": 7 * "x" * 40, "description": "d"}, DROP_IN),
+    ],
+)
+def test_an_accepted_invalid_body_is_judged_by_the_keywords_it_breaks(
+    schema: Any, body: object, level: str
+) -> None:
+    case, answer, failure = _accepted(schema, body)
+    op = "createConfiguration"
+    judged = judge(op, "negative_data_rejection", failure, case, answer, NONE)
+    assert judged.level == level
+    if level == DROP_IN:
+        assert judged.key.startswith("contract: CreateConfigurationBody.name (m")
+        production = judge(op, "negative_data_rejection", failure, case, answer, PRODUCTION)
+        assert production.level == INTERFACE  # production declares the reference's bounds
+
+
+def test_a_failure_on_an_error_answer_never_lands_on_a_success_requirement(schema: Any) -> None:
+    from conformance.report.model import Outcome
+    from conformance.stages.fuzz.aiming import FuzzTarget
+    from conformance.stages.fuzz.budget import tier as tier_of
+    from conformance.stages.fuzz.execution import FuzzRun, OperationTally
+    from conformance.stages.fuzz.response_checks import (
+        BUILTIN_REQUIREMENTS,
+        CUSTOM_CHECKS,
+        SHAPE_REQUIREMENTS,
+        SUCCESS_REQUIREMENTS,
+        requirements_for,
+    )
+
+    checks = [*BUILTIN_REQUIREMENTS, *(c.name for c in CUSTOM_CHECKS)]
+    for op in SHAPE_REQUIREMENTS:
+        for check in checks:
+            for status in (400, 404, 409, 422, 429, 500):
+                ids = requirements_for(check, op, None, status)
+                assert ids and not set(ids) & SUCCESS_REQUIREMENTS, (op, check, status, ids)
+    assert requirements_for("content_type_conformance", "getSdkStatus", None, 200) == (
+        "SDK-STATUS-200-SNAPSHOT",
+    )
+    # A plain-text 400 of the status endpoint fails its error answers' JSON body, not the 200.
+    run = FuzzRun(tier_of("smoke"), 5, FuzzTarget("http://127.0.0.1:1", NONE, "cf-unit"))
+    run.tallies[("getSdkStatus", "valid")] = OperationTally(cases=3)
+    case = _case(schema, "GET", "/sdk/v2/status")
+    answer = _answer(case, 400, b"error: bad", media="text/plain")
+    for failure in _failures(case, answer):
+        run.note("getSdkStatus", "valid", case, answer, failure)
+    ids = ("SDK-STATUS-200-SNAPSHOT", "ERR-STATUS-BODY-JSON")
+    record = run.record_for("t", "getSdkStatus", ("valid",), ids, 1.0, None)
+    assert record.outcomes["ERR-STATUS-BODY-JSON"] is Outcome.FAIL
+    assert record.outcomes["SDK-STATUS-200-SNAPSHOT"] is Outcome.PASS
+
+
+PROBLEM = "application/problem+json"
+ERROR = {"errorCode": "BAD_REQUEST", "message": "no"}
+
+
+@pytest.mark.parametrize(
+    ("op", "method", "path", "status", "level"),
+    [
+        # "Other status codes are listed with a JSON body" (4.3 r4): any JSON media type.
+        ("getSdkStatus", "GET", "/sdk/v2/status", 400, DROP_IN),
+        ("getSdkBootstrap", "GET", "/sdk/v2/bootstrap", 400, DROP_IN),
+        ("getExperiment", "GET", EXPERIMENT, 404, DROP_IN),
+        # "Response media type is application/json" (4.1): there the type itself is stated.
+        (
+            "createConfiguration",
+            "POST",
+            "/application/{applicationId}/v2/configuration",
+            400,
+            (INTERFACE),
+        ),
+    ],
+)
+def test_an_error_in_another_json_media_type_is_json_where_the_spec_says_a_json_body(
+    schema: Any, op: str, method: str, path: str, status: int, level: str
+) -> None:
+    case = _case(schema, method, path)
+    answer = _answer(case, status, ERROR, media=PROBLEM)
+    judged = _judged(op, case, answer, NONE, "content_type_conformance")
+    assert [j.level for j in judged] == [level]
+    if level == DROP_IN:
+        assert judged[0].convention == "application/json"
+        assert judged[0].received == f"Content-Type {PROBLEM}"
+        production = _judged(op, case, answer, PRODUCTION, "content_type_conformance")
+        assert [j.level for j in production] == [INTERFACE]
+    # Not JSON at all stays what it was: a plain-text error of the status call fails.
+    if op == "getSdkStatus":
+        text = _answer(case, status, b"bad", media="text/plain")
+        assert [j.level for j in _judged(op, case, text, NONE, "content_type_conformance")] == [
+            INTERFACE
+        ]
+
+
+def test_the_status_200_is_application_json_exactly(schema: Any) -> None:
+    case = _case(schema, "GET", "/sdk/v2/status")
+    record = load_contract()["components"]["schemas"]["StatusSnapshot"].get("example", {})
+    answer = _answer(case, 200, record, media="application/vnd.snapshot+json")
+    judged = _judged("getSdkStatus", case, answer, NONE, "content_type_conformance")
+    assert [j.level for j in judged] == [INTERFACE]
+
+
+def test_json_media_types_are_application_json_and_the_json_suffix() -> None:
+    from conformance.stages.fuzz.failure_level import json_media
+
+    for given in ("application/json", "Application/JSON; charset=utf-8", PROBLEM):
+        assert json_media(given)
+    for given in ("text/json", "application/jsonx", "application/x-json-ish", "", None):
+        assert not json_media(given)
+
+
+def _violations(node: dict[str, Any]) -> list[tuple[str, object]]:
+    """(keyword, a value that breaks it) for each bound of a property schema."""
+    found: list[tuple[str, object]] = []
+    if isinstance(node.get("maxLength"), int):
+        found.append(("maxLength", "x" * (node["maxLength"] + 1)))
+    if isinstance(node.get("minLength"), int) and node["minLength"] > 0:
+        found.append(("minLength", ""))
+    if isinstance(node.get("maximum"), int | float):
+        found.append(("maximum", node["maximum"] + 1))
+    if isinstance(node.get("minimum"), int | float):
+        found.append(("minimum", node["minimum"] - 1))
+    if isinstance(node.get("enum"), list) and all(isinstance(v, str) for v in node["enum"]):
+        found.append(("enum", "zz-not-listed"))
+    return found
+
+
+def test_an_accepted_body_breaking_one_bound_is_judged_at_that_bounds_level(schema: Any) -> None:
+    """Every bound of every top-level request-body field, broken alone in the contract's own
+    example body and accepted: the failure's level is the bound's own (a convention's bound
+    never fails the interface), under a profile that declares nothing."""
+    from schemathesis.core.failures import AcceptedNegativeData
+
+    from conformance.contract.document import chain_of, resolve
+    from conformance.contract.levels import level_of
+    from conformance.contract.schema_walk import operations_of
+    from conformance.stages.fuzz.failure_level import _body_violations
+
+    document = schema.raw_schema
+    judged: dict[str, int] = {INTERFACE: 0, DROP_IN: 0, DOUBT: 0}
+    for path, method, operation in operations_of(document):
+        body = resolve(document, operation.get("requestBody"), strict=False)
+        media = body.get("content", {}).get("application/json") if isinstance(body, dict) else None
+        if not isinstance(media, dict):
+            continue
+        target = resolve(document, media["schema"], strict=False)
+        example = target.get("example") if isinstance(target, dict) else None
+        if not isinstance(example, dict):
+            continue
+        op = str(operation["operationId"])
+        for name, node in target.get("properties", {}).items():
+            for keyword, value in _violations(resolve(document, node, strict=False)):
+                params = {p: 1 for p in ("applicationId", "configurationId", "experimentId")}
+                case = schema[path][method.upper()].Case(
+                    path_parameters={k: v for k, v in params.items() if "{" + k + "}" in path},
+                    body={**example, name: value},
+                )
+                if _body_violations(case) != [(f"request-body:{name}", keyword)]:
+                    continue  # breaks more than the one bound (a combinator): not this walk's
+                answer = _answer(case, 200, {})
+                failure = AcceptedNegativeData(
+                    operation="x", message="m", status_code=200, expected_statuses=["400"]
+                )
+                found = judge(op, "negative_data_rejection", failure, case, answer, NONE)
+                chain = chain_of(op, f"request-body:{name}", document) or []
+                assert found.level == level_of(chain, keyword, NONE).level, (op, name, keyword)
+                judged[found.level] += 1
+    # The spec states no bound of a body field: each is a convention, the create name's among them.
+    assert judged[DROP_IN] >= 5, judged

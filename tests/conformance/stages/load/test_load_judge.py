@@ -177,6 +177,28 @@ def test_malformed_error_bodies_and_bare_429s_fail() -> None:
     assert judge.retry_after(bad).outcome == FAIL
 
 
+def test_an_error_body_without_the_undeclared_code_field_is_a_difference_not_a_fail() -> None:
+    lacking = results([poll(1, status=429, problem="error body lacks string errorCode")])
+    assert judge.error_bodies(lacking, shape=False).outcome == PASS  # a JSON body (4.3 r4)
+    # Undeclared: the production convention's field names; the load run notes a difference.
+    found, departure = judge.error_shape(lacking, ("errors.code_field",))
+    assert found.outcome == PASS
+    assert (
+        departure is not None and departure.outcome == FAIL and "errorCode" in (departure.received)
+    )
+    # Declared (or conventions: production): the declared fields are the interface.
+    found, departure = judge.error_shape(lacking, ())
+    assert (found.outcome, departure) == (FAIL, None)
+    # A JSON body that is no object breaks the shape, not the JSON body.
+    listed = results([poll(1, status=400, problem="error body is not an object")])
+    assert judge.error_bodies(listed, shape=False).outcome == PASS
+    assert judge.error_shape(listed, ())[0].outcome == FAIL
+    # Not JSON at all fails ERR-STATUS-BODY-JSON at the interface level whatever is declared.
+    plain = results([poll(1, status=400, problem="error body is not JSON")])
+    assert judge.error_bodies(plain, shape=False).outcome == FAIL
+    assert judge.error_shape(plain, ("errors.code_field",)) == (judge.passed(judge.EVERY), None)
+
+
 def test_the_client_rules_of_one_instance() -> None:
     state = PollerState(5.0, 0.2, rng=random.Random(1))
     assert state.request_headers() == {}
@@ -234,3 +256,28 @@ def test_the_plan_keeps_credentials_out_of_its_public_view_and_shards_large_flee
     assert small.base_url == "http://127.0.0.1:1" and small.shard == 1 and small.users == 1000
     assert large.shard == 50 and large.users == 1000
     assert small.noisy_rate == 90.0 and small.anonymous_rate == 27.0  # refill 30/s by default
+
+
+def hysteresis(stays: bool) -> list[Poll]:
+    """500/s for a second, 100/s for 10 s (under the threshold 150/s, over a release of 75/s),
+    then 30/s for 10 s: a shedder with hysteresis keeps the hint through the middle phase."""
+    polls = [poll(i / 500, hint=int(i > 150), who=f"i{i}") for i in range(500)]
+    polls += [poll(1 + i / 100, hint=1, who=f"m{i}") for i in range(1000)]
+    polls += [poll(11 + i / 30, hint=int(stays), who=f"q{i}") for i in range(300)]
+    return polls
+
+
+def test_a_declared_release_threshold_waits_for_release_before_judging_the_hint_gone() -> None:
+    from dataclasses import replace
+
+    declared = replace(DECLARED, release=75.0)
+    released = results(hysteresis(stays=False))
+    # Undeclared, the middle phase is quiet by the shedding threshold: the hint there fails.
+    assert judge.hint_absent_when_quiet(released, DECLARED, after=True).outcome == FAIL
+    # Declared, only the phase under the release threshold is quiet: the shedder passes.
+    assert judge.hint_absent_when_quiet(released, declared, after=True).outcome == PASS
+    assert judge.hint_absent_when_quiet(released, declared, after=False).outcome == PASS
+    # A hint that stays under the release threshold still fails.
+    stuck = results(hysteresis(stays=True))
+    found = judge.hint_absent_when_quiet(stuck, declared, after=True)
+    assert found.outcome == FAIL and "56/s" in found.expected
