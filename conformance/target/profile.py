@@ -128,6 +128,8 @@ class Headers:
     unit_id: str
     unit_type: str
     unit_context: str
+    environment_case: str  # "exact" | "insensitive"
+    numeric_grammar: str  # "decimal-digits" | "javascript-number"
 
 
 @dataclass(frozen=True)
@@ -169,14 +171,16 @@ class Bodies:
 class ErrorShape:
     """``errors``: the error answer's fields and statuses."""
 
-    code_field: str
+    code_field: str | None  # None: the error body has no code field
     message_field: str
+    media_type: str
     missing_credentials_status: tuple[int, ...]
     forbidden_status: int
     foreign_project_status: tuple[int, ...]
     validation_status: int
     malformed_body_status: int | None
     not_found_status: int
+    rate_limited_status: int
 
     @property
     def malformed_status(self) -> int:

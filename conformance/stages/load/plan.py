@@ -49,7 +49,7 @@ class Plan:
     anonymous_rate: float  # polls per second per anonymous poller
     timeout_s: float
     run_tag: str
-    code_field: str = "errorCode"
+    code_field: str | None = "errorCode"  # None: errors.code_field null, no code field
     message_field: str = "message"
     noisy_window: tuple[float, float] = (0.0, 0.0)
     anonymous_window: tuple[float, float] = (0.0, 0.0)

@@ -147,8 +147,11 @@ def key_set_statuses(schema: Mapping[str, Any]) -> frozenset[int]:
 
 
 def _is_name(node: Mapping[str, Any]) -> bool:
-    ref = str(node.get("$ref", ""))
-    return ref.rsplit("/", 1)[-1] in NAME_DEFS and isinstance(node.get("default"), str)
+    """A key holding a name: its ``$ref`` (or one branch of its ``oneOf``: a name or null, like
+    ``errors.code_field``) is one of the name definitions, and its default a string."""
+    refs = [node.get("$ref", "")] + [b.get("$ref", "") for b in node.get("oneOf", ())]
+    named = any(str(ref).rsplit("/", 1)[-1] in NAME_DEFS for ref in refs)
+    return named and isinstance(node.get("default"), str)
 
 
 def _word(name: str) -> re.Pattern[str]:

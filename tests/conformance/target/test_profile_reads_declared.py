@@ -54,6 +54,8 @@ DRIVING = {
     # own rate-limit bucket) on every SDK request.
     "headers.environment": "the SDK request's environment alias and instance id",
     "headers.instance_id": "the SDK request's environment alias and instance id",
+    # ... and tells a rate-limit refusal (judged against the suite's own traffic) from an answer.
+    "errors.rate_limited_status": "telling a rate-limit refusal from an answer, on every request",
     # checks/management.py: the configurations (and content changes) scenarios stand on.
     "bodies.create.content": "creating the configurations a scenario stands on",
     "statuses.create_configuration": "creating the configurations a scenario stands on",
