@@ -59,6 +59,8 @@ class ClientSettings:
     instance_header: str
     numeric_header: str
     profile_source: str = ""  # the profile file read, "" for the defaults
+    numeric_grammar: str = "decimal-digits"  # headers.numeric_grammar
+    numeric_grammar_declared: bool = False  # the profile writes it (or conventions: production)
 
     def scaled(self, nominal_s: float) -> float:
         return nominal_s * self.time_scale
@@ -97,7 +99,19 @@ def settings_from(
         instance_header=str(headers["instance_id"]).lower(),
         numeric_header=str(headers["numeric"]).lower(),
         profile_source=str(Path(profile_path)) if profile_path else "",
+        numeric_grammar=str(headers["numeric_grammar"]),
+        numeric_grammar_declared=_declares_grammar(profile_path),
     )
+
+
+def _declares_grammar(profile_path: str | None) -> bool:
+    """Whether the profile writes headers.numeric_grammar (or says conventions: production)."""
+    if not profile_path:
+        return False
+    data = yaml.safe_load(Path(profile_path).read_text(encoding="utf-8")) or {}
+    given = data.get("headers") if isinstance(data, dict) else None
+    written = isinstance(given, dict) and "numeric_grammar" in given
+    return written or (isinstance(data, dict) and data.get("conventions") == "production")
 
 
 def _profile_sections(profile_path: str | None) -> tuple[dict[str, object], dict[str, object]]:
