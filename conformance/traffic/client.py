@@ -188,7 +188,9 @@ class Client:
         refusal = judge_429(reply.status, replay, self.profile.errors.rate_limited_status)
         if refusal is not None and not allow_rate_limit:
             self._judge_rate_limit(reply, f"{method} {path}", refusal, replay, spend)
-        if reply.status >= 500 and not allow_server_error:
+        if reply.status >= 500 and not allow_server_error and refusal is None:
+            # a 5xx that is the declared rate-limit refusal (errors.rate_limited_status: 503,
+            # say) was judged as a refusal above, not as a server error
             raise ContractViolation(
                 (),
                 f"the target answered {method} {path} with a server error",
