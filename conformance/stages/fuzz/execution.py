@@ -29,10 +29,12 @@ from conformance.stages.fuzz.capture import Sent
 from conformance.stages.fuzz.failure_level import DROP_IN, INTERFACE, Judged, judge
 from conformance.stages.fuzz.response_checks import (
     CUSTOM_BY_NAME,
+    MEDIA_CHECKS,
     CheckFunction,
     RuleFailure,
     check_name_of,
     custom_checks,
+    error_media_requirement,
     operation_id_of,
     operation_requirements,
     requirements_for,
@@ -306,6 +308,8 @@ class FuzzRun:
         ids = requirements_for(check, operation_id, failure)
         if check == "response_schema_conformance" and response.status_code >= ERROR_STATUS:
             ids = ERROR_BODY_REQUIREMENTS  # an error body's schema: the error shape, not the 200
+        if check in MEDIA_CHECKS and response.status_code >= ERROR_STATUS:
+            ids = (error_media_requirement(operation_id),)  # not the success answers' rule
         judged = judge(operation_id, check, failure, case, response, self.target.profile)
         doubt = judged.doubt
         suffix = "" if judged.level == INTERFACE else f"@{judged.level}:{judged.key}"

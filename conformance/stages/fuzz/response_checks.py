@@ -108,6 +108,18 @@ CONTENT_TYPE_REQUIREMENTS: dict[str, str] = {
 }
 EXPERIMENT_CONTENT_TYPE = "EXP-RESPONSE-CONTENT-TYPE-JSON"
 
+# A media-type failure on an error answer (status >= 400) breaks the error-body rule, never a
+# requirement about success answers: the status endpoint's is stated (4.3), the others' one.
+MEDIA_CHECKS = ("content_type_conformance", "content_type_grammar")
+ERROR_MEDIA_REQUIREMENTS: dict[str, str] = {"getSdkStatus": "ERR-STATUS-BODY-JSON"}
+ERROR_MEDIA_DEFAULT = "ERR-BODY-JSON"
+
+
+def error_media_requirement(operation_id: str) -> str:
+    """The requirement a media-type failure on one of ``operation_id``'s error answers breaks."""
+    return ERROR_MEDIA_REQUIREMENTS.get(operation_id, ERROR_MEDIA_DEFAULT)
+
+
 # Our own checks whose requirement depends on the operation: check -> operationId -> ids.
 PER_OPERATION: dict[str, dict[str, tuple[str, ...]]] = {
     "etag_equals_body_hash": {
@@ -168,6 +180,7 @@ def operation_requirements(operation_id: str) -> tuple[str, ...]:
         _placeholder(rid, operation_id) for check in CUSTOM_CHECKS for rid in check.requirement_ids
     ]
     ids += [rid for table in PER_OPERATION.values() for rid in table.get(operation_id, ())]
+    ids.append(error_media_requirement(operation_id))
     return tuple(dict.fromkeys(ids))
 
 
