@@ -13,6 +13,7 @@ from conformance.stages.load.rules import (
     Hint,
     PollerState,
     Reading,
+    error_body_problem,
     read_hint,
     read_snapshot,
 )
@@ -175,6 +176,34 @@ def test_malformed_error_bodies_and_bare_429s_fail() -> None:
     assert judge.error_bodies(bad, shape=False).outcome == FAIL
     assert judge.error_bodies(bad, shape=True).outcome == PASS
     assert judge.retry_after(bad).outcome == FAIL
+
+
+def test_a_missing_conventional_field_is_a_difference_and_a_declared_one_fails() -> None:
+    """errorCode left at its default (a convention): a body lacking it is not held against the
+    target (the test notes a difference); declared, it fails; another problem still fails."""
+    problem = error_body_problem(
+        b'{"detail": "slow down"}', "application/json", "errorCode", "message"
+    )
+    lacking = results([poll(1, status=429, problem=problem, retry=1.0)])
+    assert judge.error_bodies(lacking, shape=True).outcome == FAIL
+    conventions = frozenset({"errorCode", "message"})
+    assert judge.error_bodies(lacking, shape=True, conventions=conventions).outcome == PASS
+    assert len(judge.departures(lacking, conventions)) == 1
+    only_code = frozenset({"errorCode"})  # message declared: its lack still fails
+    assert judge.error_bodies(lacking, shape=True, conventions=only_code).outcome == FAIL
+    other = results([poll(1, status=429, problem="error body is not an object", retry=1.0)])
+    assert judge.error_bodies(other, shape=True, conventions=conventions).outcome == PASS
+    assert judge.departures(other, conventions) == []
+    no_code = error_body_problem(b'{"detail": "x"}', "application/problem+json", None, "detail")
+    assert no_code == ""  # errors.code_field: null, and any JSON media type
+
+
+def test_a_declared_5xx_rate_limit_refusal_is_a_refusal_not_a_server_error() -> None:
+    refused = results([poll(1, status=503, retry=1.0)])
+    assert judge.no_server_error(refused).outcome == FAIL
+    assert judge.no_server_error(refused, refusal=503).outcome == PASS
+    assert judge.retry_after(refused, refusal=503).outcome == PASS
+    assert judge.retry_after(results([poll(1, status=503)]), refusal=503).outcome == FAIL
 
 
 def test_the_client_rules_of_one_instance() -> None:
