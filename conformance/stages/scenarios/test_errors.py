@@ -349,7 +349,7 @@ def test_validation_failures_answer_the_declared_status(
         "errors.validation_status",
         wanted,
         ids,
-        f"invalid input ({case.label}) not answered {wanted}",
+        f"invalid input ({case.label}) not answered {' or '.join(map(str, wanted))}",
     )
 
 

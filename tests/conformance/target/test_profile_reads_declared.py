@@ -157,7 +157,7 @@ def test_the_view_notes_the_dotted_path_of_every_key_read() -> None:
     view = recording_view(_profile())
     RECORDER.open()
     try:
-        assert view.errors.validation_status == 400
+        assert view.errors.validation_status == (400,)
         assert view.bodies.patch.base_hash == "baseHash"
         assert view.capability("experiments") is True
         assert view.environment_id("dev") == 1
