@@ -11,6 +11,8 @@ change listed as a drop-in difference when the profile leaves the key at its def
 - ``case_insensitive_alias``: ``Production`` is production (scope still enforced).
 - ``rate_limited_503``: the rate-limit refusal answered 503 (with its Retry-After).
 - ``javascript_numeric``: the numeric header read as JavaScript's ``Number()`` reads it.
+- ``validation_400_or_422``: 400 for a body that is not JSON, 422 for a JSON body of the wrong
+  shape (errors.validation_status: [400, 422]).
 """
 
 from __future__ import annotations
@@ -106,12 +108,27 @@ def javascript_numeric(header: str = "project-id") -> Handler:
     return handler
 
 
+def validation_400_or_422() -> Handler:
+    """A write whose JSON body is refused as invalid answers 422; a body that is not JSON, and
+    every other invalid input, stays 400 (FastAPI's split)."""
+
+    async def handler(request: Request, forward: Forward) -> Response:
+        response = await forward(request)
+        shaped = request.method in ("POST", "PATCH") and request.json() is not None
+        return response.replace(status=422) if response.status == 400 and shaped else response
+
+    return handler
+
+
 PROFILES: dict[str, dict[str, Any]] = {
     "problem_json": {"errors": {"media_type": PROBLEM_JSON}},
     "no_code_field": {"errors": {"code_field": None, "message_field": "detail"}},
     "case_insensitive_alias": {"headers": {"environment_case": "insensitive"}},
     "rate_limited_503": {"errors": {"rate_limited_status": 503}},
     "javascript_numeric": {"headers": {"numeric_grammar": "javascript-number"}},
+    "validation_400_or_422": {
+        "errors": {"validation_status": [400, 422], "malformed_body_status": 400}
+    },
 }
 
 HANDLERS = {
@@ -120,4 +137,5 @@ HANDLERS = {
     "case_insensitive_alias": case_insensitive_alias,
     "rate_limited_503": rate_limited_503,
     "javascript_numeric": javascript_numeric,
+    "validation_400_or_422": validation_400_or_422,
 }

@@ -42,6 +42,7 @@ ERRORS = frozenset({"ERR-STATUS-BODY-JSON", "ERR-BODY-JSON", "ERR-BODY-SHAPE"})
 ALIAS = frozenset({"SDK-HDR-ENV-UNKNOWN-VALUE", "SDK-HDR-ENV-OUT-OF-SCOPE-403"})
 NUMERIC = frozenset({"SDK-HDR-NUMERIC-IN-BOUNDS", "SDK-HDR-NUMERIC-OUT-OF-BOUNDS"})
 RATE = frozenset({"LIMIT-RATE-ENFORCED", "LIMIT-RATE-WITHIN-BUDGET"})
+VALIDATION = frozenset({"ERR-VALIDATION-STATUS", "ERR-MALFORMED-JSON"})
 
 CASES = [
     Case("problem_json", ERRORS, True),
@@ -52,6 +53,7 @@ CASES = [
     Case("case_insensitive_alias", ALIAS, False, frozenset({"headers.environment_case"})),
     Case("javascript_numeric", NUMERIC, True),
     Case("javascript_numeric", NUMERIC, False, frozenset({"headers.numeric_grammar"})),
+    Case("validation_400_or_422", VALIDATION, True),
     Case("rate_limited_503", RATE, True),
     Case(
         "rate_limited_503",
