@@ -154,7 +154,7 @@ class Specialiser:
             if not isinstance(responses, dict):
                 continue
             for status, response in responses.items():
-                if not str(status).isdigit() or int(status) < ERROR_STATUS:
+                if not _error_status(str(status)):
                     continue
                 resolved = copy.deepcopy(resolve(document, response, strict=False))
                 content = resolved.get("content") if isinstance(resolved, dict) else None
@@ -332,6 +332,13 @@ ERROR_MEDIA_KEY = "errors.media_type"
 JSON_MEDIA = "application/json"
 ERROR_STATUS = 400
 EXACT_MEDIA_OPERATIONS = ("createConfiguration", "patchConfiguration")  # spec 4.1
+
+
+def _error_status(status: str) -> bool:
+    """An error answer's key in a responses map: 400 and up, a 4XX or 5XX range, default."""
+    if status.isdigit():
+        return int(status) >= ERROR_STATUS
+    return status.upper() in ("4XX", "5XX", "DEFAULT")
 
 
 def specialise(document: JsonObject, profile: Profile) -> JsonObject:
