@@ -89,6 +89,38 @@ def media_problem(headers: Mapping[str, str], essence: str = JSON_MEDIA) -> str 
     return None
 
 
+def is_json_media(essence: str) -> bool:
+    """Whether a media type's essence (lower case) names JSON: ``application/json`` or a type
+    with the ``+json`` structured syntax suffix (RFC 6838 4.2.8), such as
+    ``application/problem+json`` (RFC 9457)."""
+    kind, _, subtype = essence.partition("/")
+    return kind == "application" and (subtype == "json" or subtype.endswith("+json"))
+
+
+def json_media_problem(headers: Mapping[str, str]) -> tuple[str | None, str | None]:
+    """``(problem, essence)`` of an answer that must carry "a JSON body": ``problem`` is None
+    when ``Content-Type`` is a media-type (RFC 9110 8.3.1) naming JSON (``is_json_media``), else
+    what was received; ``essence`` is the media type received (None when it does not parse), so
+    that a caller can hold it to the exact convention, ``application/json``."""
+    value = headers.get("content-type")
+    if value is None:
+        return "no Content-Type", None
+    parsed = media_type(value)
+    if isinstance(parsed, Problem):
+        return str(parsed), None
+    if not is_json_media(parsed.essence):
+        return f"Content-Type {value!r}: media type {parsed.essence}, not JSON", parsed.essence
+    return None, parsed.essence
+
+
+def json_media_expected() -> str:
+    """The ``expected`` line of a check that takes any JSON media type."""
+    return (
+        "Content-Type application/json or another JSON media type (application/*+json, "
+        f"RFC 6838 4.2.8; any case, any parameters), a {MEDIA_TYPE.expected}"
+    )
+
+
 def strip_quotes(etag: str) -> str:
     """The opaque part of an entity tag: W/ and the double quotes removed."""
     value = etag.strip()

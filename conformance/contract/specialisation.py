@@ -29,6 +29,7 @@ from conformance.contract.profile_keys import (
     BASE_HASH_TRANSPORT,
     ENUM,
     ENUM_VALUE,
+    MARK,
     MAX_ITEMS,
     MAXIMUM,
     MISSING,
@@ -135,8 +136,36 @@ class Specialiser:
         self._links(document)
         self._nodes(document)
         self._statuses(document)
+        self._error_media(document)
         self._headers_for_moved_fields(document)
         return document
+
+    def _error_media(self, document: JsonObject) -> None:
+        """Error answers in the media type ``errors.media_type`` declares (problem+json, say),
+        except on the configuration endpoints, whose responses are application/json (spec 4.1,
+        read as binding their error answers too)."""
+        media = self.values.value(ERROR_MEDIA_KEY)
+        if not isinstance(media, str) or media == JSON_MEDIA:
+            return
+        for _path, _method, operation in operations_of(document):
+            responses = operation.get("responses")
+            if operation.get("operationId") in EXACT_MEDIA_OPERATIONS:
+                continue
+            if not isinstance(responses, dict):
+                continue
+            for status, response in responses.items():
+                if not _error_status(str(status)):
+                    continue
+                resolved = copy.deepcopy(resolve(document, response, strict=False))
+                content = resolved.get("content") if isinstance(resolved, dict) else None
+                if not isinstance(content, dict) or JSON_MEDIA not in content:
+                    continue
+                entry = content.pop(JSON_MEDIA)
+                if isinstance(entry, dict):
+                    entry[MARK] = ERROR_MEDIA_KEY
+                    fill(entry, ERROR_MEDIA_KEY, media, self.values)
+                content[media] = entry
+                responses[status] = resolved
 
     def _examples(self, new: object, old: object) -> None:
         """Examples follow renamed properties and values (walked along the original schemas)."""
@@ -195,7 +224,7 @@ class Specialiser:
         if isinstance(properties, dict) and is_schema(node):
             renamed: dict[str, object] = {}
             for name, child in properties.items():
-                if self.moved_out(child):
+                if self.moved_out(child) or self.absent(child):
                     continue
                 new = self.name_of(name, child)
                 for key in marks(child):
@@ -207,11 +236,18 @@ class Specialiser:
                 node["required"] = [
                     self.name_of(n, properties.get(n))
                     for n in node["required"]
-                    if self._required(properties.get(n))
+                    if self._required(properties.get(n)) and not self.absent(properties.get(n))
                 ]
         for key, value in node.items():
             if key not in ("example", "examples", "links"):
                 self._nodes(value)
+
+    def absent(self, node: object) -> bool:
+        """A property whose name key the profile sets to null: the target has no such field
+        (``errors.code_field: null``, an error body without a code)."""
+        return any(
+            rule_of(key) == PROPERTY and self.values.value(key) is None for key in marks(node)
+        )
 
     def _required(self, node: object) -> bool:
         for key in marks(node):
@@ -293,6 +329,19 @@ class Specialiser:
             if found:
                 return found
         return []
+
+
+ERROR_MEDIA_KEY = "errors.media_type"
+JSON_MEDIA = "application/json"
+ERROR_STATUS = 400
+EXACT_MEDIA_OPERATIONS = ("createConfiguration", "patchConfiguration")  # spec 4.1
+
+
+def _error_status(status: str) -> bool:
+    """An error answer's key in a responses map: 400 and up, a 4XX or 5XX range, default."""
+    if status.isdigit():
+        return int(status) >= ERROR_STATUS
+    return status.upper() in ("4XX", "5XX", "DEFAULT")
 
 
 def specialise(document: JsonObject, profile: Profile) -> JsonObject:

@@ -44,6 +44,18 @@ UNKNOWN: tuple[str, ...] = (
 )
 
 
+CASE_KEY = "headers.environment_case"
+
+
+def spelled_value(alias: str) -> str | None:
+    """The allowed value (or synonym) a case variant spells (``Production``: production);
+    None for a value that is no case variant of one. Spec 4.3 lists the values in lower case and
+    does not say a case variant is refused: ``headers.environment_case`` says how the target
+    reads one (exact: refused, the convention; insensitive: as the value it spells)."""
+    folded = alias.lower()
+    return folded if folded != alias and folded in SELECTS else None
+
+
 @dataclass(frozen=True)
 class Endpoint:
     """One SDK endpoint form: the path, and whether identity headers go with it."""

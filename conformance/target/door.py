@@ -119,7 +119,7 @@ def project_exists(client: Client, url: str) -> None:
     errors = profile.errors
     credential = frozenset(errors.missing_credentials_status) | {401}
     unknown = {404, 403, errors.not_found_status, *errors.foreign_project_status}
-    unknown -= {errors.validation_status, errors.malformed_status, *credential}
+    unknown -= {*errors.validation_status, *errors.malformed_status, *credential}
     experiments = profile.capability("experiments")
     path = "/experiments" if experiments else "/configuration"
     refused: dict[str, int] = {}

@@ -128,6 +128,8 @@ class Headers:
     unit_id: str
     unit_type: str
     unit_context: str
+    environment_case: str  # "exact" | "insensitive"
+    numeric_grammar: str  # "decimal-digits" | "javascript-number"
 
 
 @dataclass(frozen=True)
@@ -170,17 +172,19 @@ class Bodies:
 class ErrorShape:
     """``errors``: the error answer's fields and statuses."""
 
-    code_field: str
+    code_field: str | None  # None: the error body has no code field
     message_field: str
+    media_type: str
     missing_credentials_status: tuple[int, ...]
     forbidden_status: int
     foreign_project_status: tuple[int, ...]
-    validation_status: int
-    malformed_body_status: int | None
+    validation_status: tuple[int, ...]  # one status or several (the file may write either)
+    malformed_body_status: tuple[int, ...] | None
     not_found_status: int
+    rate_limited_status: int
 
     @property
-    def malformed_status(self) -> int:
+    def malformed_status(self) -> tuple[int, ...]:
         """The status of a body that is not JSON at all (the validation status unless declared)."""
         declared = self.malformed_body_status
         return self.validation_status if declared is None else declared
@@ -669,6 +673,8 @@ def _typed(hint: object, value: object) -> object:
     origin, args = get_origin(hint), get_args(hint)
     if origin is tuple and isinstance(value, Iterable):
         return tuple(_typed(args[0], item) for item in value)
+    if origin is tuple and isinstance(value, int) and args[0] is int:  # one status for a list
+        return (value,)
     if origin is dict and isinstance(value, Mapping):
         return {_typed(args[0], k): _typed(args[1], v) for k, v in value.items()}
     if isinstance(hint, type) and is_dataclass(hint) and isinstance(value, Mapping):

@@ -188,10 +188,12 @@ class Client:
         )
         replay = None if spend is None else spend.record(self.ledger)
         reply = self._send(request, retries=1)
-        refusal = judge_429(reply.status, replay)
+        refusal = judge_429(reply.status, replay, self.profile.errors.rate_limited_status)
         if refusal is not None and not allow_rate_limit:
             self._judge_rate_limit(reply, f"{method} {path}", refusal, replay, spend)
-        if reply.status >= 500 and not allow_server_error:
+        if reply.status >= 500 and not allow_server_error and refusal is None:
+            # a 5xx that is the declared rate-limit refusal (errors.rate_limited_status: 503,
+            # say) was judged as a refusal above, not as a server error
             raise ContractViolation(
                 (),
                 f"the target answered {method} {path} with a server error",
@@ -310,7 +312,8 @@ class Client:
         )
         raise ContractViolation(
             (),
-            f"the target refused {where} with 429 though the suite kept under the declared limit",
+            f"the target refused {where} with {reply.status} (profile "
+            "errors.rate_limited_status) though the suite kept under the declared limit",
             "an answer: the suite's own traffic stayed within the rate limit the profile declares",
             f"{reply.describe()}; {figure}",
             reply.curl,

@@ -23,7 +23,7 @@ from enum import StrEnum
 
 from conformance.traffic.token_bucket import Limit, TokenBucket
 
-RATE_LIMITED = 429
+RATE_LIMITED = 429  # the default of errors.rate_limited_status (RFC 6585), the convention
 
 # Tokens the replay must leave, beyond the one a request takes, before a 429 counts against the
 # target: a margin for clock rounding between the suite and the target.
@@ -107,11 +107,14 @@ class Refusal(StrEnum):
     UNACCOUNTED = "unaccounted"  # no declared bucket was replayed for it: nothing excuses it
 
 
-def judge_429(status: int, replay: Replay | None) -> Refusal | None:
-    """The one judge of a 429: None when ``status`` is no 429; else whether this process's own
-    traffic (``replay``, as the request was sent; None: no declared bucket covers it) excuses it.
-    """
-    if status != RATE_LIMITED:
+def judge_429(
+    status: int, replay: Replay | None, refusal_status: int = RATE_LIMITED
+) -> Refusal | None:
+    """The one judge of a rate-limit refusal: None when ``status`` is not ``refusal_status``
+    (the profile's ``errors.rate_limited_status``, 429 by default); else whether this process's
+    own traffic (``replay``, as the request was sent; None: no declared bucket covers it)
+    excuses it."""
+    if status != refusal_status:
         return None
     if replay is None:
         return Refusal.UNACCOUNTED

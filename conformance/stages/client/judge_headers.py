@@ -1,16 +1,17 @@
 """Judging the identity headers a client sends, on every request it sends in every scenario (on
 and off the happy path: after 5xx, 429s and lost connections alike): the instance id it was given
 (``RCES_INSTANCE_ID``), exactly, 1 to 128 characters, a field value by RFC 9110 5.5; the numeric
-header, when sent, within 0 < value <= 9007199254740991 (spec 8); the environment alias, when
-sent, one of the allowed values within the key's scope (spec 4.3: the stage's key is scoped to
-development, ``RCES_ENVIRONMENT``; studio is its synonym); the authorization header, the key
-itself with no scheme word (spec 5: "header authorization, whose value is the key itself")."""
+header, when sent, within 0 < value <= 9007199254740991 (spec 8), spelled as the profile's
+``headers.numeric_grammar`` reads a number (``oracles/numeric_header.py``, the server judge's
+oracle too: both judges agree on what a number is); the environment alias, when sent, one of the
+allowed values within the key's scope (spec 4.3: the stage's key is scoped to development,
+``RCES_ENVIRONMENT``; studio is its synonym); the authorization header, the key itself with no
+scheme word (spec 5: "header authorization, whose value is the key itself")."""
 
 from __future__ import annotations
 
-import math
-
 from conformance.oracles.header_grammar import Problem, field_value
+from conformance.oracles.numeric_header import reads_in_bounds, some_reader_takes
 from conformance.stages.client.recording import KEY_PLACEHOLDER, Recorded
 from conformance.stages.client.runs import ScenarioRun
 from conformance.stages.client.scenarios import (
@@ -74,26 +75,39 @@ def _instance_id(run: ScenarioRun) -> Finding:
 def _numeric(run: ScenarioRun) -> Finding:
     name = run.settings.numeric_header
     sent = [(r.instance, r.headers[name], r.seq) for _, r in _requests(run) if name in r.headers]
-    wrong = [f"{i} request {s}: {name}: {v[:40]!r}" for i, v, s in sent if not _in_bounds(v)]
+    settings = run.settings
+    wrong = [
+        f"{i} request {s}: {name}: {v[:40]!r}"
+        for i, v, s in sent
+        if not _in_bounds(v, settings.numeric_grammar, settings.numeric_grammar_declared)
+    ]
     if wrong:
         return failed(
             NUMERIC_HEADER,
             "the numeric header is out of its bounds",
             f"{name} (profile: headers.numeric), when sent, a number with "
-            f"0 < value <= {NUMERIC_MAX}",
+            f"0 < value <= {NUMERIC_MAX} (headers.numeric_grammar: {settings.numeric_grammar})",
             "; ".join(wrong[:4]),
         )
     note = f"{len(sent)} requests carried it" if sent else "the client never sent it"
+    departs = [
+        v for _, v, _ in sent if not reads_in_bounds(v, settings.numeric_grammar)
+    ]  # in bounds for another reader only: the grammar left at its default, a convention
+    if departs:
+        note += (
+            f"; {departs[0][:40]!r} is not {settings.numeric_grammar} (the default of "
+            "headers.numeric_grammar, a convention the profile does not declare)"
+        )
     return passed(NUMERIC_HEADER, "numeric header within bounds", note)
 
 
-def _in_bounds(value: str) -> bool:
-    text = value.strip()
-    try:
-        number = int(text) if text.lstrip("+-").isdigit() else float(text)
-    except ValueError:
-        return False
-    return (not isinstance(number, float) or math.isfinite(number)) and 0 < number <= NUMERIC_MAX
+def _in_bounds(value: str, grammar: str = "decimal-digits", declared: bool = True) -> bool:
+    """Whether a sent value is an in-bounds number: as ``grammar`` reads it when the profile
+    declares it; else as any reader does (the grammar left at its default is a convention,
+    and the interface only asks for a number within the bounds)."""
+    if declared:
+        return reads_in_bounds(value, grammar)
+    return some_reader_takes(value)
 
 
 def _alias(run: ScenarioRun) -> Finding:

@@ -68,6 +68,8 @@ class ClientSettings:
     environment_header: str = "environment"
     declared: frozenset[str] = frozenset()  # the client keys the profile declares (written)
     baseline: tuple[tuple[str, str], ...] = ()  # (requirement id, reason): known failures
+    numeric_grammar: str = "decimal-digits"  # headers.numeric_grammar
+    numeric_grammar_declared: bool = False  # the profile writes it (or conventions: production)
 
     def declares(self, key: str) -> bool:
         """Whether the profile declares ``client.<key>`` (writes it, or ``conventions:
@@ -119,7 +121,19 @@ def settings_from(
         declared=declared,
         baseline=baseline,
         profile_source=str(Path(profile_path)) if profile_path else "",
+        numeric_grammar=str(headers["numeric_grammar"]),
+        numeric_grammar_declared=_declares_grammar(profile_path),
     )
+
+
+def _declares_grammar(profile_path: str | None) -> bool:
+    """Whether the profile writes headers.numeric_grammar (or says conventions: production)."""
+    if not profile_path:
+        return False
+    data = yaml.safe_load(Path(profile_path).read_text(encoding="utf-8")) or {}
+    given = data.get("headers") if isinstance(data, dict) else None
+    written = isinstance(given, dict) and "numeric_grammar" in given
+    return written or (isinstance(data, dict) and data.get("conventions") == "production")
 
 
 Sections = tuple[dict[str, object], dict[str, object], frozenset[str], tuple[tuple[str, str], ...]]

@@ -41,7 +41,15 @@ from conformance.stages.fuzz.response_checks import (
 from conformance.stages.fuzz.schema import contract_document
 from conformance.traffic.call_kind import is_sdk_path
 from conformance.traffic.curl import curl_command
-from conformance.traffic.ledger import LEDGER, Ledger, Refusal, Replay, judge_429, sdk_bucket_key
+from conformance.traffic.ledger import (
+    LEDGER,
+    RATE_LIMITED,
+    Ledger,
+    Refusal,
+    Replay,
+    judge_429,
+    sdk_bucket_key,
+)
 from conformance.traffic.token_bucket import Limit
 from conformance.verdict.records import TestRecord
 
@@ -114,9 +122,12 @@ class OperationTally:
     unsent: int = 0  # examples not sent because the time budget was spent
     own_pace: str = ""  # the replay of the last 429 the fuzzer caused: the figure behind it
 
-    def count_refusal(self, status: int, replay: Replay | None) -> None:
-        """Count an answer the fuzzer's own traffic excuses (``judge_429``), with its figure."""
-        if judge_429(status, replay) is Refusal.OWN and replay is not None:
+    def count_refusal(
+        self, status: int, replay: Replay | None, refusal_status: int = RATE_LIMITED
+    ) -> None:
+        """Count an answer the fuzzer's own traffic excuses (``judge_429``, the refusal being
+        ``errors.rate_limited_status``), with its figure."""
+        if judge_429(status, replay, refusal_status) is Refusal.OWN and replay is not None:
             self.rate_limited += 1
             self.own_pace = replay.describe()
 
@@ -168,7 +179,7 @@ class FuzzRun:
         counts.cases += 1
         counts.statuses[response.status_code] += 1
         replay = self._replay(case, response, mode, sent_at)
-        counts.count_refusal(response.status_code, replay)
+        counts.count_refusal(response.status_code, replay, self.limited_status)
         return replay
 
     def _replay(
@@ -190,18 +201,25 @@ class FuzzRun:
         bucket = declared.bucket(str(key), None if instance is None else str(instance))
         return self.ledger.record(sdk_bucket_key(self.target.base_url, bucket), limit, at=sent_at)
 
-    @staticmethod
-    def counts_against(check: str, response: Response, replay: Replay | None) -> bool:
-        """Whether a failure of ``check`` speaks: on a 429 to a call the declared bucket
-        covers, only the rate-limit checks do (the answer is a refusal, not the operation's)."""
-        limited = judge_429(response.status_code, replay) in (Refusal.OWN, Refusal.UNPROVOKED)
+    @property
+    def limited_status(self) -> int:
+        """The status of a rate-limit refusal (profile ``errors.rate_limited_status``)."""
+        return self.target.profile.errors.rate_limited_status
+
+    def counts_against(self, check: str, response: Response, replay: Replay | None) -> bool:
+        """Whether a failure of ``check`` speaks: on a rate-limit refusal to a call the declared
+        bucket covers, only the rate-limit checks do (the answer is a refusal, not the
+        operation's)."""
+        judged = judge_429(response.status_code, replay, self.limited_status)
+        limited = judged in (Refusal.OWN, Refusal.UNPROVOKED)
         return not limited or check in (*RATE_LIMIT_CHECKS, UNPROVOKED)
 
     def unprovoked(
         self, case: OpenApiCase, response: Response, replay: Replay | None
     ) -> RuleFailure | None:
         """A 429 the fuzzer's own pace does not explain, as a failure (None: none)."""
-        if judge_429(response.status_code, replay) is not Refusal.UNPROVOKED or replay is None:
+        judged = judge_429(response.status_code, replay, self.limited_status)
+        if judged is not Refusal.UNPROVOKED or replay is None:
             return None
         return RuleFailure(
             check=UNPROVOKED,
@@ -212,10 +230,11 @@ class FuzzRun:
                 "status_code_conformance", operation_id_of(case), status=response.status_code
             ),
             operation=case.operation.label,
-            title="a valid request was refused with 429 the fuzzer did not provoke",
+            title=f"a valid request was refused with {response.status_code} (the rate-limit "
+            "refusal) the fuzzer did not provoke",
             message="Expected: an answer; the fuzzer's own traffic stayed within the "
             "rate limit the profile declares (rate_limit)\n"
-            f"Received: 429; {replay.describe()}",
+            f"Received: {response.status_code}; {replay.describe()}",
         )
 
     def check_named(self, name: str) -> CheckFunction:
@@ -233,7 +252,8 @@ class FuzzRun:
             return self._run(
                 case, response, [self.credential_check(mode), self._by_name["error_body_shape"]]
             )
-        if judge_429(response.status_code, replay) in (Refusal.OWN, Refusal.UNPROVOKED):
+        judged = judge_429(response.status_code, replay, self.limited_status)
+        if judged in (Refusal.OWN, Refusal.UNPROVOKED):
             found = self._run(case, response, [self._by_name[n] for n in RATE_LIMIT_CHECKS])
             unprovoked = self.unprovoked(case, response, replay)
             return found if unprovoked is None else [*found, unprovoked]
@@ -335,7 +355,7 @@ class FuzzRun:
         """The checks of ``mode`` on one answer, counted in no tally (a corpus replay)."""
         tally = OperationTally()
         replay = self._replay(case, response, mode, sent_at)
-        tally.count_refusal(response.status_code, replay)
+        tally.count_refusal(response.status_code, replay, self.limited_status)
         return self._check(case, response, mode, replay), tally
 
     def curl_of(self, response: Response) -> str:

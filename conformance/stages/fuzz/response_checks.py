@@ -317,42 +317,41 @@ def _not_modified_empty(_: ErrorShape) -> CheckFunction:
 
 
 def _error_shape(errors: ErrorShape) -> CheckFunction:
-    fields = (errors.code_field, errors.message_field)
+    # errors.code_field: null declares a body without a code field: only the message is read
+    fields = [f for f in (errors.code_field, errors.message_field) if f is not None]
+    wanted = " and ".join(repr(f) for f in fields)
 
     def error_body_shape(ctx: CheckContext, response: Response, case: OpenApiCase) -> bool | None:
         if response.status_code < 400:
             return None
         body = _json_body(response)
-        wrong = (
-            not isinstance(body, dict)
-            or not isinstance(body.get(fields[0]), str)
-            or not isinstance(body.get(fields[1]), str)
-        )
+        wrong = not isinstance(body, dict) or any(not isinstance(body.get(f), str) for f in fields)
         if wrong:
             shown = response.content[:200].decode("utf-8", "replace") if response.content else ""
             raise _fail(
                 CUSTOM_BY_NAME["error_body_shape"],
                 case,
                 f"{response.status_code} error body without the documented shape",
-                f"Expected: a JSON object with string fields {fields[0]!r} and {fields[1]!r}\n"
-                f"Received: {shown!r}",
+                f"Expected: a JSON object with string fields {wanted}\nReceived: {shown!r}",
             )
         return True
 
     return error_body_shape
 
 
-def _retry_after(_: ErrorShape) -> CheckFunction:
+def _retry_after(errors: ErrorShape) -> CheckFunction:
+    limited = errors.rate_limited_status  # the rate-limit refusal's status (429 by default)
+
     def rate_limited_has_retry_after(
         ctx: CheckContext, response: Response, case: OpenApiCase
     ) -> bool | None:
-        if response.status_code != 429:
+        if response.status_code != limited:
             return None
         if _header(response, "retry-after") is None:
             raise _fail(
                 CUSTOM_BY_NAME["rate_limited_has_retry_after"],
                 case,
-                "429 without Retry-After",
+                f"{limited} (the rate-limit refusal) without Retry-After",
                 "Expected: a Retry-After header (its grammar: retry_after_grammar)\n"
                 "Received: no Retry-After",
             )

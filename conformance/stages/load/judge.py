@@ -46,9 +46,10 @@ def _example(poll: Poll, started: float) -> str:
     )
 
 
-def no_server_error(results: Results) -> Finding:
-    """No 5xx and no missing answer, for polls and writes alike."""
-    bad = [p for p in results.polls if p.status >= 500 or p.status == 0]
+def no_server_error(results: Results, refusal: int = 429) -> Finding:
+    """No 5xx and no missing answer, for polls and writes alike (``refusal``: the declared
+    rate-limit refusal's status, errors.rate_limited_status, is a refusal even when a 5xx)."""
+    bad = [p for p in results.polls if (p.status >= 500 and p.status != refusal) or p.status == 0]
     bad_writes = [w for w in results.writes if w.status >= 500 or w.status == 0]
     if not bad and not bad_writes:
         return passed(EVERY)
@@ -62,14 +63,22 @@ def no_server_error(results: Results) -> Finding:
     )
 
 
-def error_bodies(results: Results, shape: bool) -> Finding:
+def error_bodies(
+    results: Results, shape: bool, conventions: frozenset[str] = frozenset()
+) -> Finding:
     """Every error answer's body well formed: JSON (``shape=False``: a JSON body, spec 4.3 r4)
-    or an object with code and message (``shape=True``: the error shape's fields)."""
+    or an object with code and message (``shape=True``: the error shape's fields; a JSON body
+    that is no object counts here, not against "a JSON body"). A body lacking only fields in
+    ``conventions`` (names the profile leaves at their default) is not held against the target
+    here (``departures`` lists it, a drop-in difference)."""
     words = ("lacks", "object") if shape else ("JSON", "Content-Type")
     bad = [
         p
         for p in results.polls
-        if p.status >= 400 and p.problem and any(w in p.problem for w in words)
+        if p.status >= 400
+        and p.problem
+        and any(w in p.problem for w in words)
+        and not (shape and excused(p.problem, conventions))
     ]
     if not bad:
         return passed(EVERY)
@@ -81,20 +90,29 @@ def error_bodies(results: Results, shape: bool) -> Finding:
     )
 
 
-def error_shape(results: Results, undeclared: tuple[str, ...]) -> tuple[Finding, Finding | None]:
-    """The error shape's verdict at its level, and the difference to note (None: none). The
-    code and message fields rest on ``errors.code_field`` and ``errors.message_field``: a body
-    without them fails only a target that declares them (or ``conventions: production``); for
-    any other it is a difference from the production convention, never a failure (the load
-    stage speaks the levels the scenarios and fuzz stages speak)."""
-    found = error_bodies(results, shape=True)
-    if found.outcome is not Outcome.FAIL or not undeclared:
-        return found, None
-    return passed(EVERY, "error bodies differ from the undeclared convention"), found
+def departures(results: Results, conventions: frozenset[str]) -> list[Poll]:
+    """Error answers lacking only fields whose names are conventions (``error_bodies``)."""
+    return [
+        p
+        for p in results.polls
+        if p.status >= 400 and p.problem and excused(p.problem, conventions)
+    ]
 
 
-def retry_after(results: Results) -> Finding:
-    limited = [p for p in results.polls if p.status == 429]
+def excused(problem: str, conventions: frozenset[str]) -> bool:
+    """Whether ``problem`` is only the lack of fields whose names are conventions."""
+    missing = lacking(problem)
+    return bool(missing) and missing <= conventions
+
+
+def lacking(problem: str) -> set[str]:
+    """The fields an 'error body lacks string a, b' problem names (empty for another)."""
+    prefix = "error body lacks string "
+    return set(problem[len(prefix) :].split(", ")) if problem.startswith(prefix) else set()
+
+
+def retry_after(results: Results, refusal: int = 429) -> Finding:
+    limited = [p for p in results.polls if p.status == refusal]
     bare = [p for p in limited if p.retry_after is None]
     if not limited:
         return unmeasured(EVERY, "no 429 was answered during the run")
@@ -118,7 +136,7 @@ def _noisy_offered(results: Results, plan: Plan, declared: Declared) -> tuple[in
 def noisy_throttled(results: Results, plan: Plan, declared: Declared) -> Finding:
     """The noisy instances, far over the limit, were throttled (LIMIT-RATE-ENFORCED)."""
     offered, budget = _noisy_offered(results, plan, declared)
-    limited = sum(1 for p in results.of_kind(NOISY) if p.status == 429)
+    limited = sum(1 for p in results.of_kind(NOISY) if p.status == plan.rate_limited_status)
     if limited:
         return passed(EVERY)
     if offered < budget * BUCKET_SLACK:
@@ -137,7 +155,7 @@ def noisy_throttled(results: Results, plan: Plan, declared: Declared) -> Finding
 
 def own_buckets(results: Results, plan: Plan, declared: Declared) -> Finding:
     """Well-behaved instances get no 429 while noisy ones are throttled in their own bucket."""
-    well = [p for p in results.of_kind(WELL_BEHAVED) if p.status == 429]
+    well = [p for p in results.of_kind(WELL_BEHAVED) if p.status == plan.rate_limited_status]
     if well:
         instances = len({p.instance for p in well})
         return failed(
@@ -156,7 +174,7 @@ def own_buckets_measured(results: Results, plan: Plan, declared: Declared) -> Fi
     found = own_buckets(results, plan, declared)
     if found.outcome is Outcome.FAIL:
         return found
-    if not any(p.status == 429 for p in results.of_kind(NOISY)):
+    if not any(p.status == plan.rate_limited_status for p in results.of_kind(NOISY)):
         throttled = noisy_throttled(results, plan, declared)
         return throttled if throttled.outcome is not Outcome.PASS else found
     return found
@@ -173,7 +191,7 @@ def shared_bucket(results: Results, plan: Plan, declared: Declared) -> Finding:
         return unmeasured(EVERY, "the generator sent no poll without an instance id")
     for host, polls in sorted(by_host.items()):
         served = sum(1 for p in polls if p.status in (200, 304))
-        limited = sum(1 for p in polls if p.status == 429)
+        limited = sum(1 for p in polls if p.status == plan.rate_limited_status)
         pollers = len({p.instance for p in polls})
         if not limited and len(polls) < budget * BUCKET_SLACK:
             return unmeasured(

@@ -170,7 +170,7 @@ class Polling(FastHttpUser):
                     self.plan.code_field,
                     self.plan.message_field,
                 )
-                if status == 429:
+                if status == self.plan.rate_limited_status:
                     retry = retry_after_seconds(response.headers.get("retry-after"))
         _state["polls"].append(
             [

@@ -49,8 +49,9 @@ class Plan:
     anonymous_rate: float  # polls per second per anonymous poller
     timeout_s: float
     run_tag: str
-    code_field: str = "errorCode"
+    code_field: str | None = "errorCode"  # None: errors.code_field null, no code field
     message_field: str = "message"
+    rate_limited_status: int = 429  # errors.rate_limited_status: the rate-limit refusal
     noisy_window: tuple[float, float] = (0.0, 0.0)
     anonymous_window: tuple[float, float] = (0.0, 0.0)
     min_interval_s: float = 5.0  # clients never poll faster (observed conventions)
@@ -141,6 +142,7 @@ def plan_from(
         "run_tag": run_tag,
         "code_field": profile.errors.code_field,
         "message_field": profile.errors.message_field,
+        "rate_limited_status": profile.errors.rate_limited_status,
         "noisy_window": noisy_window,
         "anonymous_window": anonymous_window,
     }

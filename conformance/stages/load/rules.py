@@ -109,8 +109,11 @@ def read_snapshot(body: bytes, configuration_id: int | None) -> Reading:
     return reading
 
 
-def error_body_problem(body: bytes, content_type: str, code_field: str, message_field: str) -> str:
-    """Why an error answer's body is not well formed (JSON object with code and message)."""
+def error_body_problem(
+    body: bytes, content_type: str, code_field: str | None, message_field: str
+) -> str:
+    """Why an error answer's body is not well formed (JSON object with code and message; no
+    code when ``code_field`` is None, the profile's ``errors.code_field: null``)."""
     if "json" not in content_type.lower():
         return f"error answer's Content-Type is {content_type or 'absent'}, not JSON"
     try:
@@ -119,7 +122,8 @@ def error_body_problem(body: bytes, content_type: str, code_field: str, message_
         return "error body is not JSON"
     if not isinstance(data, dict):
         return "error body is not an object"
-    missing = [f for f in (code_field, message_field) if not isinstance(data.get(f), str)]
+    fields = [f for f in (code_field, message_field) if f is not None]
+    missing = [f for f in fields if not isinstance(data.get(f), str)]
     return f"error body lacks string {', '.join(missing)}" if missing else ""
 
 

@@ -15,13 +15,22 @@ from typing import Unpack
 
 import pytest
 
-from conformance.checks import IndependentChecks, conventions, expect, media_expected, media_problem
+from conformance.checks import (
+    JSON_MEDIA,
+    IndependentChecks,
+    conventions,
+    expect,
+    json_media_expected,
+    json_media_problem,
+    media_expected,
+)
 from conformance.checks.declared import expect_declared_status, field_received, status_holds
 from conformance.drivers.management import Configurations
 from conformance.drivers.sdk import Snapshots, configuration_entries
 from conformance.errors import NotConfigured, NotMeasurable, Unsupported
 from conformance.json_types import JsonValue
 from conformance.oracles.json_equality import same_json
+from conformance.target.profile import Profile
 from conformance.traffic.client import SdkCallOptions
 from conformance.traffic.transcript import Reply
 
@@ -77,9 +86,10 @@ def _method(method: str, path: str) -> Callable[[Configurations, Snapshots], Rep
 
 
 def _rate_limited(c: Configurations, s: Snapshots) -> Reply:
-    """Status polls of a fresh instance, unpaced, until the declared bucket refuses one (429);
-    the last answer (a 200 when the target refilled as fast as the suite sent: no 429 to
-    judge). Then a pause, so that the burst does not leave the next test a shedding target."""
+    """Status polls of a fresh instance, unpaced, until the declared bucket refuses one
+    (``errors.rate_limited_status``, 429 by default); the last answer (a 200 when the target
+    refilled as fast as the suite sent: no refusal to judge). Then a pause, so that the burst
+    does not leave the next test a shedding target."""
     limit = s.profile.rate_limit
     instance = s.client.new_instance_id()
     reply = s.status(instance_id=instance)
@@ -91,7 +101,7 @@ def _rate_limited(c: Configurations, s: Snapshots) -> Reply:
             allow_rate_limit=True,
             pace=False,
         )
-        if reply.status == 429:
+        if reply.status == s.profile.errors.rate_limited_status:
             break
     time.sleep(RATE_PAUSE_SECONDS)
     return reply
@@ -176,14 +186,43 @@ def _case_ids(cases: list[Case]) -> list[object]:
     return [pytest.param(case, id=case.label) for case in cases]
 
 
-def _not_json(reply: Reply) -> str | None:
-    """What was received when the error is not a JSON body sent as application/json (a
-    Content-Type judged by its media-type grammar, RFC 9110 8.3.1); None when it is."""
-    media = media_problem(reply.headers)
-    if media is None and _json_body(reply) is not None:
-        return None
-    shown = media or f"Content-Type {reply.headers.get('content-type')!r}"
-    return f"{shown}, {reply.describe()}"
+MEDIA_KEY = "errors.media_type"
+
+
+def _not_json(
+    reply: Reply, case: Case, profile: Profile, ids: tuple[str, ...], title: str
+) -> tuple[str | None, str]:
+    """``(received, expected)``: received is None when the error is a JSON body in a media type
+    the interface allows (a Content-Type judged by its media-type grammar, RFC 9110 8.3.1).
+
+    The status endpoint's other statuses come "with a JSON body" (spec 4.3): any JSON media
+    type keeps that (application/json, application/*+json: RFC 6838 4.2.8, so RFC 9457's
+    application/problem+json). The configuration endpoints' "Response media type is
+    application/json" (4.1) is read as binding every answer of theirs, error answers included
+    (the sentence names no status): there it is exact. Elsewhere, a media type other than
+    ``errors.media_type`` fails when the profile declares the key, and is a drop-in difference
+    when it is the key's default (application/json, the production convention)."""
+    problem, essence = json_media_problem(reply.headers)
+    exact = case.family == "management"
+    wanted = JSON_MEDIA if exact else profile.errors.media_type
+    declared = exact or profile.declares(MEDIA_KEY)
+    expected = (
+        f"{media_expected(wanted)}, with a JSON body"
+        + (" (spec 4.1: Response media type is application/json)" if exact else "")
+        + ("" if exact or not declared else f" (profile {MEDIA_KEY})")
+    )
+    if not declared:
+        expected = f"{json_media_expected()}, with a JSON body"
+    if problem is None and _json_body(reply) is None:
+        problem = f"Content-Type {reply.headers.get('content-type')!r}, body not JSON"
+    if problem is None and essence != wanted:
+        if declared:
+            problem = f"Content-Type {reply.headers.get('content-type')!r}: media type {essence}"
+        else:
+            conventions.differs(ids, MEDIA_KEY, wanted, reply.describe(), title, reply)
+    if problem is None:
+        return None, expected
+    return f"{problem}, {reply.describe()}", expected
 
 
 def _served(case: Case, reply: Reply) -> str:
@@ -233,15 +272,9 @@ def _judge_status_error(
     reply = case.send(configurations, snapshots)
     if reply.status in (200, 304):
         raise NotMeasurable(_served(case, reply), ids)
-    received = _not_json(reply)
-    expect(
-        received is None,
-        ids,
-        f"status error ({case.label}) has no JSON body",
-        f"{media_expected()}, with a JSON body",
-        received or "",
-        reply,
-    )
+    title = f"status error ({case.label}) has no JSON body"
+    received, expected = _not_json(reply, case, snapshots.profile, ids, title)
+    expect(received is None, ids, title, expected, received or "", reply)
 
 
 @requirement("ERR-BODY-JSON")
@@ -253,15 +286,9 @@ def test_errors_are_json(configurations: Configurations, snapshots: Snapshots, c
     reply = case.send(configurations, snapshots)
     if not 400 <= reply.status < 500:  # a 5xx or no answer already failed in the client
         raise NotMeasurable(_served(case, reply), ids)
-    received = _not_json(reply)
-    expect(
-        received is None,
-        ids,
-        f"error ({case.label}) has no JSON body",
-        f"{media_expected()}, with a JSON body",
-        received or "",
-        reply,
-    )
+    title = f"error ({case.label}) has no JSON body"
+    received, expected = _not_json(reply, case, snapshots.profile, ids, title)
+    expect(received is None, ids, title, expected, received or "", reply)
 
 
 # Provoked only by the body-shape test (serial: it drains a bucket of its own).
@@ -275,6 +302,16 @@ def test_error_bodies_have_code_and_message(
 ) -> None:
     ids = ("ERR-BODY-SHAPE",)
     shape = snapshots.profile.errors
+    # errors.code_field: null declares a body without a code field; only the message is read.
+    fields = [
+        (key, name)
+        for key, name in (
+            ("errors.code_field", shape.code_field),
+            ("errors.message_field", shape.message_field),
+        )
+        if name is not None
+    ]
+    wanted = " and ".join(repr(name) for _, name in fields)
     judged = 0
     sent: list[str] = []
     with IndependentChecks() as independent:
@@ -292,13 +329,9 @@ def test_error_bodies_have_code_and_message(
                 continue  # not an error, or not JSON: other requirements judge it
             judged += 1
             received = reply.describe()
-            fields = (
-                ("errors.code_field", shape.code_field),
-                ("errors.message_field", shape.message_field),
-            )
             for key, name in fields:
                 received = field_received(body, key, name, received, str)
-            title = f"error body of {case.label} lacks {shape.code_field}/{shape.message_field}"
+            title = f"error body of {case.label} lacks {wanted}"
             missing = [(k, n) for k, n in fields if not isinstance(body.get(n), str)]
             for key, name in missing:  # a name the profile leaves at its default: a convention
                 if not snapshots.profile.declares(key):
@@ -307,8 +340,7 @@ def test_error_bodies_have_code_and_message(
                 all(not snapshots.profile.declares(key) for key, _ in missing),
                 ids,
                 title,
-                f"an object with string {shape.code_field!r} and {shape.message_field!r} "
-                "(profile errors.code_field / message_field)",
+                f"an object with string {wanted} (profile errors.code_field / message_field)",
                 received,
                 reply,
             )
@@ -316,8 +348,8 @@ def test_error_bodies_have_code_and_message(
         judged > 0,
         ids,
         "no invalid request was answered with a JSON error object",
-        f"error answers with an object body carrying {shape.code_field!r} and "
-        f"{shape.message_field!r} (profile errors.code_field / message_field)",
+        f"error answers with an object body carrying {wanted} "
+        "(profile errors.code_field / message_field)",
         "; ".join(sent[:6]) or "no case sent",
     )
 
@@ -338,7 +370,7 @@ def test_validation_failures_answer_the_declared_status(
         "errors.validation_status",
         wanted,
         ids,
-        f"invalid input ({case.label}) not answered {wanted}",
+        f"invalid input ({case.label}) not answered {' or '.join(map(str, wanted))}",
     )
 
 

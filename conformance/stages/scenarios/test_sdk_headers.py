@@ -7,11 +7,13 @@ from __future__ import annotations
 
 import pytest
 
-from conformance.checks import IndependentChecks, expect, expect_status, json_object
+from conformance.checks import IndependentChecks, conventions, expect, expect_status, json_object
+from conformance.checks.declared import hint
 from conformance.checks.shapes import expect_shape
 from conformance.drivers import alias_space as spaces
 from conformance.drivers.management import Configurations
 from conformance.drivers.sdk import (
+    OUT_OF_SCOPE_STATUS,
     Snapshots,
     bracketed,
     configuration_entries,
@@ -19,10 +21,16 @@ from conformance.drivers.sdk import (
 )
 from conformance.errors import NotConfigured
 from conformance.oracles.json_equality import same_json
+from conformance.oracles.numeric_header import (
+    JAVASCRIPT_NUMBER,
+    MAX_SAFE,
+    reads_in_bounds,
+    some_reader_takes,
+)
+from conformance.target.profile import SdkKey
 from conformance.traffic.transcript import Reply
 
 requirement = pytest.mark.requirement
-MAX_SAFE = 9007199254740991
 
 
 def refused(reply: Reply) -> bool:
@@ -183,12 +191,17 @@ def test_production_alias_selects_production(
 @pytest.mark.parametrize("alias", spaces.UNKNOWN)
 def test_unknown_alias_is_refused(snapshots: Snapshots, alias: str) -> None:
     """A value other than the allowed ones and the synonym is refused on every endpoint form,
-    whatever the key's scope."""
+    whatever the key's scope. A case variant (``Production``) is judged by
+    ``headers.environment_case`` (``_case_variant``)."""
     ids = ("SDK-HDR-ENV-UNKNOWN-VALUE",)
+    spelled = spaces.spelled_value(alias)
     with IndependentChecks() as independent:
         for endpoint in spaces.endpoints(snapshots):
             for key in spaces.keys(snapshots):
                 reply = spaces.read(snapshots, endpoint, key.key, alias)
+                if spelled is not None:
+                    _case_variant(snapshots, independent, ids, endpoint.label, key, alias, reply)
+                    continue
                 independent.check(
                     refused(reply) and no_snapshot(reply),
                     ids,
@@ -197,6 +210,71 @@ def test_unknown_alias_is_refused(snapshots: Snapshots, alias: str) -> None:
                     reply.describe(),
                     reply,
                 )
+
+
+def _case_variant(
+    snapshots: Snapshots,
+    independent: IndependentChecks,
+    ids: tuple[str, ...],
+    where: str,
+    key: SdkKey,
+    alias: str,
+    reply: Reply,
+) -> None:
+    """A case variant of an allowed value: ``exact`` (declared) refuses it; ``insensitive``
+    (declared) reads it as the value it spells, scope included (in scope: served; outside:
+    403). Left at its default, either reading keeps the interface (spec 4.3 does not say a case
+    variant is refused), a served one being a drop-in difference; served outside the key's
+    scope is a failure either way."""
+    profile = snapshots.profile
+    reading = profile.headers.environment_case
+    declared = profile.declares(spaces.CASE_KEY)
+    inside = spaces.in_scope(key, spaces.spelled_value(alias))
+    refusal = refused(reply) and no_snapshot(reply)
+    served = reply.status == 200 and not no_snapshot(reply)
+    title = f"environment alias {alias!r} on {where}"
+    if not inside:
+        independent.check(
+            refusal and (not declared or reading == "exact" or reply.status == OUT_OF_SCOPE_STATUS),
+            ids,
+            f"{title} was served outside the key's scope ({', '.join(key.environments)})",
+            f"a 4xx without a snapshot ({OUT_OF_SCOPE_STATUS} when read as "
+            f"{spaces.spelled_value(alias)!r}: spec 4.3)",
+            reply.describe(),
+            reply,
+        )
+        return
+    if declared and reading == "insensitive":
+        independent.check(
+            served,
+            ids,
+            f"{title} was not served as {spaces.spelled_value(alias)!r}",
+            f"HTTP 200 with a snapshot ({spaces.CASE_KEY}: insensitive)",
+            reply.describe(),
+            reply,
+        )
+        return
+    if declared:
+        independent.check(
+            refusal,
+            ids,
+            f"{title} was not refused",
+            f"a 4xx without a snapshot ({spaces.CASE_KEY}: exact)",
+            reply.describe() + (f" ({hint(spaces.CASE_KEY, 'insensitive')})" if served else ""),
+            reply,
+        )
+        return
+    if served:
+        conventions.differs(ids, spaces.CASE_KEY, reading, reply.describe(), title, reply)
+    independent.check(
+        refusal or served,
+        ids,
+        f"{title} was neither refused nor served",
+        f"a 4xx without a snapshot (the convention), or HTTP 200 as "
+        f"{spaces.spelled_value(alias)!r}",
+        reply.describe(),
+        reply,
+    )
 
 
 def _scope_cases(snapshots: Snapshots) -> list[tuple[str, str, bool]]:
@@ -243,9 +321,12 @@ def test_alias_inside_the_key_scope_is_served(snapshots: Snapshots) -> None:
 # The numeric header's space (spec 4.3, 8.3: "number, 0 < value <= 9007199254740991"): decimal
 # integers at, inside and just past each bound, and the same values in spellings a number reader
 # of another language accepts (JavaScript's Number(): radix prefixes, a sign, Infinity; values
-# past 2^53 that a double rounds back into range). Decimal fractions and exponents are numbers
-# the bound admits in some readings, so they are judged neither way.
-IN_BOUNDS = ("1", "2", "10", "4294967296", str(MAX_SAFE - 1), str(MAX_SAFE))
+# past 2^53 that a double rounds back into range; Python's int(): underscores). Decimal fractions
+# and exponents are numbers the bound admits in some readings, so they are judged neither way.
+# What the spelling may be is headers.numeric_grammar (oracles/numeric_header.py): a value no
+# reader takes for an in-bounds number is refused at the interface level, whatever the grammar.
+OWN_PROJECT = "own-project"  # stands for the profile's project.application_id
+IN_BOUNDS = ("1", "2", "10", "4294967296", str(MAX_SAFE - 1), str(MAX_SAFE), OWN_PROJECT)
 OUT_OF_BOUNDS = (
     "0",
     "-0",
@@ -266,27 +347,93 @@ OUT_OF_BOUNDS = (
     "NaN",
     "1_000",
 )
+GRAMMAR_KEY = "headers.numeric_grammar"
+# The production convention for an in-bounds value: the header selects the project, and any
+# in-bounds value is served (spec 4.3 does not state the header's purpose).
+SERVED_CONVENTION = "200 for every in-bounds value (the convention: the header selects a project)"
+
+
+def _statuses(statuses: tuple[int, ...]) -> str:
+    return " or ".join(str(s) for s in statuses)
+
+
+def _not_invalid(snapshots: Snapshots, reply: Reply) -> bool:
+    """Not refused as invalid input: not the validation status (errors.validation_status)."""
+    return reply.status not in snapshots.profile.errors.validation_status
 
 
 @requirement("SDK-HDR-NUMERIC-IN-BOUNDS")
 @pytest.mark.parametrize("value", IN_BOUNDS)
 def test_numeric_header_in_bounds(snapshots: Snapshots, value: str) -> None:
+    """An in-bounds value is never refused as invalid input; the project's own id is served
+    (200). Any other answer to another in-bounds value departs from the production convention
+    only (the header's purpose is not stated): a drop-in difference."""
     ids = ("SDK-HDR-NUMERIC-IN-BOUNDS",)
-    reply = snapshots.status(headers={snapshots.profile.headers.numeric: value})
-    expect_status(reply, 200, ids, f"numeric header {value} was refused")
+    own = str(snapshots.profile.project.application_id)
+    sent = own if value == OWN_PROJECT else value
+    reply = snapshots.status(headers={snapshots.profile.headers.numeric: sent})
+    title = f"numeric header {sent} was refused"
+    if sent == own:
+        expect_status(reply, 200, ids, f"{title} (the project's own id)")
+        return
+    expect(
+        _not_invalid(snapshots, reply),
+        ids,
+        f"{title} as invalid input",
+        f"not HTTP {_statuses(snapshots.profile.errors.validation_status)} "
+        "(errors.validation_status): "
+        "the value is a number with 0 < value <= 9007199254740991 (spec 4.3)",
+        reply.describe(),
+        reply,
+    )
+    if reply.status != 200:
+        conventions.differs(
+            ids, "headers.numeric", SERVED_CONVENTION, reply.describe(), title, reply
+        )
 
 
 @requirement("SDK-HDR-NUMERIC-OUT-OF-BOUNDS")
 @pytest.mark.parametrize("value", OUT_OF_BOUNDS)
 def test_numeric_header_out_of_bounds(snapshots: Snapshots, value: str) -> None:
+    """A value no reader takes for an in-bounds number is refused (a 4xx). A spelling some
+    reader takes (``+5``, ``0x10``, ``1_000``) is judged by ``headers.numeric_grammar``: refused
+    when the grammar does not read it, not refused as invalid when it does; left at its default
+    (decimal-digits, the convention), serving it is a drop-in difference."""
     ids = ("SDK-HDR-NUMERIC-OUT-OF-BOUNDS",)
-    reply = snapshots.status(headers={snapshots.profile.headers.numeric: value})
+    profile = snapshots.profile
+    grammar = profile.headers.numeric_grammar
+    reply = snapshots.status(headers={profile.headers.numeric: value})
+    title = f"numeric header {value} was accepted"
+    if not some_reader_takes(value):
+        expect(refused(reply), ids, title, "a 4xx", reply.describe(), reply)
+        return
+    if reads_in_bounds(value, grammar):
+        expect(
+            _not_invalid(snapshots, reply),
+            ids,
+            f"numeric header {value} was refused as invalid input",
+            f"not HTTP {_statuses(profile.errors.validation_status)}: the declared grammar "
+            f"({GRAMMAR_KEY}: {grammar}) reads it as a number in bounds",
+            reply.describe(),
+            reply,
+        )
+        return
+    if refused(reply):
+        return
+    if not profile.declares(GRAMMAR_KEY):
+        conventions.differs(ids, GRAMMAR_KEY, grammar, reply.describe(), title, reply)
+        return
     expect(
-        refused(reply),
+        False,
         ids,
-        f"numeric header {value} was accepted",
-        "a 4xx",
-        reply.describe(),
+        title,
+        f"a 4xx: the declared grammar ({GRAMMAR_KEY}: {grammar}) does not read it as a number",
+        reply.describe()
+        + (
+            f" ({hint(GRAMMAR_KEY, JAVASCRIPT_NUMBER)})"
+            if reads_in_bounds(value, JAVASCRIPT_NUMBER)
+            else ""
+        ),
         reply,
     )
 

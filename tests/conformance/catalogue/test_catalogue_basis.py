@@ -147,8 +147,11 @@ def key_set_statuses(schema: Mapping[str, Any]) -> frozenset[int]:
 
 
 def _is_name(node: Mapping[str, Any]) -> bool:
-    ref = str(node.get("$ref", ""))
-    return ref.rsplit("/", 1)[-1] in NAME_DEFS and isinstance(node.get("default"), str)
+    """A key holding a name: its ``$ref`` (or one branch of its ``oneOf``: a name or null, like
+    ``errors.code_field``) is one of the name definitions, and its default a string."""
+    refs = [node.get("$ref", "")] + [b.get("$ref", "") for b in node.get("oneOf", ())]
+    named = any(str(ref).rsplit("/", 1)[-1] in NAME_DEFS for ref in refs)
+    return named and isinstance(node.get("default"), str)
 
 
 def _word(name: str) -> re.Pattern[str]:
@@ -220,6 +223,11 @@ def name_problems(
     return problems
 
 
+# Ids that named a status before a key came to set it: ids are never renamed, so the id keeps the
+# status; its text names the key instead. id -> (the key, the status the id names).
+KEYED_SINCE = {"LIMIT-RATE-429-RETRY-AFTER": ("errors.rate_limited_status", 429)}
+
+
 def key_status_problems(
     catalogue: Iterable[Requirement], spec: str | None, schema: Mapping[str, Any]
 ) -> list[str]:
@@ -232,6 +240,8 @@ def key_status_problems(
     for r in catalogue:
         own = keyed - statuses_in(parts.get(r.section, ""))
         in_id = {int(part) for part in r.id.split("-") if part.isdigit()} & own
+        if r.id in KEYED_SINCE:  # an id older than the key: ids are never renamed
+            in_id -= {KEYED_SINCE[r.id][1]}
         if in_id:
             problems.append(f"{r.id}: the id names {sorted(in_id)}, a status a profile key sets")
         in_text = statuses_in(f"{r.title} {r.text}") & own

@@ -5,6 +5,7 @@ stays valid OpenAPI 3.1 with true examples."""
 from __future__ import annotations
 
 import copy
+import json
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -50,7 +51,7 @@ bodies:
   patch: {operations: ops, base_hash: base, key_order: order}
 errors: {code_field: code, message_field: detail, missing_credentials_status: [401, 419],
          forbidden_status: 451, foreign_project_status: [404], validation_status: 422,
-         not_found_status: 410}
+         not_found_status: 410, rate_limited_status: 503, media_type: application/problem+json}
 statuses: {create_configuration: 200, create_experiment: 202}
 experiments: {unit_types: [player, machine], assignment_modes: [hashed, rotating],
               max_groups: 4, weight_total: 100, page_size_max: 25}
@@ -149,7 +150,10 @@ def _every_key(document: dict[str, Any]) -> set[str]:
 
 def test_no_default_name_is_left_where_a_key_fills_one(renamed: dict[str, Any]) -> None:
     keys = _every_key(contract.load_contract())
-    assert _every_key(renamed) == keys
+    # errors.media_type marks the error answers' media entries it moves: no element carries it
+    # in the contract, where every error answer is application/json
+    assert _every_key(renamed) - {"errors.media_type"} == keys
+    assert "errors.media_type" in _every_key(renamed)
     left = []
     for tokens, node in _walk(renamed):
         if not isinstance(node, dict):
@@ -439,3 +443,26 @@ def test_private_paths_take_their_own_syntax_and_the_sidecar_keeps_pointers() ->
     create = {"name": "n", "privateKeys": body["privateKeys"]}
     sent = renamer.body("createConfiguration", create, to_target=True)
     assert sent == {"name": "n", "privateKeys": ["economy.secretSeed"]}
+
+
+def test_an_error_body_without_a_code_field_and_its_media_and_refusal_status() -> None:
+    """errors.code_field: null leaves the code out of the error body (and out of required);
+    errors.media_type moves every error answer's media entry but the configuration endpoints'
+    (spec 4.1: application/json); errors.rate_limited_status moves the 429 response."""
+    profile = parse(
+        "profile_version: 1\n"
+        "credentials: {pat: p, sdk_keys: [{key: k, environments: [development]}]}\n"
+        "project: {application_id: 1, environments: {development: 1}}\n"
+        "errors: {code_field: null, message_field: detail, rate_limited_status: 503,\n"
+        "         media_type: application/problem+json}\n",
+        source="test",
+    )
+    document = specialise(contract.load_contract(), profile)
+    body = document["components"]["schemas"]["ErrorBody"]
+    assert set(body["properties"]) == {"detail"} and body["required"] == ["detail"]
+    status = document["paths"]["/sdk/v2/status"]["get"]["responses"]
+    assert "429" not in status and "503" in status
+    assert list(status["503"]["content"]) == ["application/problem+json"]
+    assert list(status["200"]["content"]) == ["application/json"]
+    create = document["paths"]["/application/{applicationId}/v2/configuration"]["post"]
+    assert all("problem" not in json.dumps(r) for r in create["responses"].values())

@@ -147,7 +147,7 @@ def test_missing_required_section_is_reported(tmp_path: Path) -> None:
 
 def test_statuses_limits_and_bounds_have_defaults(tmp_path: Path, env: None) -> None:
     loaded = profiles.load(write(tmp_path, VALID))
-    assert loaded.errors.validation_status == 400
+    assert loaded.errors.validation_status == (400,)  # one status, read as a list of one
     assert loaded.errors.not_found_status == 404
     assert loaded.management_rate_limit is None  # none declared: management calls unpaced
     assert loaded.responses.max_bytes == 8 * 1024 * 1024
@@ -161,10 +161,22 @@ def test_statuses_limits_and_bounds_are_read(tmp_path: Path, env: None) -> None:
         "responses: {max_bytes: 100000, max_seconds: 4}\n"
     )
     loaded = profiles.load(write(tmp_path, text))
-    assert (loaded.errors.validation_status, loaded.errors.not_found_status) == (422, 410)
+    assert (loaded.errors.validation_status, loaded.errors.not_found_status) == ((422,), 410)
     assert loaded.errors.forbidden_status == 403  # the rest of the section keeps its defaults
     assert loaded.management_rate_limit == profiles.RateLimit(burst=5, refill_per_second=0.5)
     assert loaded.responses == profiles.Responses(max_bytes=100000, max_seconds=4.0)
+
+
+def test_invalid_input_statuses_may_be_a_list(tmp_path: Path, env: None) -> None:
+    """400 for a body that is not JSON and 422 for a JSON body of the wrong shape, say."""
+    text = VALID + "errors: {validation_status: [400, 422], malformed_body_status: [400, 415]}\n"
+    loaded = profiles.load(write(tmp_path, text))
+    assert loaded.errors.validation_status == (400, 422)
+    assert loaded.errors.malformed_status == (400, 415)
+    fallback = profiles.load(write(tmp_path, VALID + "errors: {validation_status: [400, 422]}\n"))
+    assert fallback.errors.malformed_status == (400, 422)  # null: the validation statuses
+    with pytest.raises(UsageError, match="validation_status"):
+        profiles.load(write(tmp_path, VALID + "errors: {validation_status: []}\n"))
 
 
 def test_a_management_limit_needs_both_figures(tmp_path: Path, env: None) -> None:

@@ -54,6 +54,8 @@ DRIVING = {
     # own rate-limit bucket) on every SDK request.
     "headers.environment": "the SDK request's environment alias and instance id",
     "headers.instance_id": "the SDK request's environment alias and instance id",
+    # ... and tells a rate-limit refusal (judged against the suite's own traffic) from an answer.
+    "errors.rate_limited_status": "telling a rate-limit refusal from an answer, on every request",
     # checks/management.py: the configurations (and content changes) scenarios stand on.
     "bodies.create.content": "creating the configurations a scenario stands on",
     "statuses.create_configuration": "creating the configurations a scenario stands on",
@@ -172,7 +174,7 @@ def test_the_view_notes_the_dotted_path_of_every_key_read() -> None:
     view = recording_view(_profile())
     RECORDER.open()
     try:
-        assert view.errors.validation_status == 400
+        assert view.errors.validation_status == (400,)
         assert view.bodies.patch.base_hash == "baseHash"
         assert view.capability("experiments") is True
         assert view.environment_id("dev") == 1

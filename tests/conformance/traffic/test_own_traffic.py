@@ -55,6 +55,10 @@ def test_the_judge_of_a_429_excuses_only_the_suites_own_excess() -> None:
     assert judge_429(429, None) is Refusal.UNACCOUNTED
     assert judge_429(429, within) is Refusal.UNPROVOKED
     assert judge_429(429, over) is Refusal.OWN
+    # errors.rate_limited_status declared 503: that status is the refusal, 429 no longer is
+    assert judge_429(503, within, 503) is Refusal.UNPROVOKED
+    assert judge_429(503, over, 503) is Refusal.OWN
+    assert judge_429(429, within, 503) is None
 
 
 def test_a_path_is_an_sdk_call_a_management_call_or_neither() -> None:

@@ -238,6 +238,29 @@ def test_instance_id_and_numeric_header_bounds() -> None:
         assert verdict(numeric, "SDK-CLIENT-NUMERIC-HEADER") == FAIL, bad
 
 
+def test_the_numeric_header_judge_reads_the_declared_grammar() -> None:
+    """The client judge agrees with the server's (oracles/numeric_header.py): declared
+    decimal-digits fails +5 and 0x10; declared javascript-number passes them; undeclared, a
+    spelling some reader takes passes (the grammar is a convention) and text still fails."""
+
+    def judged(value: str, grammar: str, declared: bool) -> str:
+        events = [poll(1.0, 200, headers={"project-id": value})]
+        run = scenario_run(
+            "last-hash",
+            [instance("last-hash#1", "last-hash", events, 2.0)],
+            settings(numeric_grammar=grammar, numeric_grammar_declared=declared),
+        )
+        return verdict(judge_headers(run), "SDK-CLIENT-NUMERIC-HEADER")
+
+    for value in ("+5", "0x10"):
+        assert judged(value, "decimal-digits", True) == FAIL, value
+        assert judged(value, "javascript-number", True) == PASS, value
+        assert judged(value, "decimal-digits", False) == PASS, value
+    for value in ("abc", "0", "NaN"):
+        assert judged(value, "decimal-digits", False) == FAIL, value
+        assert judged(value, "javascript-number", True) == FAIL, value
+
+
 def refetch_run(extra: list[dict[str, object]], mode: str = "bootstrap") -> object:
     events = [
         poll(1.0, 200, changed=(1, 2)),

@@ -13,6 +13,7 @@ from conformance.stages.load.rules import (
     Hint,
     PollerState,
     Reading,
+    error_body_problem,
     read_hint,
     read_snapshot,
 )
@@ -177,26 +178,37 @@ def test_malformed_error_bodies_and_bare_429s_fail() -> None:
     assert judge.retry_after(bad).outcome == FAIL
 
 
-def test_an_error_body_without_the_undeclared_code_field_is_a_difference_not_a_fail() -> None:
-    lacking = results([poll(1, status=429, problem="error body lacks string errorCode")])
-    assert judge.error_bodies(lacking, shape=False).outcome == PASS  # a JSON body (4.3 r4)
-    # Undeclared: the production convention's field names; the load run notes a difference.
-    found, departure = judge.error_shape(lacking, ("errors.code_field",))
-    assert found.outcome == PASS
-    assert (
-        departure is not None and departure.outcome == FAIL and "errorCode" in (departure.received)
+def test_a_missing_conventional_field_is_a_difference_and_a_declared_one_fails() -> None:
+    """errorCode left at its default (a convention): a body lacking it is not held against the
+    target (the test notes a difference); declared, it fails; another problem still fails."""
+    problem = error_body_problem(
+        b'{"detail": "slow down"}', "application/json", "errorCode", "message"
     )
-    # Declared (or conventions: production): the declared fields are the interface.
-    found, departure = judge.error_shape(lacking, ())
-    assert (found.outcome, departure) == (FAIL, None)
-    # A JSON body that is no object breaks the shape, not the JSON body.
-    listed = results([poll(1, status=400, problem="error body is not an object")])
-    assert judge.error_bodies(listed, shape=False).outcome == PASS
-    assert judge.error_shape(listed, ())[0].outcome == FAIL
-    # Not JSON at all fails ERR-STATUS-BODY-JSON at the interface level whatever is declared.
+    lacking = results([poll(1, status=429, problem=problem, retry=1.0)])
+    assert judge.error_bodies(lacking, shape=True).outcome == FAIL
+    conventions = frozenset({"errorCode", "message"})
+    assert judge.error_bodies(lacking, shape=True, conventions=conventions).outcome == PASS
+    assert len(judge.departures(lacking, conventions)) == 1
+    only_code = frozenset({"errorCode"})  # message declared: its lack still fails
+    assert judge.error_bodies(lacking, shape=True, conventions=only_code).outcome == FAIL
+    # A JSON body that is no object breaks the shape, not the JSON body (4.3 r4).
+    other = results([poll(1, status=429, problem="error body is not an object", retry=1.0)])
+    assert judge.error_bodies(other, shape=False).outcome == PASS
+    assert judge.error_bodies(other, shape=True, conventions=conventions).outcome == FAIL
+    assert judge.departures(other, conventions) == []
+    # Not JSON at all fails the JSON body whatever is declared.
     plain = results([poll(1, status=400, problem="error body is not JSON")])
     assert judge.error_bodies(plain, shape=False).outcome == FAIL
-    assert judge.error_shape(plain, ("errors.code_field",)) == (judge.passed(judge.EVERY), None)
+    no_code = error_body_problem(b'{"detail": "x"}', "application/problem+json", None, "detail")
+    assert no_code == ""  # errors.code_field: null, and any JSON media type
+
+
+def test_a_declared_5xx_rate_limit_refusal_is_a_refusal_not_a_server_error() -> None:
+    refused = results([poll(1, status=503, retry=1.0)])
+    assert judge.no_server_error(refused).outcome == FAIL
+    assert judge.no_server_error(refused, refusal=503).outcome == PASS
+    assert judge.retry_after(refused, refusal=503).outcome == PASS
+    assert judge.retry_after(results([poll(1, status=503)]), refusal=503).outcome == FAIL
 
 
 def test_the_client_rules_of_one_instance() -> None:
