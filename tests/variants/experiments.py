@@ -13,7 +13,7 @@ import re
 from typing import Any
 from urllib.parse import urlencode
 
-from faulty.asgi import Forward, Request, Response, error_response
+from faulty.asgi import Forward, Request, Response
 
 EXPERIMENTS = re.compile(r"^/application/(\d+)/v2/experiments(?P<rest>/.*)?$")
 CONFIGURATION = re.compile(r"^/application/\d+/v2/configuration/(\d+)$")
@@ -29,6 +29,12 @@ def _rest(request: Request) -> str | None:
 
 def _json(response: Response, data: Any) -> Response:
     return response.replace(body=json.dumps(data).encode())
+
+
+async def _refused(request: Request, forward: Forward) -> Response:
+    """The variant refuses the body: sent on with a body the reference refuses too (400), so
+    the credentials are still judged first, as the reference judges them."""
+    return await forward(request.with_json([]))
 
 
 # ------------------------------------------------------------------ create body and record names
@@ -99,12 +105,12 @@ async def weights_as_list(request: Request, forward: Forward) -> Response:
     body = request.json()
     weights = body.get("weights") if isinstance(body, dict) else None
     if isinstance(weights, dict):
-        return error_response(400, "INVALID_REQUEST")
+        return await _refused(request, forward)
     if isinstance(weights, list):
         as_map = {}
         for entry in weights:
             if not isinstance(entry, dict) or "groupId" not in entry:
-                return error_response(400, "INVALID_REQUEST")
+                return await _refused(request, forward)
             as_map[str(entry["groupId"])] = entry.get("weight")
         request = request.with_json({**body, "weights": as_map})
     return await forward(request)
@@ -137,7 +143,7 @@ async def no_fixed_total(request: Request, forward: Forward) -> Response:
         if isinstance(groups, list) and all(isinstance(g, dict) and "weight" in g for g in groups):
             scaled = _scaled([g["weight"] for g in groups])
             if scaled is None:
-                return error_response(400, "INVALID_REQUEST")
+                return await _refused(request, forward)
             body["groups"] = [{**g, "weight": w} for g, w in zip(groups, scaled, strict=True)]
             request = request.with_json(body)
     elif rest and rest.endswith("/rollout") and request.method == "PATCH":
@@ -145,7 +151,7 @@ async def no_fixed_total(request: Request, forward: Forward) -> Response:
         if isinstance(weights, dict) and weights:
             scaled = _scaled(list(weights.values()))
             if scaled is None:
-                return error_response(400, "INVALID_REQUEST")
+                return await _refused(request, forward)
             request = request.with_json(
                 {**body, "weights": dict(zip(weights, scaled, strict=True))}
             )
@@ -163,7 +169,7 @@ async def manual_needs_weight(request: Request, forward: Forward) -> Response:
         groups = body.get("groups")
         if isinstance(groups, list) and body.get("assignmentMode") != "weightedHash":
             if not all(isinstance(g, dict) and isinstance(g.get("weight"), int) for g in groups):
-                return error_response(400, "INVALID_REQUEST")
+                return await _refused(request, forward)
             body["groups"] = [{k: v for k, v in g.items() if k != "weight"} for g in groups]
             request = request.with_json(body)
     return await forward(request)
@@ -204,8 +210,8 @@ async def no_environment_header(request: Request, forward: Forward) -> Response:
     match = EXPERIMENTS.match(request.path)
     if match is None:
         return await forward(request)
-    if request.header("environment_id") is not None:
-        return error_response(400, "UNEXPECTED_HEADER")
+    if request.header("environment_id") is not None:  # refused, after the credentials
+        return await forward(request.with_header("environment_id", None))
     environment = PROJECT_ENVIRONMENT.get(match.group(1), "1")
     return await forward(request.with_header("environment_id", environment))
 
