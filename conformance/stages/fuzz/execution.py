@@ -69,7 +69,7 @@ RATE_LIMIT_CHECKS = (
     "content_type_grammar",
     "error_body_shape",
 )
-UNPROVOKED = "unprovoked_rate_limit"
+UNPROVOKED = "unprovoked_rate_limit"  # response_checks.PER_OPERATION names it too
 # Built-ins left out: positive_data_acceptance judges semantics the contract cannot express (a
 # schema-valid experiment whose weights do not add up to 10000 is rightly refused), and so does
 # ensure_resource_availability (it reads any 404 after a create as "created resource not found",
