@@ -1,0 +1,17 @@
+"""The catalogue of correct-but-different servers, assembled from its sections."""
+
+from __future__ import annotations
+
+from variants import combined, names, payloads, spelling, statuses, unkeyed
+from variants.variant import Variant
+
+VARIANTS: tuple[Variant, ...] = (
+    *statuses.VARIANTS,
+    *names.VARIANTS,
+    *payloads.VARIANTS,
+    *spelling.VARIANTS,
+    *unkeyed.VARIANTS,
+    *combined.VARIANTS,
+)
+BY_NAME = {v.name: v for v in VARIANTS}
+assert len(BY_NAME) == len(VARIANTS), "variant names are unique"
