@@ -1,12 +1,21 @@
 """Long tier: every correct-but-different server of the catalogue is interface-conformant (no
-fail, nothing unmeasured in its selection) and lists exactly its own drop-in differences."""
+fail, nothing unmeasured in its selection) and lists exactly its own drop-in differences.
+
+What ``conformance selftest --side variants`` tallies: each entry records an empty declared set
+(``fault_breaks``: a correct variant breaks nothing) and, as ``fault_failed``, what went wrong:
+the ids failed or left unmeasured, ``verdict:<level>`` when the interface level is not
+conformant, and ``drop-in:<key>`` for each difference listed but not expected or expected but
+not listed (empty: passed exactly)."""
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from tests.faulty.selection import only_from_environment, selected
 from variants.catalogue import VARIANTS
 from variants.harness import certify, differences
 from variants.variant import Variant
@@ -14,8 +23,10 @@ from variants.variant import Variant
 pytestmark = pytest.mark.long
 
 CONFORMANT = ("conformant", "conformant-with-declared-exceptions")
-# Outcomes that say the target was not judged (or failed) within the selection.
+# Outcomes that say the target failed, or was not judged, within the selection.
 UNJUDGED = ("fail", "not-measurable", "known-failure")
+# conformance selftest --side variants --only NAME,...: exact variant names (RCES_SELFTEST_ONLY)
+CHOSEN = selected(VARIANTS, only_from_environment(), what="variant")
 
 
 def _param(variant: Variant) -> object:
@@ -23,17 +34,29 @@ def _param(variant: Variant) -> object:
     return pytest.param(variant, id=variant.name, marks=marks)
 
 
-@pytest.mark.parametrize("variant", [_param(v) for v in VARIANTS])
-def test_variant_passes_exactly(variant: Variant, tmp_path: Path) -> None:
+def departures(variant: Variant, report: dict[str, Any], unjudged: dict[str, str]) -> list[str]:
+    """What keeps a run from passing exactly (empty: it passed exactly)."""
+    interface = report.get("levels", {}).get("interface")
+    out = sorted(unjudged)
+    if interface not in CONFORMANT:
+        out.append(f"verdict:{interface or 'no report'}")
+    listed = differences(report)
+    out += sorted(f"drop-in:{k}" for k in listed ^ variant.differences)
+    return out
+
+
+@pytest.mark.parametrize("variant", [_param(v) for v in CHOSEN])
+def test_variant_passes_exactly(variant: Variant, tmp_path: Path, record_property: Any) -> None:
+    record_property("fault_breaks", [])  # a correct variant: it breaks nothing
+    started = time.monotonic()
     run = certify(variant, tmp_path)
+    unjudged = run.having(*UNJUDGED)
+    departed = departures(variant, run.report, unjudged)
+    record_property("fault_failed", departed)
+    record_property("fault_seconds", round(time.monotonic() - started, 1))
     levels = run.report.get("levels", {})
-    listed = differences(run.report)
-    why = (
-        f"{variant.name}: {variant.doc}\ninterface {levels.get('interface')}, drop-in "
-        f"{levels.get('drop_in')}; differences {sorted(listed)} (expected "
-        f"{sorted(variant.differences)})\n{run.explain()}"
+    assert not departed, (
+        f"{variant.name}: {variant.doc}\n{departed}\ninterface {levels.get('interface')}, "
+        f"drop-in {levels.get('drop_in')}; differences {sorted(differences(run.report))} "
+        f"(expected {sorted(variant.differences)})\n{run.explain()}"
     )
-    assert run.report, why
-    assert levels.get("interface") in CONFORMANT, why
-    assert not run.having(*UNJUDGED), why
-    assert listed == variant.differences, why
