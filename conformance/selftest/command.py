@@ -119,8 +119,9 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "--workers",
         default=None,
         metavar="N",
-        help=f"server, client and variants sides: entries run in parallel (default: {DEFAULT_WORKERS}); "
-        "the load catalogue runs one fault at a time (it judges throughput, on fixed ports)",
+        help="server, client and variants sides: entries run in parallel (default: "
+        f"{DEFAULT_WORKERS}); the load catalogue runs one fault at a time (it judges "
+        "throughput, on fixed ports)",
     )
     parser.add_argument(
         "-k",

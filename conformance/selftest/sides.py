@@ -95,7 +95,8 @@ def check_checkout(sides: Sequence[Side], root: Path | None = None) -> None:
     if missing:
         raise UsageError(
             "conformance selftest needs the catalogues of one-defect variants (tests/faulty, with "
-            "its clients/ and test_load_faults.py) and of correct variants (tests/variants), which are part of the source checkout and not "
+            "its clients/ and test_load_faults.py) and of correct variants (tests/variants), "
+            "which are part of the source checkout and not "
             f"of the installed package (missing: {', '.join(missing)})",
             "run it from a clone of the repository, with the kit installed from it "
             '(python -m pip install -e ".[test]")',

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from variants import combined, names, payloads, spelling, statuses, unkeyed
+from variants import combined, limits, names, payloads, spelling, statuses, unkeyed
 from variants.variant import Variant
 
 VARIANTS: tuple[Variant, ...] = (
@@ -10,6 +10,7 @@ VARIANTS: tuple[Variant, ...] = (
     *names.VARIANTS,
     *payloads.VARIANTS,
     *spelling.VARIANTS,
+    *limits.VARIANTS,
     *unkeyed.VARIANTS,
     *combined.VARIANTS,
 )

@@ -9,22 +9,23 @@ from dialect.profile import declared as dialect_declared
 from dialect.server import REFERENCE_OFF, Dialect
 from faulty.asgi import Handler
 
+from tests.support.profiles import merged
 from variants import names, payloads, spelling, statuses
 from variants.rewrite import chained
 from variants.variant import ALL, Variant, dotted_keys
-from tests.support.profiles import merged
 
 PARTS = (
     "create-status-200",
     "experiment-create-status-200",
-    "validation-422",
+    "malformed-400-validation-422",
     "foreign-project-404",
+    "not-found-410",
     "error-code-field-code",
-    "experiment-items-results",
-    "bootstrap-document-doc",
+    "error-message-field-detail",
     "timestamps-offset-microseconds",
     "etag-weak",
     "content-type-case-charset",
+    "retry-after-http-date",
 )
 
 
@@ -56,7 +57,7 @@ def variants() -> tuple[Variant, ...]:
     make = chained(*(p.make for p in parts))
     keeps = frozenset().union(*(p.keeps for p in parts))
     values = _values()
-    doc = "ten choices of this catalogue at once: " + ", ".join(PARTS)
+    doc = "eleven choices of this catalogue at once: " + ", ".join(PARTS)
     return (
         Variant(
             "combined-ten", doc, keeps, make, differences=dotted_keys(values), requirements=ALL
@@ -71,7 +72,8 @@ def variants() -> tuple[Variant, ...]:
         ),
         Variant(
             "dialect-whole",
-            "the first dialect (tests/dialect): every gap filled differently, every choice declared",
+            "the first dialect (tests/dialect): every gap filled differently, every choice "
+            "declared",
             keeps,
             _dialect,
             declare=dialect_declared(),

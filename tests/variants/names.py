@@ -9,8 +9,8 @@ from typing import Any
 from faulty.asgi import Request
 
 from variants.rewrite import (
-    CONFIGURATIONS,
     CONFIGURATION_LIST,
+    CONFIGURATIONS,
     error_fields,
     handler,
     request_fields,

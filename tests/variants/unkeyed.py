@@ -3,7 +3,6 @@ strict xfail naming the missing key or the kit defect until the kit judges it co
 
 from __future__ import annotations
 
-
 from faulty.asgi import Forward, Handler, Request, Response, error_response
 
 from variants.rewrite import CONFIGURATION_LIST, SDK, handler
@@ -65,7 +64,10 @@ VARIANTS: tuple[Variant, ...] = (
         watch=frozenset(
             {"CFG-CREATE-NEW-ID", "CFG-PATCH-RECORD-SHAPE", "SDK-STATUS-LISTS-CONFIGURATIONS"}
         ),
-        kit_gap="the kit creates one configuration name more than once (issue 37 item 5, another helper's fix)",
+        kit_gap=(
+            "the kit creates one configuration name more than once (issue 37 item 5, another "
+            "helper's fix)"
+        ),
     ),
     Variant(
         "environment-alias-any-case",
@@ -74,7 +76,9 @@ VARIANTS: tuple[Variant, ...] = (
         frozenset({"SDK-HDR-ENV-PRODUCTION", "SDK-HDR-ENV-UNKNOWN-VALUE"}),
         handler(rewrite=_alias_any_case),
         watch=frozenset({"SDK-HDR-ENV-PRODUCTION"}),
-        kit_gap="no key declares case-insensitive aliases: SDK-HDR-ENV-UNKNOWN-VALUE expects a refusal",
+        kit_gap=(
+            "no key declares case-insensitive aliases: SDK-HDR-ENV-UNKNOWN-VALUE expects a refusal"
+        ),
     ),
     Variant(
         "sdk-errors-problem-json",
@@ -83,6 +87,9 @@ VARIANTS: tuple[Variant, ...] = (
         frozenset({"ERR-BODY-JSON", "ERR-STATUS-BODY-JSON"}),
         handler(answer=_problem),
         watch=frozenset({"ERR-BODY-JSON", "AUTH-SDK-ENV-IN-SCOPE", "SDK-STATUS-200-SNAPSHOT"}),
-        kit_gap="no key declares the error media type (issue 37 item 7): a problem+json body is failed as not JSON",
+        kit_gap=(
+            "no key declares the error media type (issue 37 item 7): a problem+json body is failed"
+            " as not JSON"
+        ),
     ),
 )

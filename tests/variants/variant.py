@@ -97,13 +97,23 @@ def direct(keys: frozenset[str]) -> frozenset[str]:
 def pair(
     name: str, doc: str, make: Callable[[], Handler], values: dict[str, Any], **more: Any
 ) -> tuple[Variant, Variant]:
-    """The change left undeclared (its keys are its exact drop-in differences) and the same
+    """The change left undeclared (its keys, or ``differences`` when the change departs from
+    more conventions than the keys it declares, are its exact drop-in differences) and the same
     change declared in the profile (no difference at all)."""
     keys = dotted_keys(values)
     keeps = more.pop("keeps", None) or direct(keys)
+    undeclared: frozenset[str] = more.pop("differences", None) or keys
     gap = more.pop("declared_gap", None)
+    undeclared_gap = more.pop("undeclared_gap", None)
     return (
-        Variant(name, doc, keeps, make, differences=keys, **more),
+        Variant(
+            name,
+            doc,
+            keeps,
+            make,
+            differences=undeclared,
+            **{**more, "kit_gap": undeclared_gap or more.get("kit_gap")},
+        ),
         Variant(
             f"{name}-declared",
             f"{doc} (declared in the profile)",
