@@ -83,6 +83,11 @@ VARIANTS: tuple[Variant, ...] = (
         f"accepts at most {MAX_GROUPS} groups: spec 2.5 gives no bound",
         lambda: _refusing(_too_many_groups),
         {"experiments": {"max_groups": MAX_GROUPS}},
+        undeclared_gap=(
+            "a smaller group bound goes unjudged at the drop-in level: under the convention "
+            "(experiments.max_groups 8) no scenario creates more than 4 groups, so the departure "
+            "is never listed as a difference"
+        ),
     ),
     *pair(
         "unit-types-user-only",
