@@ -77,6 +77,7 @@ VARIANTS: tuple[Variant, ...] = (
         declare={"load": {"shedding_threshold": 60.0}},
         settings={"shed_threshold": 60},
         watch=frozenset({"POLL-HINT-UNDER-LOAD"}),
+        stages=("scenarios", "load"),  # the load stage judges the hint against the threshold
     ),
     *pair(
         "max-groups-4",

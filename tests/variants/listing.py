@@ -30,6 +30,8 @@ def table() -> str:
         scope = (
             "every requirement" if v.requirements == ALL or chosen is None else f"{len(chosen)} ids"
         )
+        if v.stages != ("scenarios",):
+            scope += f"; stages {', '.join(v.stages)}"
         lines.append(
             f"| `{v.name}` | {_cell(v.doc)} | {declared} | {differences} | {scope} | "
             f"{_cell(v.kit_gap) if v.kit_gap else '-'} |"
