@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from variants import combined, limits, names, payloads, spelling, statuses, unkeyed
+from variants import combined, limits, names, payloads, spelling, statuses, syntax, unkeyed
 from variants.variant import Variant
 
 VARIANTS: tuple[Variant, ...] = (
     *statuses.VARIANTS,
     *names.VARIANTS,
+    *syntax.VARIANTS,
     *payloads.VARIANTS,
     *spelling.VARIANTS,
     *limits.VARIANTS,
