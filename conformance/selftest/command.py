@@ -1,7 +1,7 @@
 """``conformance selftest``: run the catalogues of one-defect variants and print the mutation score.
 
-Three catalogues, one per side the suite judges, each entry declaring as data the requirement ids
-its one defect breaks:
+Four catalogues: one per side the suite judges, each entry declaring as data the requirement ids
+its one defect breaks, and the correct-but-different servers, which must break none:
 
 - ``server``: the faulty servers, ``tests/faulty`` (judged by the scenarios stage), with the other
   self-tests of that directory (slow targets, the reference server behind added latency, the
@@ -10,7 +10,11 @@ its one defect breaks:
   judged by the client stage), with the correct-but-different variants the stage must pass;
 - ``load``: the load faults, ``tests/faulty/test_load_faults.py`` (servers whose defect only shows
   under a fleet, judged by the load stage), with the reference server meeting every objective
-  they declare.
+  they declare;
+- ``variants``: the correct-but-different servers, ``tests/variants`` (the reference server behind
+  one rewrite that fills a gap of the specification another way, or many at once), each
+  *passed exactly* when the kit finds it interface-conformant with exactly its drop-in
+  differences.
 
 They live in the source checkout, not in the installed package: they wrap the reference server
 and client, which the ``conformance`` package never imports (see ARCHITECTURE.md). This command
@@ -69,21 +73,26 @@ DEFAULT_WORKERS = "2"  # entries run in parallel (server and client sides)
 
 
 DESCRIPTION = """\
-Run the three catalogues of one-defect variants, one side after the other, and
-check each entry fails exactly the requirements its defect breaks:
+Run the catalogues of one-defect variants, one side after the other, and
+check each entry fails exactly the requirements its defect breaks, and the
+catalogue of correct-but-different servers, each of which must pass exactly:
   server  the faulty servers, tests/faulty (judged by the scenarios stage; with
           the other self-tests of tests/faulty)
   client  the faulty clients, tests/faulty/clients (the client stage; with the
           correct-but-different clients, which must fail nothing)
   load    the load faults, tests/faulty/test_load_faults.py (the load stage; with
           the reference server meeting the objectives they declare)
+  variants  the correct-but-different servers, tests/variants (interface-
+          conformant with exactly their drop-in differences)
 Prints a line as each side starts and ends, then one score table. Needs the
-source checkout. Exit status: 0 when every fault is caught exactly and every
-other self-test passes, 1 otherwise, 2 for a usage error."""
+source checkout. Exit status: 0 when every fault is caught exactly, every
+variant passed exactly and every other self-test passes, 1 otherwise, 2 for a
+usage error."""
 
 EPILOG = """\
 examples:
-  conformance selftest                          all three sides
+  conformance selftest                          all four sides
+  conformance selftest --side variants -k status  some correct variants
   conformance selftest --full                   the server side against the whole suite
   conformance selftest --side client            the faulty clients only
   conformance selftest --side load --only hint-never-goes
@@ -102,7 +111,7 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument(
         "--side",
         choices=ORDER,
-        help="run one catalogue only (default: all three; --only and --section alone mean the "
+        help="run one catalogue only (default: all four; --only and --section alone mean the "
         "server side)",
     )
     parser.add_argument(
@@ -110,8 +119,9 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "--workers",
         default=None,
         metavar="N",
-        help=f"server and client sides: entries run in parallel (default: {DEFAULT_WORKERS}); "
-        "the load catalogue runs one fault at a time (it judges throughput, on fixed ports)",
+        help="server, client and variants sides: entries run in parallel (default: "
+        f"{DEFAULT_WORKERS}); the load catalogue runs one fault at a time (it judges "
+        "throughput, on fixed ports)",
     )
     parser.add_argument(
         "-k",
@@ -160,7 +170,9 @@ def _given(options: argparse.Namespace) -> list[str]:
 
 
 def _sides_text(names: Sequence[str]) -> str:
-    return " and ".join(names) + (" side" if len(names) == 1 else " sides")
+    if len(names) == 1:
+        return f"{names[0]} side"
+    return ", ".join(names[:-1]) + f" and {names[-1]} sides"
 
 
 def sides_of(options: argparse.Namespace) -> list[Side]:

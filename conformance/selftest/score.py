@@ -28,9 +28,28 @@ def _share(part: int, whole: int) -> str:
     return f"{part} ({100 * part / whole:.0f}%)" if whole else str(part)
 
 
+def _passed(runs: Sequence[SideRun]) -> int:
+    return sum(1 for run in runs for c in run.correct if c.passed)
+
+
+def _variants(runs: Sequence[SideRun]) -> int:
+    return sum(len(run.correct) for run in runs)
+
+
 def score_table(runs: Sequence[SideRun]) -> list[str]:
-    """The score by side, then a total row when several sides ran."""
-    head = ("side", "faults", EXACT, OTHER, MISSED, "requirements with a fault", "wall time")
+    """The score by side, then a total row when several sides ran: faults caught exactly, and
+    correct-but-different variants passed exactly, side by side."""
+    head = (
+        "side",
+        "faults",
+        EXACT,
+        OTHER,
+        MISSED,
+        "variants",
+        "passed exactly",
+        "requirements with a fault",
+        "wall time",
+    )
     rows = [
         (
             run.side,
@@ -38,6 +57,8 @@ def score_table(runs: Sequence[SideRun]) -> list[str]:
             _share(run.count(EXACT), len(run.faults)),
             str(run.count(OTHER)),
             str(run.count(MISSED)),
+            str(len(run.correct)),
+            _share(_passed([run]), len(run.correct)),
             run.reach(),
             duration(run.seconds),
         )
@@ -52,6 +73,8 @@ def score_table(runs: Sequence[SideRun]) -> list[str]:
                 _share(sum(run.count(EXACT) for run in runs), shipped),
                 str(sum(run.count(OTHER) for run in runs)),
                 str(sum(run.count(MISSED) for run in runs)),
+                str(_variants(runs)),
+                _share(_passed(runs), _variants(runs)),
                 "",
                 duration(sum(run.seconds for run in runs)),
             )
@@ -60,8 +83,8 @@ def score_table(runs: Sequence[SideRun]) -> list[str]:
 
     def line(row: Sequence[str]) -> str:
         cells = [row[0].ljust(widths[0])]
-        cells += [cell.rjust(width) for cell, width in zip(row[1:5], widths[1:5], strict=True)]
-        cells += [row[5].ljust(widths[5]), row[6].rjust(widths[6])]
+        cells += [cell.rjust(width) for cell, width in zip(row[1:7], widths[1:7], strict=True)]
+        cells += [row[7].ljust(widths[7]), row[8].rjust(widths[8])]
         return "  " + "  ".join(cells).rstrip()
 
     return [line(head), *(line(row) for row in rows)]
@@ -104,13 +127,22 @@ def details(runs: Sequence[SideRun]) -> list[str]:
     return lines
 
 
+def _side_score(run: SideRun) -> str:
+    parts = [f"{run.count(EXACT)}/{len(run.faults)}"] if run.faults or not run.correct else []
+    if run.correct:
+        parts.append(f"{_passed([run])}/{len(run.correct)} variants")
+    return f"{run.side} " + " + ".join(parts)
+
+
 def headline(runs: Sequence[SideRun], seconds: float) -> str:
+    """The score in the form the README publishes: "215 of 215 faults caught exactly; 64 of 64
+    variants passed exactly", then each side's."""
     shipped = sum(len(run.faults) for run in runs)
     exact = sum(run.count(EXACT) for run in runs)
-    per_side = ", ".join(f"{run.side} {run.count(EXACT)}/{len(run.faults)}" for run in runs)
+    per_side = ", ".join(_side_score(run) for run in runs)
     return (
-        f"conformance selftest: {exact}/{shipped} faults caught exactly ({per_side}) "
-        f"in {duration(seconds)}"
+        f"conformance selftest: {exact} of {shipped} faults caught exactly; {_passed(runs)} of "
+        f"{_variants(runs)} variants passed exactly ({per_side}) in {duration(seconds)}"
     )
 
 

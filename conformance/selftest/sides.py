@@ -1,9 +1,9 @@
-"""The three catalogues ``conformance selftest`` runs, one per side the suite judges, and where
-they live in the source checkout.
+"""The four catalogues ``conformance selftest`` runs, one per side the suite judges (and the
+correct-but-different servers), and where they live in the source checkout.
 
 A ``Side`` says what pytest collects for a catalogue (a whole run, or the entries ``--only`` and
 ``--section`` choose), which test judges one entry, whether entries run in parallel, and the
-stage whose requirements its reach counts. ``SIDES`` holds the three (``ORDER``), ``APPLIES``
+stage whose requirements its reach counts. ``SIDES`` holds the four (``ORDER``), ``APPLIES``
 the options that belong to some sides only; ``check_checkout`` is the usage error of an
 installed package without the catalogues.
 """
@@ -16,7 +16,7 @@ from pathlib import Path
 
 from conformance.errors import UsageError
 
-SERVER, CLIENT, LOAD = "server", "client", "load"
+SERVER, CLIENT, LOAD, VARIANTS = "server", "client", "load", "variants"
 SECTIONS = ("escapes", "defects")  # defects: every fault outside the escapes section
 
 
@@ -64,8 +64,18 @@ SIDES: dict[str, Side] = {
         "test_load_fault_is_caught_exactly",
         stage="load",
     ),
+    VARIANTS: Side(
+        VARIANTS,
+        "correct-but-different servers, tests/variants",
+        ("tests/variants",),
+        ("tests/variants/test_variants.py",),
+        # Each entry records an empty declared set: a correct variant, which passes exactly
+        # when it is interface-conformant with exactly its drop-in differences.
+        "test_variant_passes_exactly",
+        parallel=True,
+    ),
 }
-ORDER = (SERVER, CLIENT, LOAD)
+ORDER = (SERVER, CLIENT, LOAD, VARIANTS)
 # Options that belong to some sides only: option -> the sides it applies to.
 APPLIES: dict[str, tuple[str, ...]] = {
     "--section": (SERVER,),
@@ -85,7 +95,8 @@ def check_checkout(sides: Sequence[Side], root: Path | None = None) -> None:
     if missing:
         raise UsageError(
             "conformance selftest needs the catalogues of one-defect variants (tests/faulty, with "
-            "its clients/ and test_load_faults.py), which are part of the source checkout and not "
+            "its clients/ and test_load_faults.py) and of correct variants (tests/variants), "
+            "which are part of the source checkout and not "
             f"of the installed package (missing: {', '.join(missing)})",
             "run it from a clone of the repository, with the kit installed from it "
             '(python -m pip install -e ".[test]")',

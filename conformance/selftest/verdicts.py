@@ -151,10 +151,13 @@ class SideRun:
         """One line for the end of the side's run."""
         if self.ran_nothing:
             return "ran nothing (no entry selected)"
-        text = f"{self.count(EXACT)}/{len(self.faults)} faults caught exactly"
+        parts = []
+        if self.faults or not self.correct:
+            parts.append(f"{self.count(EXACT)}/{len(self.faults)} faults caught exactly")
         if self.correct:
             passed = sum(1 for c in self.correct if c.passed)
-            text += f", {passed}/{len(self.correct)} correct variants passed"
+            parts.append(f"{passed}/{len(self.correct)} correct variants passed")
+        text = ", ".join(parts)
         return text + ("" if self.ok else "; NOT all as expected (details below)")
 
     def reach(self) -> str:

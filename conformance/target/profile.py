@@ -595,11 +595,12 @@ def parse(text: str, source: str = "<profile>", base: Path | None = None) -> Pro
 
 
 def written_keys(data: Mapping[str, object], prefix: str = "") -> frozenset[str]:
-    """The dotted keys a profile mapping writes, down to its leaves (a list is a leaf)."""
+    """The dotted keys a profile mapping writes, down to its leaves (a list is a leaf). An empty
+    section (``statuses: {}``) writes no key: it declares none of the keys under it."""
     found: set[str] = set()
     for name, value in data.items():
         dotted = f"{prefix}{name}"
-        if isinstance(value, Mapping) and value:
+        if isinstance(value, Mapping):
             found |= written_keys(value, dotted + ".")
         else:
             found.add(dotted)

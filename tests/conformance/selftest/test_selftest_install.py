@@ -1,6 +1,6 @@
 """``conformance selftest`` as a user runs it: outside a source checkout one clear usage error
 (exit 2), whichever side; an unknown name one usage error too; and real runs of one fault of the
-client and load catalogues, with the progress lines and the score table."""
+client, load and variants catalogues, with the progress lines and the score table."""
 
 from __future__ import annotations
 
@@ -23,7 +23,10 @@ def _selftest(
     return run_conformance("selftest", *argv, timeout=timeout, cwd=cwd, env=env)
 
 
-@pytest.mark.parametrize("argv", [(), ("--side", "client"), ("--side", "load", "--only", "x")])
+@pytest.mark.parametrize(
+    "argv",
+    [(), ("--side", "client"), ("--side", "load", "--only", "x"), ("--side", "variants")],
+)
 def test_selftest_from_an_installed_copy_says_it_needs_the_checkout(
     tmp_path: Path, argv: tuple[str, ...]
 ) -> None:
@@ -67,14 +70,17 @@ def _assert_one_side_ran(done: subprocess.CompletedProcess[str], side: str, faul
     assert row[:5] == [side, "1", "1 (100%)", "0", "0"], row
     assert "longest" in out and f"({fault})" in out
     last = out.rstrip().splitlines()[-1]
-    assert last.startswith(f"conformance selftest: 1/1 faults caught exactly ({side} 1/1) in ")
+    assert last.startswith(
+        f"conformance selftest: 1 of 1 faults caught exactly; 0 of 0 variants passed exactly "
+        f"({side} 1/1) in "
+    ), last
 
 
 def test_one_client_fault_end_to_end(tmp_path: Path) -> None:
     """The fastest faulty client (it exits after a second): about 10 s."""
     done = _selftest(tmp_path, "--side", "client", "--only", "exits-early", "-n", "1")
     _assert_one_side_ran(done, "client", "exits-early")
-    assert _row(done.stdout, "client")[5] == "11/11"  # it breaks every client requirement
+    assert _row(done.stdout, "client")[7] == "11/11"  # it breaks every client requirement
 
 
 @pytest.mark.long
@@ -82,4 +88,24 @@ def test_one_load_fault_end_to_end(tmp_path: Path) -> None:
     """One load fault: a whole load-stage run, about 40 s (long tier)."""
     done = _selftest(tmp_path, "--side", "load", "--only", "hint-only-after-5xx", timeout=600)
     _assert_one_side_ran(done, "load", "hint-only-after-5xx")
-    assert _row(done.stdout, "load")[5] == "1/17"
+    assert _row(done.stdout, "load")[7] == "1/17"
+
+
+def test_one_correct_variant_end_to_end(tmp_path: Path) -> None:
+    """One correct-but-different server (a created configuration answered 200, undeclared):
+    one narrowed scenarios run, about 10 s; it passes exactly, and the score says so."""
+    done = _selftest(
+        tmp_path, "--side", "variants", "--only", "create-status-200", "-n", "1", timeout=300
+    )
+    out = done.stdout
+    assert done.returncode == 0, out[-4000:] + done.stderr[-2000:]
+    assert re.search(
+        r"\[1/1\] variants side finished in \d+s: 1/1 correct variants passed$", out, re.M
+    )
+    assert _row(out, "variants")[:7] == ["variants", "0", "0", "0", "0", "1", "1 (100%)"]
+    assert "variants: correct-but-different variants passed 1/1" in out
+    last = out.rstrip().splitlines()[-1]
+    assert last.startswith(
+        "conformance selftest: 0 of 0 faults caught exactly; 1 of 1 variants passed exactly "
+        "(variants 1/1 variants) in "
+    ), last

@@ -55,15 +55,16 @@ def test_the_parser_knows_every_option() -> None:
         _parse("--side", "fuzz")
 
 
-def test_all_three_sides_run_by_default_in_order() -> None:
-    assert _sides() == ["server", "client", "load"]
-    assert _sides("--full") == ["server", "client", "load"]  # --full changes the server side only
-    assert _sides("-n", "3") == ["server", "client", "load"]
-    assert _sides("-k", "hint") == ["server", "client", "load"]
+def test_all_four_sides_run_by_default_in_order() -> None:
+    every = ["server", "client", "load", "variants"]
+    assert _sides() == every
+    assert _sides("--full") == every  # --full changes the server side only
+    assert _sides("-n", "3") == every
+    assert _sides("-k", "hint") == every
 
 
 def test_one_side_with_side_and_the_server_side_for_a_selection_alone() -> None:
-    for side in ("server", "client", "load"):
+    for side in ("server", "client", "load", "variants"):
         assert _sides("--side", side) == [side]
     assert _sides("--only", "polling-never") == ["server"]  # as before there were three sides
     assert _sides("--section", "escapes") == ["server"]
@@ -71,6 +72,7 @@ def test_one_side_with_side_and_the_server_side_for_a_selection_alone() -> None:
     assert _sides("--side", "load", "--only", "hint-never-goes", "-k", "x") == ["load"]
     assert _sides("--side", "server", "--full", "--section", "defects", "-n", "1") == ["server"]
     assert _sides("--side", "client", "-n", "1") == ["client"]
+    assert _sides("--side", "variants", "-n", "2", "--only", "etag-weak") == ["variants"]
 
 
 @pytest.mark.parametrize(
@@ -80,7 +82,9 @@ def test_one_side_with_side_and_the_server_side_for_a_selection_alone() -> None:
         (("--side", "load", "--full"), "--full", "the server side"),
         (("--side", "client", "--section", "escapes"), "--section", "the server side"),
         (("--side", "load", "--section", "defects"), "--section", "the server side"),
-        (("--side", "load", "-n", "2"), "--workers", "the server and client sides"),
+        (("--side", "load", "-n", "2"), "--workers", "the server, client and variants sides"),
+        (("--side", "variants", "--full"), "--full", "the server side"),
+        (("--side", "variants", "--section", "escapes"), "--section", "the server side"),
     ],
 )
 def test_an_option_with_a_side_it_does_not_apply_to_is_a_usage_error(
@@ -96,7 +100,7 @@ def test_an_option_with_a_side_it_does_not_apply_to_is_a_usage_error(
 def test_workers_must_be_a_number_or_auto() -> None:
     with pytest.raises(UsageError, match="--workers 'many' is not a number"):
         selftest.sides_of(_parse("-n", "many"))
-    assert _sides("-n", "auto") == ["server", "client", "load"]
+    assert _sides("-n", "auto") == ["server", "client", "load", "variants"]
 
 
 def test_the_help_says_which_side_each_option_applies_to(
@@ -109,7 +113,9 @@ def test_the_help_says_which_side_each_option_applies_to(
         assert f"{side} the faulty" in text or f"{side} the load" in text
     assert "--section {escapes,defects} server side only" in text
     assert "--full server side:" in text
-    assert "-n N, --workers N server and client sides:" in text
+    assert "variants the correct-but-different servers, tests/variants" in text
+    assert "-n N, --workers N server, client and variants sides:" in text
+    assert "every variant passed exactly" in text  # the exit status
     assert "-k EXPR, --faults EXPR every side:" in text
     assert "the server side's, or the one --side names" in text  # --only
     assert "2 for a usage error" in text
@@ -139,7 +145,11 @@ def test_each_side_collects_its_own_catalogue() -> None:
     assert "-n" not in load and load[load.index("-k") + 1] == "hint"
     chosen_load = _args("load", "hint-never-goes")
     assert chosen_load[0].endswith("test_load_faults.py::test_load_fault_is_caught_exactly")
-    for args in (server, client, load):
+    variants = _args("variants", "", faults="status")
+    assert variants[0] == "/checkout/tests/variants" and "--ignore" not in variants
+    assert variants[variants.index("-n") + 1] == "2"
+    assert _args("variants", "etag-weak")[0] == "/checkout/tests/variants/test_variants.py"
+    for args in (server, client, load, variants):
         assert args[args.index("-m") + 1] == "long or not long"
         assert "no:benchmark" in args and f"pythonpath={ROOT}" in args
     assert "-n" not in _args("server", workers="1")
@@ -300,7 +310,18 @@ def _runs() -> list[SideRun]:
         code=1,
     )
     load = SideRun("load", (_fault("l1", {"L"}, {"L"}),), covered=1, requirements=17, seconds=65.0)
-    return [server, client, load]
+    variants = SideRun(
+        "variants",
+        (),
+        correct=(
+            _fault("create-status-200", set(), set()),
+            _fault("etag-weak", set(), set()),
+            _fault("foreign-404", set(), {"drop-in:errors.foreign_project_status"}),
+        ),
+        seconds=120.0,
+        code=1,
+    )
+    return [server, client, load, variants]
 
 
 def _cells(line: str) -> list[str]:
@@ -310,15 +331,16 @@ def _cells(line: str) -> list[str]:
 def test_the_score_table_counts_each_side_and_the_whole() -> None:
     table = score.score_table(_runs())
     assert [_cells(line) for line in table] == [
-        ["side", "faults", "caught exactly", "caught with another set", "missed",
-         "requirements with a fault", "wall time"],
-        ["server", "3", "1 (33%)", "1", "1", "162/162 breakable (3 not)", "15m00s"],
-        ["client", "2", "1 (50%)", "0", "1", "1/9", "4m50s"],
-        ["load", "1", "1 (100%)", "0", "0", "1/17", "1m05s"],
-        ["all", "6", "3 (50%)", "1", "2", "20m55s"],
+        ["side", "faults", "caught exactly", "caught with another set", "missed", "variants",
+         "passed exactly", "requirements with a fault", "wall time"],
+        ["server", "3", "1 (33%)", "1", "1", "0", "0", "162/162 breakable (3 not)", "15m00s"],
+        ["client", "2", "1 (50%)", "0", "1", "2", "1 (50%)", "1/9", "4m50s"],
+        ["load", "1", "1 (100%)", "0", "0", "0", "0", "1/17", "1m05s"],
+        ["variants", "0", "0", "0", "0", "3", "2 (67%)", "-", "2m00s"],
+        ["all", "6", "3 (50%)", "1", "2", "5", "3 (60%)", "22m55s"],
     ]  # fmt: skip
     assert len({len(line) for line in table}) == 1  # columns aligned, wall time flush right
-    assert len(score.score_table(_runs()[2:])) == 2  # one side: no total row
+    assert len(score.score_table(_runs()[2:3])) == 2  # one side: no total row
 
 
 def test_the_details_name_every_fault_not_caught_exactly_and_the_failing_correct_variants() -> None:
@@ -331,12 +353,16 @@ def test_the_details_name_every_fault_not_caught_exactly_and_the_failing_correct
     assert "client: correct-but-different variants passed 1/2; FAILING: ok2" in lines
     assert "server: 2 runs, 60s in all, median 30s, longest 40s (s2)" in lines
     assert "s1" not in lines.replace("(s1", "")  # an exact fault is not listed
+    assert (
+        "variants: correct-but-different variants passed 2/3; FAILING: foreign-404: declared [], "
+        "failed ['drop-in:errors.foreign_project_status']" in lines
+    )
 
 
 def test_exit_status_is_0_only_when_every_fault_is_caught_exactly() -> None:
     runs = _runs()
     assert score.exit_status(runs) == 1
-    assert score.exit_status(runs[2:]) == 0
+    assert score.exit_status(runs[2:3]) == 0
     clean_client = SideRun("client", (_fault("c1", {"X"}, {"X"}),), (_fault("ok", set(), set()),))
     assert score.exit_status([clean_client]) == 0
     failing_correct = SideRun("client", (), (_fault("ok2", set(), {"X"}),))
@@ -345,8 +371,12 @@ def test_exit_status_is_0_only_when_every_fault_is_caught_exactly() -> None:
     assert score.exit_status([other_test_failed]) == 1
     internal_error = SideRun("load", runs[2].faults, code=pytest.ExitCode.INTERNAL_ERROR)
     assert score.exit_status([internal_error]) == 1
-    headline = score.headline(runs, 1255.0)
+    headline = score.headline(runs, 1375.0)
     assert headline == (
-        "conformance selftest: 3/6 faults caught exactly (server 1/3, client 1/2, load 1/1) "
-        "in 20m55s"
+        "conformance selftest: 3 of 6 faults caught exactly; 3 of 5 variants passed exactly "
+        "(server 1/3, client 1/2 + 1/2 variants, load 1/1, variants 2/3 variants) in 22m55s"
     )
+    assert score.exit_status([runs[3]]) == 1  # a variant that did not pass exactly
+    passing = SideRun("variants", (), runs[3].correct[:2])
+    assert score.exit_status([passing]) == 0
+    assert passing.state() == "2/2 correct variants passed"

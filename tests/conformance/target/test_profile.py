@@ -201,3 +201,16 @@ def test_the_rate_limit_scope_says_which_requests_share_a_bucket(
     got = [limit.bucket("k1", "i"), limit.bucket("k2", "i"), limit.bucket("k1", None)]
     assert got == expected
     assert (got[0] == got[1]) == (scope == "instance")  # two keys, one instance id
+
+
+def test_an_empty_section_declares_none_of_its_keys() -> None:
+    """A file that leaves a section empty (``statuses: {}``, as a profile with its last key
+    removed reads) declares none of the keys under it: they stay conventions. Before, the empty
+    mapping counted as a written leaf and declared every default under it at the interface
+    level (found by tests/variants: create-statuses-200)."""
+    assert profiles.written_keys({"statuses": {}, "errors": {"code_field": "c"}}) == {
+        "errors.code_field"
+    }
+    assert profiles.written_keys({"statuses": {"create_configuration": 200}}) == {
+        "statuses.create_configuration"
+    }
