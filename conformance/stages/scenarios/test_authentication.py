@@ -162,7 +162,7 @@ def _no_patch_across_projects(configurations: Configurations, ids: tuple[str, ..
         ids,
         "a token patched through a project its owner cannot reach",
     )
-    kept = configurations.current(mine, ids).get(configurations.profile.bodies.create.content)
+    kept = configurations.current(mine, ids).get("configuration")  # the record's field (2.1)
     expect(
         same_json(kept, {"kept": True}),
         ids,
