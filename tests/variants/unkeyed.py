@@ -6,7 +6,7 @@ from __future__ import annotations
 from faulty.asgi import Forward, Handler, Request, Response, error_response
 
 from variants.rewrite import CONFIGURATION_LIST, SDK, handler
-from variants.variant import Variant
+from variants.variant import Variant, pair
 
 
 def _unique_names() -> Handler:
@@ -65,22 +65,22 @@ VARIANTS: tuple[Variant, ...] = (
             {"CFG-CREATE-NEW-ID", "CFG-PATCH-RECORD-SHAPE", "SDK-STATUS-LISTS-CONFIGURATIONS"}
         ),
     ),
-    Variant(
+    *pair(
         "environment-alias-any-case",
         "reads the environment alias case-insensitively ('Production' is production, scope kept): "
         "spec 4.3 lists the values and says nothing of case",
-        frozenset({"SDK-HDR-ENV-PRODUCTION", "SDK-HDR-ENV-UNKNOWN-VALUE"}),
         handler(rewrite=_alias_any_case),
-        differences=frozenset({"headers.environment_case"}),
+        {"headers": {"environment_case": "insensitive"}},
+        keeps=frozenset({"SDK-HDR-ENV-PRODUCTION", "SDK-HDR-ENV-UNKNOWN-VALUE"}),
         watch=frozenset({"SDK-HDR-ENV-PRODUCTION"}),
     ),
-    Variant(
+    *pair(
         "sdk-errors-problem-json",
         "answers SDK errors as application/problem+json (RFC 9457), keeping its code field: "
         "spec 7 says 'a JSON body' on the SDK endpoints",
-        frozenset({"ERR-BODY-JSON", "ERR-STATUS-BODY-JSON"}),
         handler(answer=_problem),
-        differences=frozenset({"errors.media_type"}),
+        {"errors": {"media_type": "application/problem+json"}},
+        keeps=frozenset({"ERR-BODY-JSON", "ERR-STATUS-BODY-JSON"}),
         watch=frozenset({"ERR-BODY-JSON", "AUTH-SDK-ENV-IN-SCOPE", "SDK-STATUS-200-SNAPSHOT"}),
     ),
 )
