@@ -65,7 +65,9 @@ PROBE = """<script>
 
 # Hosts headless Chromium contacts by itself, with no page asking (a blank page shows them:
 # test_a_blank_page_asks_only_for_the_browsers_own_hosts): not the page's requests.
-BROWSER_OWN = frozenset({"www.google.com", "accounts.google.com", "clients2.google.com"})
+BROWSER_OWN = frozenset(
+    {"www.google.com", "accounts.google.com", "clients2.google.com", "update.googleapis.com"}
+)  # update.googleapis.com: Debian's Chromium 15x asks its component updater despite the flags
 REQUEST_LINE = re.compile(rb"^(?:CONNECT ([^:\s]+)|[A-Z]+ [a-z]+://([^/:\s]+))")
 
 
