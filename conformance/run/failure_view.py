@@ -12,7 +12,9 @@ back on request:
   rendering, traceback and transcript, as pytest would show them.
 
 The short summary names each failure in one line, its rule's first line (``condensed``): on a CI
-runner pytest would repeat the whole block there, which doubles every failure in a CI log.
+runner pytest would repeat the whole block there, which doubles every failure in a CI log. Many
+failures of one cause (a refused set-up step, the same missing header) read as one block with the
+count (``fold_cascades``); the reports keep every one.
 
 A failure that is not the target's (the kit itself crashed) keeps its traceback and transcript:
 that traceback is what a bug report needs. pytest-xdist's "[gw0] linux -- Python ..." line is
@@ -24,6 +26,7 @@ holds no assert to rewrite).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Generator, Sequence
 
 import pytest
@@ -89,14 +92,62 @@ def pointer(count: int) -> str:
     return f"({count} exchanges recorded: -v shows them, the reports keep them)"
 
 
+CASCADE = 3  # failures of one cause from this many on read as one block with the count
+_NUMBERS = re.compile(r"\b(?:cf-[\w-]+|\d+)\b")  # what differs between failures of one cause
+
+
+def cause_of(report: pytest.TestReport) -> tuple[str, str] | None:
+    """A short block's cause: its rule (ids left out) and what was received, with the names and
+    numbers that differ from one failure of the cause to the next made alike."""
+    text = str(report.longrepr)
+    lines = text.splitlines()
+    rule = next((ln.split(": ", 2)[-1] for ln in lines if ln.startswith("Rule broken: ")), None)
+    received = next((ln for ln in lines if ln.startswith("Received: ")), "")
+    if rule is None:
+        return None
+    return rule, _NUMBERS.sub("#", received)[:300]
+
+
+def fold_cascades(failed: list[pytest.TestReport]) -> list[pytest.TestReport]:
+    """A cascade is one screen: of the short blocks sharing one cause (``CASCADE`` or more: a
+    refused set-up step, the same missing header), the first is shown with the count and the
+    other tests' names; the others are taken out of ``failed`` and returned, to be put back
+    once the terminal has printed (the reports keep every failure)."""
+    groups: dict[tuple[str, str], list[pytest.TestReport]] = {}
+    for report in failed:
+        cause = cause_of(report) if getattr(report, _SHORT, False) else None
+        if cause is not None:
+            groups.setdefault(cause, []).append(report)
+    hidden: list[pytest.TestReport] = []
+    for group in groups.values():
+        if len(group) < CASCADE:
+            continue
+        first, rest = group[0], group[1:]
+        names = ", ".join(r.nodeid.rsplit("::", 1)[-1] for r in rest[:5])
+        more = f" and {len(rest) - 5} more" if len(rest) > 5 else ""
+        first.longrepr = (
+            f"{first.longrepr}\n(the same cause failed {len(rest)} more tests: {names}{more}; "
+            "the reports keep each)"
+        )
+        hidden += rest
+    failed[:] = [r for r in failed if all(r is not h for h in hidden)]
+    return hidden
+
+
 @pytest.hookimpl(wrapper=True, tryfirst=True)
 def pytest_terminal_summary(
     terminalreporter: pytest.TerminalReporter,
 ) -> Generator[None, None, None]:
     """Before the terminal prints the failures: a short block goes without xdist's worker line
-    (``[gw0] linux -- Python ...``, which only the report's ``node`` brings)."""
+    (``[gw0] linux -- Python ...``, which only the report's ``node`` brings), and a cascade of
+    one cause is one block (``fold_cascades``); after: every failure back for the counts."""
     for kind in ("failed", "error"):
         for report in terminalreporter.stats.get(kind, []):
             if getattr(report, _SHORT, False) and hasattr(report, "node"):
                 delattr(report, "node")
-    return (yield)
+    failed = terminalreporter.stats.get("failed", [])
+    hidden = fold_cascades(failed) if not wants_traceback(terminalreporter.config) else []
+    try:
+        return (yield)
+    finally:
+        failed.extend(hidden)
