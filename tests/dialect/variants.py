@@ -314,11 +314,10 @@ VARIANTS: tuple[Variant, ...] = (
                 "EXP-MANUAL-ASSIGNMENT",
                 "EXP-MEMBERS",
                 "EXP-REACTIVATE",
-                "EXP-TERMINATE-FINAL",
                 "EXP-UNENROLL",
                 "EXP-UNKNOWN-ID",
             }
-        ),
+        ),  # EXP-TERMINATE-FINAL is a convention the dialect leaves undeclared: drop-in level
         before=_offset_ignored,
         profile={"experiments": {"page_size_max": 1}},
     ),
