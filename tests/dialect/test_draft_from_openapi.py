@@ -26,7 +26,7 @@ from conformance.target import profile as profiles
 from conformance.target.draft import Foreign, Secret, drafted
 from dialect.profile import dialect_profile
 from dialect.server import REFERENCE_OFF, Dialect
-from dialect.test_draft_recovery import PAGING, RATE_TOLERANCE, SHOWN, _at, _same
+from dialect.test_draft_recovery import PAGING, SHOWN, score
 from refserver.runner import RunningServer, start_server
 from tests.support.profiles import merged
 
@@ -143,16 +143,7 @@ def test_the_draft_reads_the_targets_document_and_recovers_its_choices(
     written = yaml.safe_load(text)
     pagination = declared["experiment_payload"]["pagination"]
     checked = (*SHOWN, *PAGING[pagination], *DOCUMENTED)
-    right, wrong, left = [], [], []
-    for key in checked:
-        present, value = _at(written, key)
-        expected = _at(declared, key)[1]
-        if not present:
-            left.append(key)
-        elif _same(key, value, expected):
-            right.append(key)
-        else:
-            wrong.append(f"{key}: wrote {value!r}, declared {expected!r}")
+    right, wrong, left = score(written, declared, checked)
     scopes_right = all(
         sorted(entry["environments"]) == sorted(given["environments"])
         for entry, given in zip(written["credentials"]["sdk_keys"], creds["sdk_keys"], strict=True)
@@ -169,7 +160,6 @@ def test_the_draft_reads_the_targets_document_and_recovers_its_choices(
     assert scopes_right, written["credentials"]["sdk_keys"]
     assert share >= GOAL, f"recovered {len(right)}/{len(checked)}; left: {left}"
     assert 2 <= len(screen) <= 25 and screen[0].startswith("conformance: draft: "), screen
-    assert RATE_TOLERANCE  # the rate figures are judged as the recovery test judges them
 
 
 RENAMED = {

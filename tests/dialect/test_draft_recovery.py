@@ -142,12 +142,10 @@ def _run_draft(served: Served) -> str:
     )
 
 
-def test_the_draft_recovers_most_declared_choices_answers_show(served: Served) -> None:
-    text = _run_draft(served)
-    written = yaml.safe_load(text)
-    declared = served.declared
-    pagination = declared["experiment_payload"]["pagination"]
-    keys = (*SHOWN, *PAGING[pagination])
+def score(
+    written: object, declared: object, keys: tuple[str, ...]
+) -> tuple[list[str], list[str], list[str]]:
+    """The keys a draft got right, wrote wrong (with what) and left for the person."""
     right, wrong, left = [], [], []
     for key in keys:
         present, value = _at(written, key)
@@ -158,6 +156,16 @@ def test_the_draft_recovers_most_declared_choices_answers_show(served: Served) -
             right.append(key)
         else:
             wrong.append(f"{key}: wrote {value!r}, declared {expected!r}")
+    return right, wrong, left
+
+
+def test_the_draft_recovers_most_declared_choices_answers_show(served: Served) -> None:
+    text = _run_draft(served)
+    written = yaml.safe_load(text)
+    declared = served.declared
+    pagination = declared["experiment_payload"]["pagination"]
+    keys = (*SHOWN, *PAGING[pagination])
+    right, wrong, left = score(written, declared, keys)
     for form, expected in served.forms.items():
         seen = f"#   {form}: {expected}" in text
         (right if seen else wrong).append(form if seen else f"{form}: not {expected!r}")
