@@ -1,5 +1,6 @@
 """``conformance profile draft`` against correct targets that serve their own OpenAPI document
-(issue 39): the reference server and the two dialects, each serving at ``/openapi.json`` the
+(issue 39): the reference server, the two dialects and two correct-but-different servers of the
+variant catalogue, each serving at ``/openapi.json`` the
 contract in its own terms (``conformance contract --profile --level drop-in``, every ``x-`` mark
 taken out, so the draft reads only what any framework's document holds). The draft must recover
 at least 90% of the choices a document or an answer can show, header and body names included,
@@ -19,6 +20,8 @@ import yaml
 from dialect2.profile import profile_of
 from dialect2.server import Dialect2
 from faulty.asgi import FaultyApp, Forward, Handler, Request, Response
+from variants.catalogue import VARIANTS
+from variants.harness import base_profile
 
 from conformance.contract.document import load_contract
 from conformance.contract.specialisation import specialise
@@ -87,7 +90,11 @@ def _document_for(declared: dict[str, Any]) -> dict[str, Any]:
 
 
 def _start(
-    folder: Path, name: str, make: Callable[[dict[str, Any]], dict[str, Any]], inner: Handler
+    folder: Path,
+    name: str,
+    make: Callable[[dict[str, Any]], dict[str, Any]],
+    inner: Handler,
+    settings: dict[str, Any] | None = None,
 ) -> tuple[RunningServer, dict[str, Any]]:
     written = folder / f"{name}.yaml"
     holder: dict[str, Handler] = {}
@@ -99,17 +106,29 @@ def _start(
         folder / f"{name}.db",
         profile_path=written,
         wrap=lambda app: FaultyApp(app, late),
-        **(REFERENCE_OFF if inner is not _reference else {}),
+        **(settings if settings is not None else {}),
     )
     declared = merged(profiles.DEFAULTS, make(yaml.safe_load(written.read_text("utf-8"))))
     holder["handler"] = serving_document(_document_for(declared), inner)
     return server, declared
 
 
+def _variant(folder: Path, name: str) -> tuple[RunningServer, dict[str, Any]]:
+    """A correct-but-different server of the variant catalogue, its change declared."""
+    (variant,) = [v for v in VARIANTS if v.name == name]
+
+    def declared(reference: dict[str, Any]) -> dict[str, Any]:
+        return merged(base_profile(reference), variant.declare)
+
+    return _start(folder, name, declared, variant.make(), variant.settings)
+
+
 TARGETS: dict[str, Callable[[Path], tuple[RunningServer, dict[str, Any]]]] = {
     "reference": lambda folder: _start(folder, "reference", lambda d: d, _reference),
-    "dialect": lambda folder: _start(folder, "dialect", dialect_profile, Dialect()),
-    "dialect2": lambda folder: _start(folder, "dialect2", profile_of, Dialect2()),
+    "dialect": lambda folder: _start(folder, "dialect", dialect_profile, Dialect(), REFERENCE_OFF),
+    "dialect2": lambda folder: _start(folder, "dialect2", profile_of, Dialect2(), REFERENCE_OFF),
+    "combined-eleven-declared": lambda folder: _variant(folder, "combined-eleven-declared"),
+    "header-environment": lambda folder: _variant(folder, "header-environment"),
 }
 
 
