@@ -1,6 +1,7 @@
-"""Runs never collide on one machine (issue 39): two load stages at once, neither naming a port,
-both complete (each master on a free port of its own), and so do two scenario runs at once; a
-Locust failure is one line, never its traceback."""
+"""Runs never collide on one machine (issue 39): two runs of each stage at once both complete
+(two load stages, neither naming a port: each master on a free port of its own; two scenario
+runs, two fuzz runs, two client-stage runs of the reference client); a Locust failure is one
+line, never its traceback."""
 
 from __future__ import annotations
 
@@ -48,8 +49,10 @@ def test_a_locust_failure_is_one_line(tmp_path: Path) -> None:
     [
         ("--stage", "load", "--load-workers", "1"),
         ("--requirements", "SDK-STATUS-200-SNAPSHOT,CFG-CREATE-MINIMAL-BODY,VER-PATH-V2"),
+        ("--stage", "fuzz", "--tier", "smoke"),
+        ("--stage", "client"),
     ],
-    ids=["load", "scenarios"],
+    ids=["load", "scenarios", "fuzz", "client"],
 )
 def test_two_runs_of_a_stage_at_once_both_complete(tmp_path: Path, stage: tuple[str, ...]) -> None:
     runs = []
