@@ -128,7 +128,7 @@ def main(options: argparse.Namespace) -> int:
         if options.foreign_sdk_key or options.foreign_sdk_key_env
         else None
     )
-    text, screen = drafted(
+    text, screen = draft(
         options.base_url.rstrip("/"),
         pat,
         keys,
@@ -185,30 +185,6 @@ class Foreign:
 
 
 def draft(
-    url: str,
-    pat: Secret,
-    keys: list[Secret],
-    application_id: int,
-    environments: dict[str, int],
-    *,
-    measure_rate: bool = True,
-    openapi: str | bool | None = None,
-    foreign: Foreign | None = None,
-) -> str:
-    """Read and probe the target at ``url``; the draft profile's text."""
-    return drafted(
-        url,
-        pat,
-        keys,
-        application_id,
-        environments,
-        measure_rate=measure_rate,
-        openapi=openapi,
-        foreign=foreign,
-    )[0]
-
-
-def drafted(
     url: str,
     pat: Secret,
     keys: list[Secret],

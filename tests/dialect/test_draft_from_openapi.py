@@ -26,7 +26,7 @@ from variants.harness import base_profile
 from conformance.contract.document import load_contract
 from conformance.contract.specialisation import specialise
 from conformance.target import profile as profiles
-from conformance.target.draft import Foreign, Secret, drafted
+from conformance.target.draft import Foreign, Secret, draft
 from dialect.profile import dialect_profile
 from dialect.server import REFERENCE_OFF, Dialect
 from dialect.test_draft_recovery import PAGING, SHOWN, score
@@ -147,7 +147,7 @@ def test_the_draft_reads_the_targets_document_and_recovers_its_choices(
     declared = served.declared
     creds, project = declared["credentials"], declared["project"]
     keys = [Secret(k["key"], f"RCES_SDK_KEY_{n}") for n, k in enumerate(creds["sdk_keys"], 1)]
-    text, screen = drafted(
+    text, screen = draft(
         served.base_url,
         Secret(creds["pat"], "RCES_PAT"),
         keys,
@@ -210,7 +210,7 @@ def test_without_a_document_the_header_names_are_probed(tmp_path: Path) -> None:
         declared = yaml.safe_load(written.read_text("utf-8"))
         creds, project = declared["credentials"], declared["project"]
         keys = [Secret(k["key"], f"K{n}") for n, k in enumerate(creds["sdk_keys"], 1)]
-        text, _ = drafted(
+        text, _ = draft(
             server.base_url.rstrip("/"),
             Secret(creds["pat"], "RCES_PAT"),
             keys,

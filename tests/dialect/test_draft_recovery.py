@@ -139,7 +139,7 @@ def _run_draft(served: Served) -> str:
         keys,
         project["application_id"],
         dict(project["environments"]),
-    )
+    )[0]
 
 
 def score(

@@ -39,6 +39,7 @@ from faulty.recipes import (
     fault,
     hash_map_fault,
     id_stripped,
+    legacy_key_refused,
     no_rate_limit,
     on_status,
     owner_without_credentials,
@@ -297,14 +298,7 @@ def edges() -> tuple[Fault, ...]:
             "legacy-prefix-refused",
             "AUTH-SDK-LEGACY-PREFIX VER-LEGACY-KEY-SAME-SNAPSHOT",
             "Legacy `sdk_` keys are refused.",
-            answer(
-                SDK,
-                lambda r: (
-                    error_response(401, "INVALID_KEY")
-                    if (r.header("authorization") or "").startswith("sdk_")
-                    else None
-                ),
-            ),
+            answer(SDK, legacy_key_refused),
         ),
         fault(
             "legacy-snapshot-differs",

@@ -23,7 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from faulty.asgi import Forward, Handler, Request, Response
+from faulty.asgi import Forward, Handler, Request, Response, error_response
 from faulty.context import Context
 
 Route = Callable[[Request], bool]
@@ -434,3 +434,10 @@ def owner_without_credentials(where: Route) -> Make:
             r if r.header("authorization") else r.with_header("authorization", f"Bearer {ctx.pat}")
         ),
     )
+
+
+def legacy_key_refused(request: Request) -> Response | None:
+    """A 401 for a request whose key has the older ``sdk_`` prefix (None: served)."""
+    if (request.header("authorization") or "").startswith("sdk_"):
+        return error_response(401, "INVALID_KEY")
+    return None

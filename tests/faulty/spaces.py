@@ -19,6 +19,7 @@ from faulty.recipes import (
     edit_request,
     edit_response,
     fault,
+    legacy_key_refused,
     with_path,
     without_identity,
 )
@@ -113,14 +114,7 @@ def spaces() -> tuple[Fault, ...]:
             "legacy-key-refused-on-bootstrap",
             "AUTH-SDK-LEGACY-PREFIX",
             "A legacy `sdk_` key is served on status and refused on bootstrap.",
-            answer(
-                BOOTSTRAP,
-                lambda r: (
-                    error_response(401, "INVALID_KEY")
-                    if (r.header("authorization") or "").startswith("sdk_")
-                    else None
-                ),
-            ),
+            answer(BOOTSTRAP, legacy_key_refused),
         ),
         fault(
             "foreign-key-bootstraps-demo",
