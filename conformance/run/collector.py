@@ -5,7 +5,7 @@ when a stop signal ended the run: what was measured, the rest noted as stopped).
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
 
@@ -31,6 +31,7 @@ from conformance.session.state import (
 from conformance.stages import Stage, answered_by, named
 from conformance.stages.declaration import Details
 from conformance.target.profile import written_keys
+from conformance.target.resolution import Target
 from conformance.verdict.records import TestRecord
 from conformance.verdict.run_report import report_for_run
 
@@ -43,6 +44,23 @@ def selected_ids(config: pytest.Config) -> set[str] | None:
     if not raw:
         return None
     return {part.strip() for part in str(raw).split(",") if part.strip()}
+
+
+def observation_records(target: Target | None, records: Sequence[TestRecord]) -> list[TestRecord]:
+    """The observation before the tests (``run.handover.observe``) as one record of its own:
+    each spelling the target showed, a drop-in difference on the requirements the run judged
+    that rest on its key (a requirement no test of the run judged is not brought in)."""
+    judged = {rid for record in records for rid in record.requirement_ids}
+    differences = [
+        replace(d, requirement_ids=tuple(i for i in d.requirement_ids if i in judged))
+        for d in (target.observed if target is not None else ())
+    ]
+    differences = [d for d in differences if d.requirement_ids]
+    if not differences:
+        return []
+    ids = tuple(dict.fromkeys(i for d in differences for i in d.requirement_ids))
+    stage = records[0].stage  # the stage it ran for (scenarios, or fuzz alone)
+    return [TestRecord(differences[0].test_id, stage, ids, {}, differences=tuple(differences))]
 
 
 class RunCollector:
@@ -81,7 +99,7 @@ class RunCollector:
         started_at, started = config.stash[STARTED]
         production, declares = declaration(config)
         self.report = report_for_run(
-            self.records,
+            [*self.records, *observation_records(target_of(config), self.records)],
             info,
             selected_ids(config),
             started_at=started_at,

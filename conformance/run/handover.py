@@ -11,12 +11,16 @@ file) and derives nothing again: no second resolve, pre-flight or profile parse.
 from __future__ import annotations
 
 import pickle
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
+from conformance.catalogue.requirements import load_catalogue
+from conformance.drivers import observation
 from conformance.errors import UsageError
+from conformance.report.model import Difference
 from conformance.run import requirement_ids
 from conformance.session.state import (
     HANDED_OVER,
@@ -26,11 +30,13 @@ from conformance.session.state import (
     target_info,
     target_of,
 )
-from conformance.stages import collected_by
+from conformance.stages import Stage, collected_by
 from conformance.target.profile import Profile
 from conformance.target.resolution import Target, establish
 
 WORKERINPUT_KEY = "conformance_target"
+OBSERVING_STAGES = frozenset({"scenarios", "fuzz"})  # the stages reading payload names
+OBSERVATION_TEST_ID = "observation before the tests: the target's own payload names"
 
 
 @dataclass(eq=False)  # a plugin object: hashable by identity
@@ -83,8 +89,44 @@ def at_session_start(session: pytest.Session) -> Target | None:
         target = establish(base_url, profile_path)
     except UsageError as error:
         pytest.exit(f"conformance usage error: {error}", returncode=pytest.ExitCode.USAGE_ERROR)
+    observe(target, stages, config.getoption("requirements", None))
     _keep(config, target)
     return target
+
+
+def observe(target: Target, stages: Sequence[Stage], requirements: str | None) -> None:
+    """Before the tests: the payload names the profile leaves to convention, as the target
+    spells them (``conformance.drivers.observation``), when the run judges a requirement resting
+    on one: the target's spellings go into its profile, each departure into ``observed``."""
+    wanted = {part.strip() for part in (requirements or "").split(",") if part.strip()}
+    if stages and not any(stage.name in OBSERVING_STAGES for stage in stages):
+        return
+    resting = _resting_on_observed()
+    if wanted and not wanted & set().union(*resting.values()):
+        return
+    target.profile, choices = observation.observe(target.base_url, target.profile)
+    target.observed = tuple(
+        Difference(
+            requirement_ids=tuple(sorted(resting.get(choice.key, ()))),
+            key=choice.key,
+            convention=str(choice.convention),
+            received=f"{choice.value!r} ({choice.how})",
+            title="the target's own spelling, observed before the tests and judged in it",
+            test_id=OBSERVATION_TEST_ID,
+            curl=choice.curl,
+        )
+        for choice in choices
+    )
+
+
+def _resting_on_observed() -> dict[str, set[str]]:
+    """The checkable requirements resting on each observed key."""
+    found: dict[str, set[str]] = {key: set() for key in observation.OBSERVED_KEYS}
+    for requirement in load_catalogue():
+        for key in found:
+            if any(k == key or key.startswith(k + ".") for k in requirement.keys):
+                found[key].add(requirement.id)
+    return found
 
 
 def on_demand(config: pytest.Config) -> tuple[Target, bool]:

@@ -32,7 +32,7 @@ from conformance.report.headline import summary_line
 from conformance.report.model import DECLARED, Level, Report, Verdict
 from conformance.run import requirement_ids
 from conformance.run.collector import ReportCapture
-from conformance.run.handover import HandedOver
+from conformance.run.handover import HandedOver, observe
 from conformance.run.selection_size import ONE_PROCESS_BELOW, narrowed, selected
 from conformance.run.workers import auto
 from conformance.session import stop_signals
@@ -165,6 +165,11 @@ def _run(options: argparse.Namespace, started: float, announce: str | None) -> i
     target: Target | None = None
     if _judges_a_server(chosen):
         target = establish(options.base_url, options.profile)
+        try:
+            observe(target, chosen, options.requirements)
+        except BaseException:
+            target.stop()
+            raise
     elif options.base_url:
         raise UsageError(
             f"--stage {options.stage} plays the server itself: --base-url is not used",

@@ -18,6 +18,7 @@ from pathlib import Path
 import httpx
 
 from conformance.errors import UsageError
+from conformance.report.model import Difference
 from conformance.target import door
 from conformance.target import profile as profiles
 from conformance.target.embedded import start_embedded
@@ -37,6 +38,10 @@ class Target:
     embedded: bool = False
     _stop: Callable[[], None] | None = field(default=None, repr=False)
     server_header: str = ""  # what the target calls itself (``Server``), seen at pre-flight
+    # the undeclared names the target spells its own way, observed before the tests
+    # (``conformance.drivers.observation``), as drop-in differences naming every requirement
+    # resting on their key; the profile above already holds the target's spellings
+    observed: tuple[Difference, ...] = ()
 
     def stop(self) -> None:
         if self._stop is not None:

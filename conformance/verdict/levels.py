@@ -44,15 +44,16 @@ def _at_drop_in(record: TestRecord, dropped: dict[str, RequirementInfo]) -> Test
         evidence = record.evidence_for(rid)
         outcomes[rid] = Outcome.NOT_APPLICABLE
         notes[rid] = UNDECLARED_NOTE
-        differences.append(
+        differences += [
             Difference(
                 requirement_ids=(rid,),
-                key=info.convention_key or ALL_CONVENTIONS_KEY,
+                key=key,
                 convention=info.convention,
                 received=(evidence.received if evidence is not None else "") or record.message,
                 title=info.title or (evidence.title if evidence is not None else rid),
                 test_id=record.test_id,
                 curl=evidence.curl if evidence is not None else None,
             )
-        )
+            for key in info.convention_keys or (ALL_CONVENTIONS_KEY,)
+        ]
     return replace(record, outcomes=outcomes, note=notes, differences=tuple(differences))

@@ -11,8 +11,8 @@ from conformance.report.model import Level
 class RequirementInfo:
     """What the report needs of a catalogue entry. ``level``: where the run judges it (drop-in:
     a convention the profile does not declare, ``verdict.levels``), computed by the caller that
-    has the profile; ``convention`` and ``convention_key`` name the convention and the key that
-    would declare it (empty: ``conventions``)."""
+    has the profile; ``convention`` and ``convention_keys`` name the convention and the keys that
+    would declare it (none: ``conventions``)."""
 
     id: str
     section: str
@@ -22,4 +22,4 @@ class RequirementInfo:
     level: Level = Level.INTERFACE
     title: str = ""
     convention: str = ""
-    convention_key: str = ""
+    convention_keys: tuple[str, ...] = ()

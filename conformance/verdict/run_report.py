@@ -64,7 +64,7 @@ def selected_requirements(
                 level=Level.INTERFACE if interface else Level.DROP_IN,
                 title=entry.title,
                 convention=entry.convention or "",
-                convention_key=entry.declared_by[0] if entry.declared_by else "",
+                convention_keys=entry.declared_by,
             )
         )
     return infos

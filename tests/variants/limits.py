@@ -63,11 +63,6 @@ VARIANTS: tuple[Variant, ...] = (
         handler(),
         {"rate_limit": {"burst": 20, "refill_per_second": 10.0}},
         settings={"rate_burst": 20, "rate_refill": 10.0},
-        undeclared_gap=(
-            "the undeclared convention rate_limit.burst/refill_per_second (60, 30/s) is judged "
-            "as a demand: a smaller bucket fails LIMIT-RATE-WITHIN-BUDGET at the interface level "
-            "(a poll refused before the conventional bucket was spent)"
-        ),
     ),
     Variant(
         "shedding-threshold-60",
@@ -84,22 +79,12 @@ VARIANTS: tuple[Variant, ...] = (
         f"accepts at most {MAX_GROUPS} groups: spec 2.5 gives no bound",
         lambda: _refusing(_too_many_groups),
         {"experiments": {"max_groups": MAX_GROUPS}},
-        undeclared_gap=(
-            "a smaller group bound goes unjudged at the drop-in level: under the convention "
-            "(experiments.max_groups 8) no scenario creates more than 4 groups, so the departure "
-            "is never listed as a difference"
-        ),
     ),
     *pair(
         "unit-types-user-only",
         "runs experiments on user units only: spec 2.5 names the unit types without requiring both",
         lambda: _refusing(_server_unit),
         {"experiments": {"unit_types": ["user"]}},
-        undeclared_gap=(
-            "the undeclared convention experiments.unit_types (user and server) is judged as a "
-            "demand: EXP-CREATE-UNIT-TYPES fails at the interface level, and two scenarios that "
-            "need a server experiment fail instead of being unsupported"
-        ),
     ),
     Variant(
         "page-size-max-20",

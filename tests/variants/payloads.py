@@ -59,23 +59,12 @@ VARIANTS: tuple[Variant, ...] = (
         "lists experiments, assignments and members under 'results'",
         handler(answer=body_fields(EXPERIMENTS, {"items": "results"}, deep=False)),
         {"experiment_payload": {"items": "results"}},
-        undeclared_gap=(
-            "the undeclared convention experiment_payload.items is judged at the interface level: "
-            "EXP-ANALYTICS-CATALOG and EXP-CONTEXT-PROPERTIES fail, EXP-LIST and EXP-MEMBERS are "
-            "not measurable "
-            "(the experiment-payload keys' lane, issue 37 item 2)"
-        ),
     ),
     *pair(
         "experiment-next-cursor-next-page",
         "gives a list's next cursor as 'nextPage'",
         handler(answer=body_fields(EXPERIMENTS, {"nextCursor": "nextPage"}, deep=False)),
         {"experiment_payload": {"next_cursor": "nextPage"}},
-        undeclared_gap=(
-            "the undeclared convention experiment_payload.next_cursor is judged at the interface "
-            "level: EXP-LIST fails ('the list does not page on past its first page') "
-            "(the experiment-payload keys' lane, issue 37 item 2)"
-        ),
         watch=frozenset({"EXP-LIST", "EXP-MEMBERS", "EXP-ASSIGNMENTS-LIST"}),
     ),
     *pair(
@@ -87,11 +76,6 @@ VARIANTS: tuple[Variant, ...] = (
             handler(answer=body_fields(MEMBERS, {"status": "phase"})),
         ),
         {"experiment_payload": {"status": "phase"}},
-        undeclared_gap=(
-            "the undeclared convention experiment_payload.status is judged at the interface level "
-            "(EXP-MEMBERS, EXP-TERMINATE fail) and listed as experiment_payload.running "
-            "(the experiment-payload keys' lane, issue 37 item 2)"
-        ),
     ),
     *pair(
         "experiment-running-live",
@@ -104,11 +88,6 @@ VARIANTS: tuple[Variant, ...] = (
         "calls a terminated experiment 'ended'",
         handler(answer=_records(values={"terminated": "ended"})),
         {"experiment_payload": {"terminated": "ended"}},
-        undeclared_gap=(
-            "the undeclared convention experiment_payload.terminated is judged at the interface "
-            "level: EXP-TERMINATE fails (expected 'terminated', got 'ended') "
-            "(the experiment-payload keys' lane, issue 37 item 2)"
-        ),
     ),
     *pair(
         "member-states-enrolled-dropped",
@@ -120,45 +99,23 @@ VARIANTS: tuple[Variant, ...] = (
             answer=body_values(MEMBERS, "status", {"active": "enrolled", "unenrolled": "dropped"}),
         ),
         {"experiment_payload": {"member_active": "enrolled", "member_unenrolled": "dropped"}},
-        undeclared_gap=(
-            "the undeclared conventions experiment_payload.member_active/member_unenrolled are "
-            "judged at the interface level: EXP-MEMBERS, EXP-REACTIVATE, EXP-UNENROLL fail "
-            "(the experiment-payload keys' lane, issue 37 item 2)"
-        ),
     ),
     *pair(
         "counts-total-all",
         "names the assignment counts' total 'allCount'",
         handler(answer=body_fields(COUNTS, {"total": "allCount"})),
         {"experiment_payload": {"count_total": "allCount"}},
-        undeclared_gap=(
-            "a renamed count total goes unjudged: EXP-COUNTS-AGREE-TOTALS compares "
-            "experiment_payload.count_total only when present, so the departure is never listed as"
-            " a drop-in difference "
-            "(the experiment-payload keys' lane, issue 37 item 2)"
-        ),
     ),
     *pair(
         "bootstrap-document-doc",
         "names a bootstrap entry's document 'doc'",
         handler(answer=body_fields(BOOTSTRAP, {"configuration": "doc"})),
         {"bootstrap_payload": {"document": "doc"}},
-        undeclared_gap=(
-            "the undeclared convention bootstrap_payload.document is judged at the interface "
-            "level: SDK-BOOTSTRAP-200-SNAPSHOT, SDK-BOOTSTRAP-ID-MERGE and 7 more fail as "
-            "'document absent' "
-            "(the experiment-payload keys' lane, issue 37 item 2)"
-        ),
     ),
     *pair(
         "bootstrap-assignments-enrolments",
         "names the bootstrap's assignments 'enrolments'",
         handler(answer=body_fields(BOOTSTRAP, {"assignments": "enrolments"})),
         {"bootstrap_payload": {"assignments": "enrolments"}},
-        undeclared_gap=(
-            "the undeclared convention bootstrap_payload.assignments is judged at the interface "
-            "level: SDK-BOOTSTRAP-ID-METADATA, EXP-ASSIGNMENT-DETERMINISTIC and -PERSISTENT fail "
-            "(the experiment-payload keys' lane, issue 37 item 2)"
-        ),
     ),
 )

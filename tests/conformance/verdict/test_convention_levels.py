@@ -70,12 +70,14 @@ def test_an_undeclared_convention_fails_only_at_the_drop_in_level(
     assert result.outcome is Outcome.NOT_APPLICABLE
     assert result.note.endswith(UNDECLARED_NOTE)
     assert result.evidence == ()
-    (difference,) = result.differences
-    assert difference.key == (requirement.declared_by or ("conventions",))[0]
-    assert difference.convention == requirement.convention
-    assert difference.received == f"what the target did ({stage})"
-    assert difference.curl == CURL
-    assert difference.requirement_ids == (requirement.id,)
+    # one difference per key that would declare it (none: the whole ``conventions``)
+    keys = requirement.declared_by or ("conventions",)
+    assert tuple(d.key for d in result.differences) == keys
+    for difference in result.differences:
+        assert difference.convention == requirement.convention
+        assert difference.received == f"what the target did ({stage})"
+        assert difference.curl == CURL
+        assert difference.requirement_ids == (requirement.id,)
     assert found.verdict is Verdict.CONFORMANT
     assert found.drop_in_verdict is Verdict.NOT_CONFORMANT
     assert [t.outcome for t in found.tests] == [Outcome.NOT_APPLICABLE]
