@@ -10,7 +10,7 @@ from pathlib import Path
 
 from conformance.json_types import JsonObject, JsonValue
 from conformance.selftest.record import exact_by_entry, read_record
-from spec_trace.trace import ROOT, SIDE_OF_FAULTS, Entry, Measured, Row
+from spec_trace.trace import ROOT, SIDE_OF_FAULTS, SIDE_OF_VARIANTS, Entry, Measured, Row
 
 KILL_RATES = ROOT / "conformance" / "catalogue" / "kill_rates.json"
 
@@ -36,7 +36,7 @@ class Source:
         data = self.data()
         return None if data is None else exact_by_entry(data)
 
-    def sentence(self, faults: Sequence[Entry] = ()) -> str:
+    def sentence(self, faults: Sequence[Entry] = (), variants: Sequence[Entry] = ()) -> str:
         """How the figures were come by, for the trace and the HTML report."""
         data = self.data()
         if data is None:
@@ -50,16 +50,21 @@ class Source:
         sides = ", ".join(str(s) for s in ran) if isinstance(ran, list) else ""
         chosen = data.get("selection") or {}
         selection = "; selection " + json.dumps(chosen, sort_keys=True) if chosen else ""
-        sided = [
-            (SIDE_OF_FAULTS[f.catalogue], f.name) for f in faults if f.catalogue in SIDE_OF_FAULTS
-        ]
-        missing = sum(1 for key in sided if key not in measured)
         return (
             f"measured by the selftest run recorded in `{self.named}` (sides: {sides}"
-            f"{selection}): an entry counts as caught exactly when the kit failed exactly its "
-            f"declared set; {missing} fault(s) of a selftest side it does not hold count as not "
-            "caught, the dialect variants (no selftest side) as declared"
+            f"{selection}): a fault counts as caught exactly when the kit failed exactly its "
+            "declared set, a variant as passed when it passed exactly; the "
+            f"{_unheld(faults, SIDE_OF_FAULTS, measured)} fault(s) and "
+            f"{_unheld(variants, SIDE_OF_VARIANTS, measured)} variant(s) of a selftest side it "
+            "does not hold count as neither, the dialect variants (no selftest side) as declared"
         )
+
+
+def _unheld(entries: Sequence[Entry], sides: dict[str, str], measured: Measured) -> int:
+    """How many of these entries, of a selftest side, the record does not hold."""
+    held = measured or {}
+    keys = [(sides[e.catalogue], e.name) for e in entries if e.catalogue in sides]
+    return sum(1 for key in keys if key not in held)
 
 
 def kill_rates(rows: Sequence[Row], source: Source, sentence: str) -> JsonObject:

@@ -16,7 +16,12 @@ if str(TESTS.parent) not in sys.path:
 
 from spec_trace.figures import KILL_RATES, Source, dumped, kill_rates  # noqa: E402
 from spec_trace.render import render  # noqa: E402
-from spec_trace.trace import faults, rows  # noqa: E402
+from spec_trace.trace import (  # noqa: E402
+    ROOT,
+    faults,
+    rows,
+    variants,
+)
 
 DOC = TESTS.parent / "docs" / "trace.md"
 
@@ -25,7 +30,7 @@ def generate(source: Source) -> tuple[str, str]:
     """The trace and the kill-rate data file, from this source of figures."""
     measured = source.measured()
     built = rows(measured)
-    how = source.sentence(faults(measured))
+    how = source.sentence(faults(measured), variants(measured))
     return render(built, how), dumped(kill_rates(built, source, how))
 
 
@@ -38,7 +43,14 @@ def main(argv: list[str] | None = None) -> None:
         help="a conformance selftest --record file: the kill rates measured by that run",
     )
     options = parser.parse_args(argv)
-    trace, data = generate(Source(options.record))
+    source = Source(options.record)
+    if source.record is not None and not source.record.resolve().is_relative_to(ROOT):
+        parser.error(
+            f"{source.record} is outside the checkout: keep the record in it (e.g. "
+            "docs/selftest-record.json), as the data file names it and "
+            "tests/spec_trace/test_trace.py regenerates from it"
+        )
+    trace, data = generate(source)
     DOC.write_text(trace, "utf-8")
     KILL_RATES.write_text(data, "utf-8")
     print(f"wrote {DOC} and {KILL_RATES}")

@@ -6,9 +6,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from spec_trace.figures import Source
-from spec_trace.generate import generate
-from spec_trace.trace import SIDE_OF_FAULTS, Entry, measure
+from spec_trace.generate import generate, main
+from spec_trace.trace import SIDE_OF_FAULTS, Entry, faults, measure
 
 RECORD = {
     "format": "conformance-selftest-record/1",
@@ -56,6 +58,8 @@ def test_the_trace_and_the_data_file_read_a_record(tmp_path: Path) -> None:
     assert "| 1/2 |" in row
     assert f"measured by the selftest run recorded in `{path.resolve()}`" in trace
     assert "sides: server" in trace and "create-reuses-id,record-wrong-project" in trace
+    sided = sum(1 for f in faults() if f.catalogue in SIDE_OF_FAULTS)
+    assert f"the {sided - 2} fault(s) and " in trace  # all but the two the record holds
 
 
 def test_without_a_record_the_figures_are_the_declarations() -> None:
@@ -64,3 +68,12 @@ def test_without_a_record_the_figures_are_the_declarations() -> None:
     assert (data["source"], data["record"]) == ("declared", None)
     assert data["statements"]["S16"] == {"caught": 2, "faults": 2}
     assert "as the catalogues declare them" in trace and "not from a measured run" in trace
+
+
+def test_a_record_outside_the_checkout_is_refused(tmp_path: Path) -> None:
+    """The data file names the record and test_trace regenerates from it: it must be kept."""
+    path = tmp_path / "record.json"
+    path.write_text(json.dumps(RECORD), "utf-8")
+    with pytest.raises(SystemExit) as refused:
+        main(["--record", str(path)])
+    assert refused.value.code == 2
