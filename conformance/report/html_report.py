@@ -10,6 +10,7 @@ from __future__ import annotations
 from html import escape
 
 from conformance.json_types import JsonObject
+from conformance.report import html_kill_rates
 from conformance.report.evidence_text import request_text, response_text, truncate
 from conformance.report.headline import decided_by, measured_share
 from conformance.report.levels import by_key, levels_sentence
@@ -290,7 +291,7 @@ def _row(requirement: RequirementResult) -> str:
         f'<td class="id">{_e(requirement.id)}{_subject_tag(requirement)}</td>'
         f"<td>{_badge(requirement.outcome)}</td>"
         f'<td>{_e(requirement.text)} <span class="basis">({_e(requirement.basis)})</span>'
-        f"{note}</td>"
+        f"{note}{html_kill_rates.judges(requirement.id)}</td>"
         f'<td class="tests">{tests}</td></tr>{evidence_row}</tbody>'
     )
 
@@ -434,11 +435,11 @@ def render(report: Report) -> str:
         '<html lang="en"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
         f"<title>RCES conformance: {_e(style.headline)}, {_e(measured_share(report))}</title>"
-        f"<style>{CSS}</style></head><body>"
+        f"<style>{CSS}{html_kill_rates.CSS}</style></head><body>"
         f"{_banner(report)}"
         f"{_failures(report)}{_differences(report)}{_not_measured(report)}{_declared(report)}"
         f"<h2>Summary</h2>{_chips(report)}{_chart(report)}"
-        f"<h2>Requirements</h2>{_filters(report)}{_matrix(report)}"
+        f"<h2>Requirements</h2>{html_kill_rates.lead()}{_filters(report)}{_matrix(report)}"
         f"{_stages(report)}"
         f"<footer>Written by the RCES conformance suite {_e(report.suite_version)}. "
         "This file is self-contained and needs no network.</footer>"

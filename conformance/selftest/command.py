@@ -36,6 +36,8 @@ Options that belong to some sides only: ``--section`` and ``--full`` (the harnes
 the server and client sides' (entries run in parallel). ``--only`` names entries of one
 catalogue (``RCES_SELFTEST_ONLY``, read by each catalogue's test): the server's unless ``--side``
 names another. Given with a side it does not apply to, an option is a usage error.
+``--record FILE`` also writes each entry's side, declared set, failed set and exactness as JSON
+(``record.py``), which ``tests/spec_trace/generate.py --record FILE`` reads for the kill rates.
 """
 
 from __future__ import annotations
@@ -51,6 +53,7 @@ import pytest
 
 from conformance.errors import UsageError
 from conformance.report import step_summary
+from conformance.selftest.record import write_record
 from conformance.selftest.score import details, duration, exit_status, headline, score_table
 from conformance.selftest.sides import (
     APPLIES,
@@ -96,7 +99,8 @@ examples:
   conformance selftest --full                   the server side against the whole suite
   conformance selftest --side client            the faulty clients only
   conformance selftest --side load --only hint-never-goes
-  conformance selftest --section escapes        server side: one section"""
+  conformance selftest --section escapes        server side: one section
+  conformance selftest --record run.json        also each entry's verdict as JSON"""
 
 
 def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -149,6 +153,14 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "the declared ids and their families); the failed set must still be exactly the "
         "declared one. The client and load catalogues always run their whole stage, so with "
         "all sides this changes the server side only",
+    )
+    parser.add_argument(
+        "--record",
+        metavar="FILE",
+        type=Path,
+        help="also write each entry's side, declared set, failed set and whether it came out "
+        "exactly as JSON to FILE (python tests/spec_trace/generate.py --record FILE reads it "
+        "for the kill rates of docs/trace.md and the HTML report)",
     )
 
 
@@ -299,4 +311,12 @@ def main(options: argparse.Namespace) -> int:
     for line in (*score_table(runs), *details(runs)):
         print(line)
     print(headline(runs, time.monotonic() - started), flush=True)
+    if getattr(options, "record", None) is not None:
+        chosen = {
+            "only": selection(options),
+            "faults": getattr(options, "faults", None) or "",
+            "full": bool(getattr(options, "full", False)),
+        }
+        write_record(options.record, runs, chosen)
+        print(f"conformance selftest: recorded each entry's verdict in {options.record}")
     return exit_status(runs)

@@ -19,11 +19,18 @@ own short words), the requirement catalogue and the catalogues of faults and var
 For each statement: the requirements that judge it (basis: **S** stated, **I** inferred), the
 test modules that name them, the **faults** whose declared breaks touch it (caught exactly / all;
 the faults that break nothing beyond the statement are counted apart), the **kill rate** (faults
-caught exactly / faults that break it, as the long tier holds every entry: a strict xfail of a
-mismatch list counts as not caught) and the **variants**: correct implementations that keep it
+caught exactly / faults that break it) and the **variants**: correct implementations that keep it
 another way and pass (the variant catalogue's `keeps`, and the correct clients for client rules).
 A statement is **unproven** until a fault that breaks it and nothing beyond its requirements is
-caught exactly and a variant that keeps it passes, unless nothing can observe it.
+caught exactly and a variant that keeps it passes, unless nothing can observe it. The same kill
+rates ship with the package (`conformance/catalogue/kill_rates.json`): the HTML report shows
+them beside each requirement.
+
+**Source of the figures**: caught exactly and passed exactly {how}.
+
+Measured figures come from `conformance selftest --record FILE`, then
+`python tests/spec_trace/generate.py --record FILE` (keep FILE in the checkout, e.g. in `docs/`:
+the data file names it, and `tests/spec_trace/test_trace.py` regenerates from it).
 """
 
 
@@ -39,7 +46,8 @@ def _names(entries: Sequence[object], limit: int = 4) -> str:
     return shown + (f" +{len(names) - limit}" if len(names) > limit else "") or "none"
 
 
-def render(rows: Sequence[Row]) -> str:
+def render(rows: Sequence[Row], how: str) -> str:
+    """The trace; ``how``: the sentence saying where the figures come from."""
     catalogue = {r.id: r for r in load_catalogue()}
     tests = test_modules()
     observable = [r for r in rows if not r.unobservable]
@@ -48,7 +56,7 @@ def render(rows: Sequence[Row]) -> str:
     unproven = [r for r in observable if not r.proven]
     rates = [(r.caught / len(r.faults), r.id) for r in observable if r.faults]
     lowest = min(rates) if rates else None
-    lines = [HEAD, "## Summary", ""]
+    lines = [HEAD.format(how=how), "## Summary", ""]
     lines += [
         "| Figure | Value |",
         "|---|---|",

@@ -1,19 +1,26 @@
-"""The trace stays true: ``docs/trace.md`` is what the generator writes now, every statement names
-requirements that exist (or says why nothing can observe it), and every requirement of the
-catalogue serves a statement, a convention, a declared objective or the kit's own rule."""
+"""The trace stays true: ``docs/trace.md`` and ``conformance/catalogue/kill_rates.json`` are what
+the generator writes now (from the source they were written from: the declarations, or the kept
+selftest record they name), every statement names requirements that exist (or says why nothing
+can observe it), and every requirement of the catalogue serves a statement, a convention, a
+declared objective or the kit's own rule."""
 
 from __future__ import annotations
 
 from conformance.catalogue.requirements import load_catalogue
-from spec_trace.generate import DOC
-from spec_trace.render import render
+from spec_trace.figures import KILL_RATES, kept_source
+from spec_trace.generate import DOC, generate
 from spec_trace.trace import rows, statements, unplaced
 
 
-def test_the_published_trace_is_current() -> None:
-    assert DOC.read_text("utf-8") == render(rows()), (
-        "docs/trace.md is stale: run python tests/spec_trace/generate.py"
-    )
+def test_the_published_trace_and_kill_rates_are_current() -> None:
+    source = kept_source()
+    again = " --record " + str(source.named) if source.record else ""
+    if source.record is not None:
+        assert source.record.exists(), f"{KILL_RATES.name} names a record that is not kept"
+    trace, data = generate(source)
+    stale = f"is stale: run python tests/spec_trace/generate.py{again}"
+    assert DOC.read_text("utf-8") == trace, f"docs/trace.md {stale}"
+    assert KILL_RATES.read_text("utf-8") == data, f"conformance/catalogue/kill_rates.json {stale}"
 
 
 def test_every_statement_names_known_requirements_or_why_none() -> None:

@@ -3,17 +3,19 @@ requirements that judge it (with their basis and the test modules that name them
 every catalogue whose declared breaks touch it (and which of them break nothing else), the
 correct variants that keep it, and its kill rate: faults caught exactly / faults that break it.
 
-"Caught exactly" is what the long tier holds: every catalogue entry must fail exactly its
-declared set there, except the strict xfails of the mismatch lists (and a dialect variant's
-``kit_gap``), which count as not caught. Reads ``tests/`` (the catalogues); nothing in
-``conformance/`` reads this.
+"Caught exactly" comes from one of two sources (``figures.Source``). Declared: what the long
+tier holds, every catalogue entry failing exactly its declared set, except the strict xfails of
+the mismatch lists (and a dialect variant's ``kit_gap``), which count as not caught. Measured: a
+``conformance selftest --record`` file, entry by entry (``Measured``); an entry of a selftest side
+the record does not hold counts as not caught, the dialect's (no selftest side) as declared.
+Reads ``tests/`` (the catalogues); nothing in ``conformance/`` reads this.
 """
 
 from __future__ import annotations
 
 import importlib
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import yaml
@@ -23,6 +25,11 @@ from conformance.catalogue.requirements import load_catalogue
 ROOT = Path(__file__).resolve().parents[2]
 STATEMENTS = ROOT / "conformance" / "catalogue" / "statements.yaml"
 STAGES = ROOT / "conformance" / "stages"
+# (selftest side, entry name) -> came out exactly, from a record; None: the declarations.
+Measured = dict[tuple[str, str], bool] | None
+# A fault catalogue's selftest side (the dialect's variants are no side: always as declared).
+SIDE_OF_FAULTS = {"server": "server", "load": "load", "client": "client"}
+SIDE_OF_VARIANTS = {"server": "variants", "client": "client"}
 KIT_OWN = {"ERR-NO-SERVER-ERROR": "no 5xx for any input: the kit's own robustness rule (B26)"}
 
 
@@ -70,7 +77,19 @@ def statements() -> list[dict[str, object]]:
     return rows
 
 
-def faults() -> list[Entry]:
+def measure(entries: list[Entry], measured: Measured, sides: dict[str, str]) -> list[Entry]:
+    """Each entry's exactness from the record, where its catalogue is a selftest side."""
+    if measured is None:
+        return entries
+    return [
+        replace(e, exact=measured.get((sides[e.catalogue], e.name), False))
+        if e.catalogue in sides
+        else e
+        for e in entries
+    ]
+
+
+def faults(measured: Measured = None) -> list[Entry]:
     """Every fault of the server, load, client and dialect catalogues."""
     from dialect.variants import VARIANTS as DIALECT
     from faulty.catalogue import FAULTS, LOAD_SECTIONS
@@ -82,10 +101,10 @@ def faults() -> list[Entry]:
     found += [Entry(f.name, "load", f.breaks) for s in LOAD_SECTIONS.values() for f in s]
     found += [Entry(f.name, "client", f.breaks, f.name not in CLIENT_MISSES) for f in CLIENTS]
     found += [Entry(v.name, "dialect", v.breaks, v.kit_gap is None) for v in DIALECT]
-    return found
+    return measure(found, measured, SIDE_OF_FAULTS)
 
 
-def variants() -> list[Entry]:
+def variants(measured: Measured = None) -> list[Entry]:
     """Every correct variant that says what it keeps: the variant catalogue (``keeps``) and the
     correct clients (every client rule they are judged on)."""
     from faulty.clients.catalogue import CORRECT
@@ -95,11 +114,11 @@ def variants() -> list[Entry]:
     try:
         catalogue = importlib.import_module("variants.catalogue")
     except ModuleNotFoundError:
-        return found
+        return measure(found, measured, SIDE_OF_VARIANTS)
     for variant in catalogue.VARIANTS:
         exact = getattr(variant, "kit_gap", None) is None
         found.append(Entry(variant.name, "server", frozenset(variant.keeps), exact))
-    return found
+    return measure(found, measured, SIDE_OF_VARIANTS)
 
 
 def test_modules() -> dict[str, list[str]]:
@@ -117,8 +136,8 @@ def test_modules() -> dict[str, list[str]]:
     return named
 
 
-def rows() -> list[Row]:
-    catalogue_faults, catalogue_variants = faults(), variants()
+def rows(measured: Measured = None) -> list[Row]:
+    catalogue_faults, catalogue_variants = faults(measured), variants(measured)
     built = []
     for entry in statements():
         requirements = [str(i) for i in entry.get("requirements") or []]

@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from conformance.catalogue.kill_rates import load_kill_rates
 from conformance.report.html_report import _e, render
 from conformance.report.model import Outcome
 from tests.support import sample_reports as samples
@@ -281,3 +282,23 @@ def test_prints_to_pdf_offline_in_headless_chromium(tmp_path: Path) -> None:
     data = pdf.read_bytes()
     assert data.startswith(b"%PDF")
     assert data.count(b"/Type /Page") - data.count(b"/Type /Pages") >= 1
+
+
+def test_each_requirement_shows_its_statements_and_their_kill_rates() -> None:
+    """SDK-STATUS-304-IF-NONE-MATCH judges S96, S106 and S130: each is listed under it, in the
+    catalogue's short words, with its kill rate (caught exactly / faults) from the shipped data;
+    a requirement that judges no statement (a made-up sample id) lists none."""
+    html = render(samples.not_conformant())
+    rates = load_kill_rates()
+    row = html.split('id="req-SDK-STATUS-304-IF-NONE-MATCH"', 1)[1].split("</tbody>", 1)[0]
+    statements = rates.of("SDK-STATUS-304-IF-NONE-MATCH")
+    assert [s.id for s in statements] == ["S96", "S106", "S130"]
+    for statement in statements:
+        assert f'<li data-statement="{statement.id}"><strong>{statement.id}</strong>' in row
+        assert _e(statement.words) in row
+        figure = f"{statement.caught}/{statement.faults}"
+        assert f'data-kill-rate="{figure}">kill rate {figure}</span>' in row
+    other = html.split('id="req-CFG-CREATE-RECORD"', 1)[1].split("</tbody>", 1)[0]
+    assert "judges" not in other
+    lead = next(a for t, a in inventory(html).tags if a.get("class") == "kill-rates")
+    assert lead["data-source"] == rates.source
