@@ -99,6 +99,15 @@ class UnboundedAnswer(ContractViolation):
     """The target's answer passed the size cap or the total deadline (a drip, an endless body)."""
 
 
+class ServerError(ContractViolation):
+    """The target answered a valid exchange with a 5xx: it failed, whatever the rule at stake."""
+
+
+# What says the target broke down rather than chose: evidence at every level (a drop-in
+# requirement's test that met one fails at the interface level too, ``verdict.levels``).
+BREAKDOWNS = (NoAnswer, UnboundedAnswer, ServerError)
+
+
 class UsageError(ConformanceError):
     """The suite was run wrongly (bad profile, unreachable target). Says what to do next."""
 

@@ -32,8 +32,9 @@ from conformance.errors import (
 from conformance.redaction.run_outputs import OutputRedaction
 from conformance.report.allure_labels import apply_allure_labels, attach_exchanges
 from conformance.report.body_cut import cut_exchange
+from conformance.report.model import Outcome
 from conformance.run import failure_view, handover
-from conformance.run.collector import RunCollector, selected_ids
+from conformance.run.collector import RunCollector, declaration, selected_ids
 from conformance.run.failure_view import TRANSCRIPT_SHOWN
 from conformance.session import wire
 from conformance.session.deadline import DEFAULT_SECONDS, RunDeadline, seconds_option
@@ -53,6 +54,9 @@ from conformance.stages import add_pytest_options, collected_by, of_module
 from conformance.target import profile_reads
 from conformance.target.resolution import Target, new_run_id
 from conformance.verdict.classification import classify
+from conformance.verdict.levels import at_their_levels
+from conformance.verdict.records import TestRecord
+from conformance.verdict.run_report import selected_requirements
 
 pytest_plugins = (
     "conformance.run.fixtures",
@@ -312,7 +316,12 @@ def pytest_runtest_makereport(
         message=message,
         differences=differences,
     )
-    if isinstance(error, UNJUDGED):
+    drop_in = _drop_in_only(item.config, record) if report.failed else None
+    if drop_in is not None:  # undeclared conventions alone failed: the interface level holds
+        path, line, _ = item.reportinfo()
+        report.outcome = "skipped"
+        report.longrepr = (str(path), (line or 0) + 1, drop_in)
+    elif isinstance(error, UNJUDGED):
         path, line, _ = item.reportinfo()
         label = "unsupported" if isinstance(error, Unsupported) else "not measurable"
         label = "not configured" if isinstance(error, NotConfigured) else label
@@ -328,6 +337,22 @@ def pytest_runtest_makereport(
         item.config.stash[_SENT_TARGET] = True
         report.user_properties.append((wire.TARGET_KEY, dict(info)))
     return report
+
+
+def _drop_in_only(config: pytest.Config, record: TestRecord) -> str | None:
+    """The skip note of a failed test whose every failure is an undeclared convention's (a
+    drop-in difference, ``verdict.levels``); None when an interface failure remains."""
+    if record.outcome is not Outcome.FAIL:
+        return None
+    production, declares = declaration(config)
+    infos = selected_requirements(
+        set(record.requirement_ids), (), production=production, declares=declares
+    )
+    (folded,) = at_their_levels([record], infos)
+    if folded.outcome is Outcome.FAIL:
+        return None
+    keys = ", ".join(dict.fromkeys(d.key for d in folded.differences)) or "conventions"
+    return f"drop-in difference (a convention the profile does not declare: {keys})"
 
 
 # What ends a test without a judgement at the interface level: shown as a skip with its note.

@@ -17,7 +17,13 @@ from urllib.parse import urlencode
 
 import httpx
 
-from conformance.errors import ContractViolation, NoAnswer, NotMeasurable, UnboundedAnswer
+from conformance.errors import (
+    ContractViolation,
+    NoAnswer,
+    NotMeasurable,
+    ServerError,
+    UnboundedAnswer,
+)
 from conformance.redaction.placeholders import Redactor
 from conformance.report.body_cut import cut as cut_body
 from conformance.report.model import Exchange
@@ -194,7 +200,7 @@ class Client:
         if reply.status >= 500 and not allow_server_error and refusal is None:
             # a 5xx that is the declared rate-limit refusal (errors.rate_limited_status: 503,
             # say) was judged as a refusal above, not as a server error
-            raise ContractViolation(
+            raise ServerError(
                 (),
                 f"the target answered {method} {path} with a server error",
                 "an answer to a valid exchange, not a 5xx (the suite judges what the target does, "

@@ -7,6 +7,7 @@ import functools
 from collections.abc import Sequence
 
 from conformance.errors import (
+    BREAKDOWNS,
     ContractViolation,
     ConventionMiss,
     NotApplicable,
@@ -190,6 +191,9 @@ def _violation(
     ids = record.requirement_ids
     broken = tuple(i for i in error.requirement_ids if i in ids) or ids
     held = set(error.passed_ids) - set(broken)
+    breakdown = next((p for p in (error, *error.parts) if isinstance(p, BREAKDOWNS)), None)
+    if breakdown is not None:
+        record.breakdown = breakdown.title
     record.outcomes = {
         i: Outcome.FAIL if i in broken else (Outcome.PASS if i in held else Outcome.NOT_MEASURABLE)
         for i in ids

@@ -1,7 +1,9 @@
 """The level a run judges each requirement at: a production convention the profile does not
 declare is judged at the drop-in level, in every stage alike. Its failure in a test record becomes
 a drop-in ``Difference`` and its interface outcome ``not-applicable``; a pass stays a pass. Not
-measured, it is not an interface requirement either: ``not-applicable``, its reason kept."""
+measured, it is not an interface requirement either: ``not-applicable``, its reason kept. A
+failure of a test that met a breakdown (a 5xx, no answer, an unbounded one) stays a failure:
+that is evidence at every level."""
 
 from __future__ import annotations
 
@@ -14,6 +16,9 @@ from conformance.verdict.requirement_info import RequirementInfo
 
 UNDECLARED_NOTE = (
     "a production convention the profile does not declare: judged at the drop-in level"
+)
+BREAKDOWN_NOTE = (
+    "a drop-in requirement, yet its test met a breakdown of the target, judged at every level"
 )
 ALL_CONVENTIONS_KEY = "conventions"  # the difference's key when no single key declares it
 
@@ -39,6 +44,10 @@ def _at_drop_in(record: TestRecord, dropped: dict[str, RequirementInfo]) -> Test
         outcomes[rid] = Outcome.NOT_APPLICABLE
         reason = notes.get(rid) or record.message
         notes[rid] = f"{UNDECLARED_NOTE}; not measured: {reason}" if reason else UNDECLARED_NOTE
+    if record.breakdown:  # a 5xx or no answer is evidence at every level: the failure stands
+        for rid in failed:
+            notes[rid] = f"{BREAKDOWN_NOTE}: {record.breakdown}"
+        failed = []
     for rid in failed:
         info = dropped[rid]
         evidence = record.evidence_for(rid)

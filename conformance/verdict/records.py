@@ -38,6 +38,9 @@ class TestRecord:
     evidence_by_requirement: dict[str, Evidence] = field(default_factory=dict)
     # drop-in level: conventions the target departs from, which the profile does not declare
     differences: tuple[Difference, ...] = ()
+    # what showed the target broke down (a 5xx, no answer, an unbounded one): "" when nothing
+    # did; such a failure stays a failure at the interface level even on a drop-in requirement
+    breakdown: str = ""
 
     @property
     def outcome(self) -> Outcome:
@@ -74,4 +77,5 @@ class TestRecord:
                 for rid, e in data.get("evidence_by_requirement", {}).items()
             },
             differences=tuple(difference_from_json(d) for d in data.get("differences", ())),
+            breakdown=str(data.get("breakdown", "")),
         )

@@ -6,6 +6,7 @@ its profile declares the conventions (``conventions: production``)."""
 from __future__ import annotations
 
 import json
+import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -152,3 +153,56 @@ def test_a_list_under_another_undeclared_name_is_judged_in_the_targets_own_name(
     code, report = _run(server, tmp_path / "declared", ids=("EXP-LIST",), conventions="production")
     assert report["requirements"][0]["outcome"] == "fail"
     assert code == 1
+
+
+def _no_retry_after(request: Request, response: Response) -> Response:
+    return response.with_header("retry-after", None)
+
+
+def test_plain_pytest_shows_a_drop_in_difference_as_a_skip(tmp_path: Path) -> None:
+    """Plain pytest, the plugin's own run, against a server whose 429s say no Retry-After (a
+    convention the profile leaves undeclared): the test whose only failure is that convention
+    is no pytest failure (the exit says the interface holds), and its skip says why."""
+    written = tmp_path / "profile.yaml"
+    running = start_server(
+        tmp_path / "refserver.db",
+        profile_path=written,
+        wrap=lambda app: FaultyApp(app, edit_response(_everything, _no_retry_after)),  # type: ignore[arg-type]
+    )
+    try:
+        data = yaml.safe_load(written.read_text(encoding="utf-8"))
+        data.pop("conventions", None)
+        written.write_text(yaml.safe_dump(data), encoding="utf-8")
+        done = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "pytest",
+                "--pyargs",
+                "conformance.stages.scenarios",
+                "--base-url",
+                running.base_url,
+                "--target-profile",
+                str(written),
+                "--requirements",
+                "LIMIT-RATE-429-RETRY-AFTER",
+                "-p",
+                "no:randomly",
+                "-p",
+                "no:xdist",
+                "-rs",
+                "--report-dir",
+                str(tmp_path / "report"),
+            ],
+            capture_output=True,
+            text=True,
+            timeout=300,
+            cwd=tmp_path,
+            check=False,
+        )
+    finally:
+        running.stop()
+    assert done.returncode == 0, done.stdout[-3000:]
+    assert "FAILED" not in done.stdout
+    assert "drop-in difference (a convention the profile does not declare:" in done.stdout
+    assert "rate_limit.retry_after" in done.stdout

@@ -180,3 +180,31 @@ def test_two_conventions_only_production_declares_are_two_differences() -> None:
         (first.convention, (first.id,)),
     ]
     assert drop_in_phrase(found).startswith("not drop-in compatible: 2 conventions differ")
+
+
+@pytest.mark.parametrize(("requirement", "stage"), CASES)
+def test_a_breakdown_is_evidence_at_every_level(requirement: Requirement, stage: str) -> None:
+    """Undeclared, yet the test met a 5xx (or no answer): the failure stands at the interface
+    level, with no difference listed for it."""
+    broke = replace(failing(requirement, stage), breakdown="the target answered with a 5xx")
+    found = report(broke, production=False)
+    (result,) = found.requirements
+    assert result.outcome is Outcome.FAIL
+    assert "breakdown" in result.note and "5xx" in result.note
+    assert result.differences == ()
+    assert found.verdict is Verdict.NOT_CONFORMANT
+    again = TestRecord.from_json(broke.to_json())  # it crosses the workers' wire
+    assert again.breakdown == broke.breakdown
+
+
+def test_the_suites_5xx_and_silences_are_breakdowns() -> None:
+    from conformance.errors import BREAKDOWNS, NoAnswer, ServerError
+    from conformance.verdict.classification import classify
+
+    for kind in (ServerError, NoAnswer):
+        error = kind((), "the target answered GET /sdk/v2/status with a server error", "", "")
+        assert isinstance(error, BREAKDOWNS)
+        record = classify("t", "scenarios", ("CFG-RECORD-DELETED-AT-LIVE",), error, failed=True)
+        assert record.breakdown == error.title
+    plain = classify("t", "scenarios", ("X",), AssertionError("no"), failed=True)
+    assert plain.breakdown == ""
