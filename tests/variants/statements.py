@@ -380,6 +380,62 @@ def _touching_empty_patch() -> Handler:
     return handle
 
 
+# ------------------------------------------------------------------ credentials and versions
+
+# The variant issues its keys and tokens longer than the reference's: the reference's own
+# secret, then this tail (prefixes kept). A credential without the tail was never issued here.
+TAIL = "Zq7Kx2Lm9Rw4Tb8N"
+
+
+def _longer(value: Any) -> Any:
+    return value + TAIL if isinstance(value, str) else value
+
+
+def _issued_pat(profile: dict[str, Any]) -> dict[str, Any]:
+    credentials = dict(profile["credentials"])
+    credentials["pat"] = _longer(credentials["pat"])
+    return {**profile, "credentials": credentials}
+
+
+def _issued_sdk_keys(profile: dict[str, Any]) -> dict[str, Any]:
+    credentials = dict(profile["credentials"])
+    credentials["sdk_keys"] = [{**k, "key": _longer(k["key"])} for k in credentials["sdk_keys"]]
+    if isinstance(credentials.get("legacy_sdk_key"), dict):
+        legacy = credentials["legacy_sdk_key"]
+        credentials["legacy_sdk_key"] = {**legacy, "key": _longer(legacy["key"])}
+    credentials["foreign_sdk_key"] = _longer(credentials.get("foreign_sdk_key"))
+    return {**profile, "credentials": credentials}
+
+
+def _reference_secret(value: str) -> str:
+    """A credential this variant issued, as the reference knows it; any other never matches."""
+    return value[: -len(TAIL)] if value.endswith(TAIL) else value + "-not-issued"
+
+
+def _pat_in(request: Request) -> Request:
+    value = request.header("authorization")
+    if value is None or SDK.fullmatch(request.path):
+        return request
+    scheme, _, token = value.partition(" ")
+    if scheme.lower() != "bearer" or not token.strip():
+        return request
+    return request.with_header("authorization", f"{scheme} {_reference_secret(token.strip())}")
+
+
+def _sdk_key_in(request: Request) -> Request:
+    value = request.header("authorization")
+    if value is None or not SDK.fullmatch(request.path) or not value.strip():
+        return request
+    return request.with_header("authorization", _reference_secret(value.strip()))
+
+
+def _version_v3_alongside(request: Request) -> Request:
+    """The same endpoints served under v3 too (v2 stays as documented)."""
+    path = re.sub(r"^/sdk/v3/", "/sdk/v2/", request.path)
+    path = re.sub(r"^(/application/[^/]+)/v3/", r"\1/v2/", path)
+    return request if path == request.path else request.replace(path=path)
+
+
 VARIANTS: tuple[Variant, ...] = (
     Variant(
         "snapshot-hash-base64url",
@@ -532,5 +588,38 @@ VARIANTS: tuple[Variant, ...] = (
         frozenset({"CFG-PATCH-EMPTY-BODY"}),
         _touching_empty_patch,
         watch=frozenset({"CFG-PATCH-EMPTY-BODY", "CFG-RECORD-UPDATED-AT-ADVANCES"}),
+    ),
+    Variant(
+        "pat-longer",
+        f"issues personal access tokens {len(TAIL)} characters longer than the reference's "
+        "(svc_pat_ kept) and knows no other: spec 5 gives the prefix, not the length",
+        frozenset({"AUTH-PAT-ACCEPTED", "AUTH-EXP-PAT-ACCEPTED"}),
+        handler(rewrite=_pat_in),
+        issues=_issued_pat,
+        watch=frozenset({"AUTH-PAT-ACCEPTED", "AUTH-EXP-PAT-ACCEPTED", "AUTH-SDK-PAT-REFUSED"}),
+    ),
+    Variant(
+        "sdk-keys-longer",
+        f"issues SDK keys {len(TAIL)} characters longer than the reference's (svc_pk_ and the "
+        "legacy sdk_ kept) and knows no other: spec 5 gives the prefixes, not the length",
+        frozenset(
+            {
+                "AUTH-SDK-KEY-ACCEPTED",
+                "AUTH-SDK-PAT-REFUSED",
+                "AUTH-SDK-LEGACY-PREFIX",
+                "VER-LEGACY-KEY-SAME-SNAPSHOT",
+            }
+        ),
+        handler(rewrite=_sdk_key_in),
+        issues=_issued_sdk_keys,
+        watch=frozenset({"AUTH-SDK-KEY-ACCEPTED", "VER-LEGACY-KEY-SAME-SNAPSHOT"}),
+    ),
+    Variant(
+        "version-v3-alongside",
+        "serves every endpoint under a v3 segment as well, v2 kept as documented: spec 9 says "
+        "the paths carry v2 and shows no policy on other versions",
+        frozenset({"VER-PATH-V2"}),
+        handler(rewrite=_version_v3_alongside),
+        watch=frozenset({"VER-PATH-V2", "CFG-PATH-IDS-NUMERIC", "EXP-PATH-IDS-NUMERIC"}),
     ),
 )
