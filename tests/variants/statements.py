@@ -442,7 +442,7 @@ VARIANTS: tuple[Variant, ...] = (
         "writes the snapshot hash (body, ETag, If-None-Match and ?hash=) as 43 characters of "
         "unpadded base64url, not 64 hex digits: spec 2.4 says 'hash: string'",
         SNAPSHOT_SHAPE
-        | CONDITIONAL
+        | (CONDITIONAL - {"SDK-STATUS-304-NO-BODY"})
         | frozenset({"SDK-STATUS-ETAG-EQUALS-HASH", "SDK-BOOTSTRAP-HASH-EQUALS-STATUS"}),
         handler(rewrite=_hash_in, answer=_hash_out),
         watch=frozenset({"SDK-STATUS-200-SNAPSHOT", "SDK-BOOTSTRAP-304"}),
@@ -506,7 +506,14 @@ VARIANTS: tuple[Variant, ...] = (
         "snapshot-cache-control",
         "sends Cache-Control: private, no-cache with every snapshot, its 304 included (RFC 9110 "
         "15.4.5): spec 4.3 says the 304 has no body, nothing of its headers beyond the ETag",
-        CONDITIONAL,
+        frozenset(
+            {
+                "SDK-STATUS-304-NO-BODY",
+                "SDK-STATUS-304-IF-NONE-MATCH",
+                "SDK-STATUS-304-HASH-QUERY",
+                "SDK-BOOTSTRAP-304",
+            }
+        ),
         handler(answer=_cache_headers),
         watch=frozenset({"SDK-STATUS-304-NO-BODY", "SDK-BOOTSTRAP-304"}),
     ),
