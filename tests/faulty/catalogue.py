@@ -27,6 +27,7 @@ from faulty import (
     patches,
     sdk,
     spaces,
+    statement_faults,
 )
 from faulty.recipes import Fault, fault
 
@@ -44,6 +45,7 @@ SECTIONS: dict[str, tuple[Fault, ...]] = {
     "edges": edges.edges(),
     "spaces": spaces.spaces(),
     "adversarial": adversarial.adversarial(),
+    "statement-faults": statement_faults.statement_faults(),
     "escapes": escapes.escapes(),
 }
 

@@ -2,7 +2,17 @@
 
 from __future__ import annotations
 
-from variants import combined, limits, names, payloads, spelling, statuses, syntax, unkeyed
+from variants import (
+    combined,
+    limits,
+    names,
+    payloads,
+    spelling,
+    statements,
+    statuses,
+    syntax,
+    unkeyed,
+)
 from variants.variant import Variant
 
 VARIANTS: tuple[Variant, ...] = (
@@ -13,6 +23,7 @@ VARIANTS: tuple[Variant, ...] = (
     *spelling.VARIANTS,
     *limits.VARIANTS,
     *unkeyed.VARIANTS,
+    *statements.VARIANTS,
     *combined.VARIANTS,
 )
 BY_NAME = {v.name: v for v in VARIANTS}

@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -36,14 +37,21 @@ def without(data: dict[str, Any], dotted: str) -> None:
         node.pop(last, None)
 
 
-def write_profile(path: Path, declare: dict[str, Any], left_out: frozenset[str]) -> None:
+def write_profile(
+    path: Path,
+    declare: dict[str, Any],
+    left_out: frozenset[str],
+    issues: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
+) -> None:
     """The base profile, ``left_out`` keys unwritten (an undeclared change: its convention
-    applies), ``declare`` written over it."""
+    applies), ``declare`` written over it, then what the variant issues (``issues``)."""
     reference = yaml.safe_load(path.read_text(encoding="utf-8"))
     data = base_profile(reference)
     for dotted in left_out:
         without(data, dotted)
     data = merged(data, declare)
+    if issues is not None:
+        data = issues(data)
     path.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
 
 
@@ -63,7 +71,7 @@ def certify(variant: Variant, workdir: Path, stage: tuple[str, ...] = ()) -> Cer
         **variant.settings,
     )
     try:
-        write_profile(profile, variant.declare, variant.differences)
+        write_profile(profile, variant.declare, variant.differences, variant.issues)
         # The selection names scenario requirements; another stage runs whole (its own ids).
         chosen = variant.selection() if stage in ((), ("--stage", "scenarios")) else None
         selected = ("--requirements", ",".join(sorted(chosen))) if chosen else ()

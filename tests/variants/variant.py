@@ -67,6 +67,9 @@ class Variant:
     watch: frozenset[str] = frozenset()  # families to add (ids; their families are judged)
     kit_gap: str | None = None  # a strict xfail naming the kit defect
     settings: dict[str, Any] = field(default_factory=dict)  # the reference server's settings
+    # What the variant issues in place of the reference's own profile values (its own
+    # credentials, say): applied to the written profile, after the declarations.
+    issues: Callable[[dict[str, Any]], dict[str, Any]] | None = None
 
     @property
     def keys(self) -> frozenset[str]:
