@@ -522,6 +522,12 @@ def edges() -> tuple[Fault, ...]:
             edit_json(SNAPSHOT, _polling(lambda p: {k: str(v) for k, v in p.items()})),
         ),
         fault(
+            "polling-booleans",
+            "POLL-HINT-SHAPE POLL-HINT-VALUES-USABLE",
+            "The polling hint's numbers are booleans (true is no JSON number).",
+            edit_json(SNAPSHOT, _polling(lambda p: dict.fromkeys(p, True))),
+        ),
+        fault(
             "polling-unusable",
             "POLL-HINT-VALUES-USABLE POLL-HINT-JITTER-RATIO-RANGE",
             "The polling hint says a negative interval and a jitter ratio of 5.",

@@ -54,6 +54,7 @@ def render(rows: Sequence[Row], how: str) -> str:
     with_fault = [r for r in observable if any(f.exact for f in r.only)]
     with_variant = [r for r in observable if r.variants]
     unproven = [r for r in observable if not r.proven]
+    both = [r for r in with_fault if r.variants]
     rates = [(r.caught / len(r.faults), r.id) for r in observable if r.faults]
     lowest = min(rates) if rates else None
     lines = [HEAD.format(how=how), "## Summary", ""]
@@ -64,13 +65,19 @@ def render(rows: Sequence[Row], how: str) -> str:
         "| With a fault that breaks exactly it, caught exactly | "
         f"{len(with_fault)} of {len(observable)} |",
         f"| With a variant that keeps it and passes | {len(with_variant)} of {len(observable)} |",
-        f"| Proven both ways | {len(observable) - len(unproven)} of {len(observable)} |",
+        f"| Proven both ways | {len(both)} of {len(observable)} |",
+        "| Listed with the reason no exact fault can exist (and a variant) | "
+        f"{len(observable) - len(unproven) - len(both)} |",
         "| Lowest kill rate of a statement with faults | "
         + (f"{lowest[0]:.0%} ({lowest[1]})" if lowest else "none")
         + " |",
         f"| Statements with no fault at all | {sum(1 for r in observable if not r.faults)} |",
         "",
         "Unproven: " + (", ".join(r.id for r in unproven) or "none") + ".",
+        "",
+        "Proven with no exact fault, each with the reason none can exist (a variant passes): "
+        + (", ".join(r.id for r in observable if r.no_exact_fault) or "none")
+        + ".",
         "",
     ]
     section = None
@@ -92,6 +99,7 @@ def render(rows: Sequence[Row], how: str) -> str:
         faults = f"{_names(row.faults)} ({len(row.only)} break only this)" if row.faults else "none"
         note = f" (restates {', '.join(row.restates)})" if row.restates else ""
         note += f" — not observable: {row.unobservable}" if row.unobservable else ""
+        note += f" — no exact fault: {row.no_exact_fault}" if row.no_exact_fault else ""
         lines.append(
             f"| {row.id} | {row.section} | {row.statement}{note} | {reqs or '-'} | "
             f"{', '.join(f'`{m}`' for m in modules) or '-'} | {faults} | {_kill(row)} | "

@@ -31,6 +31,14 @@ def test_every_statement_names_known_requirements_or_why_none() -> None:
         assert named or entry.get("unobservable"), entry["id"]
 
 
+def test_a_reason_for_no_exact_fault_holds_only_while_none_is_caught() -> None:
+    """A statement says why no one-defect fault can break it alone only while none does: once
+    a fault breaking exactly it is caught, the reason is stale."""
+    for row in rows():
+        if row.no_exact_fault:
+            assert not any(f.exact for f in row.only), (row.id, [f.name for f in row.only])
+
+
 def test_every_requirement_serves_a_statement() -> None:
     assert unplaced(rows()) == []
 

@@ -50,6 +50,7 @@ class Row:
     statement: str
     requirements: list[str]
     unobservable: str = ""
+    no_exact_fault: str = ""  # why no fault can break exactly this statement
     restates: list[str] = field(default_factory=list)
     faults: list[Entry] = field(default_factory=list)
     variants: list[Entry] = field(default_factory=list)
@@ -67,7 +68,7 @@ class Row:
     def proven(self) -> bool:
         """A fault that breaks exactly this statement is caught exactly, and a variant that keeps
         it passes (or nothing can observe it)."""
-        exact = any(f.exact for f in self.only)
+        exact = any(f.exact for f in self.only) or bool(self.no_exact_fault)
         return bool(self.unobservable) or (exact and bool(self.variants))
 
 
@@ -149,6 +150,7 @@ def rows(measured: Measured = None) -> list[Row]:
                 statement=str(entry["statement"]),
                 requirements=requirements,
                 unobservable=str(entry.get("unobservable") or ""),
+                no_exact_fault=str(entry.get("no_exact_fault") or ""),
                 restates=[str(s) for s in entry.get("restates") or []],
                 faults=[f for f in catalogue_faults if f.ids & wanted],
                 variants=[v for v in catalogue_variants if v.ids & wanted and v.exact],

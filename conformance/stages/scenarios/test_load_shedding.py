@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 import time
 from dataclasses import dataclass
+from typing import TypeGuard
 
 import pytest
 
@@ -154,16 +155,14 @@ def test_hint_under_load_and_after(snapshots: Snapshots) -> None:
         interval = hint.get("intervalSeconds") if isinstance(hint, dict) else None
         jitter = hint.get("jitterRatio") if isinstance(hint, dict) else None
         independent.check(
-            isinstance(interval, (int, float))
-            and isinstance(jitter, (int, float))
-            and interval > 0,
+            _number(interval) and _number(jitter) and interval > 0,
             ("POLL-HINT-VALUES-USABLE",),
             "the polling hint cannot be honoured",
             "a numeric intervalSeconds > 0 and a numeric jitterRatio",
             repr(hint),
         )
         independent.check(  # a ratio that is no number is the two checks above's finding
-            not isinstance(jitter, (int, float)) or 0 <= jitter <= 1,
+            not _number(jitter) or 0 <= jitter <= 1,
             ("POLL-HINT-JITTER-RATIO-RANGE",),
             "the polling hint's jitterRatio is outside [0, 1]",
             "jitterRatio from 0 to 1 (the production convention)",
@@ -292,3 +291,8 @@ def _hint_after_load(snapshots: Snapshots) -> AfterLoad:
         if "polling" in body:
             return AfterLoad(SAMPLES, index, body["polling"], round(waited, 2))
     return AfterLoad(SAMPLES, waited_s=round(waited, 2))
+
+
+def _number(value: object) -> TypeGuard[int | float]:
+    """A JSON number (true and false are not: Python's bool is an int)."""
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
