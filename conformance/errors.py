@@ -134,6 +134,28 @@ class NotMeasurable(ConformanceError):
         super().__init__(reason)
 
 
+class SetupRefused(NotMeasurable):
+    """A step a scenario needs (not the one it judges) did not work: the target refused or
+    garbled a valid request. The scenario is not measurable, blocked by that one cause (``cause``:
+    the step and the status, the same words for every scenario it blocks); the step's own
+    requirement judges it in its own test."""
+
+    def __init__(self, what: str, received: str, curl: str | None = None) -> None:
+        self.what = what
+        self.received = received
+        self.curl = curl
+        super().__init__(f"{BLOCKED_PREFIX}the target did not let the suite {what}")
+
+    @property
+    def detail(self) -> str:
+        """The step, what the target answered and how to reproduce it."""
+        lines = [self.reason, f"Received: {self.received}"]
+        return "\n".join([*lines, f"Reproduce: {self.curl}"] if self.curl else lines)
+
+
+BLOCKED_PREFIX = "blocked by a refused step: "  # how a note names the one cause
+
+
 class NotConfigured(NotMeasurable):
     """The profile leaves out an optional input (a foreign project, a legacy key) the test needs.
 

@@ -6,9 +6,10 @@ from collections.abc import Mapping, Sequence
 from typing import Any, TypedDict, Unpack
 
 from conformance.checks import expect, json_object
-from conformance.checks.declared import expect_declared_status
+from conformance.checks.declared import expect_declared_status, status_holds
 from conformance.drivers import document_paths
 from conformance.drivers.call_options import Environment
+from conformance.drivers.steps import body_of, judges, setup_failed
 from conformance.json_types import JsonObject
 from conformance.traffic.client import UNSET, Client
 from conformance.traffic.transcript import Reply
@@ -87,10 +88,17 @@ class Configurations:
         body: object = UNSET,
         **fields: Unpack[CreateFields],
     ) -> dict[str, Any]:
-        """Create and return the record; any other answer violates ``ids`` (the test's own)."""
+        """Create and return the record; any other answer violates ``ids`` when one of them
+        judges the create, else (a step the test needs, not one it judges) blocks the test
+        (``setup_failed``)."""
         reply = self.create(label, content, environment=environment, body=body, **fields)
         expected = self.profile.statuses.create_configuration
         key = "statuses.create_configuration"
+        if not judges(ids, "createConfiguration") and not (
+            status_holds(reply, self.profile, key, expected, (), "")
+            and isinstance(body_of(reply), dict)
+        ):
+            raise setup_failed("create the configuration this scenario needs", reply)
         expect_declared_status(
             reply, self.profile, key, expected, ids, "create configuration was not accepted"
         )

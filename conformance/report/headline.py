@@ -7,11 +7,15 @@ evidence behind it.
 
 from __future__ import annotations
 
+import re
+
+from conformance.errors import BLOCKED_PREFIX
 from conformance.report.levels import drop_in_phrase
 from conformance.report.model import DECLARED, Outcome, Report, Verdict
 from conformance.report.vocabulary import OUTCOME_ORDER, OUTCOME_STYLES
 
 IDS_NAMED = 5  # ids named in a headline; more are counted, and listed further down
+BLOCKED = re.compile(re.escape(BLOCKED_PREFIX) + r"(.+?)(?=; \S+::|$)")  # a note's one cause
 
 
 def measured_share(report: Report) -> str:
@@ -35,14 +39,44 @@ def _plural(count: int, noun: str) -> str:
     return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
 
 
+def blocked_by(report: Report) -> dict[str, list[str]]:
+    """Each refused step (``conformance.errors.SetupRefused``) and the requirements it left not
+    measured, most first: one cause each, however many scenarios needed the step."""
+    found: dict[str, list[str]] = {}
+    for requirement in sorted(report.requirements, key=lambda r: r.id):
+        if requirement.outcome is not Outcome.NOT_MEASURABLE:
+            continue
+        for cause in dict.fromkeys(BLOCKED.findall(requirement.note)):
+            found.setdefault(cause, []).append(requirement.id)
+    return dict(sorted(found.items(), key=lambda item: -len(item[1])))
+
+
+def blocked_sentence(report: Report) -> str:
+    """ "12 more not measured, blocked by 1 refused step: the target did not let ..." or ""."""
+    causes = blocked_by(report)
+    if not causes:
+        return ""
+    count = len({rid for ids in causes.values() for rid in ids})
+    steps = "; ".join(f"{cause} ({len(ids)})" for cause, ids in causes.items())
+    return (
+        f"{_plural(count, 'requirement')} not measured, blocked by "
+        f"{_plural(len(causes), 'refused step')}: {steps}."
+    )
+
+
 def decided_by(report: Report) -> str:
-    """What decided the verdict, specifically: which requirements failed, what was not measured,
-    which exceptions were declared."""
+    """What decided the verdict, specifically: which requirements failed, what was not measured
+    (a refused step named once, as the one cause of all it blocked), which exceptions were
+    declared."""
     verdict = report.verdict
+    blocked = blocked_sentence(report)
     if verdict is Verdict.NOT_CONFORMANT:
         failed = _ids(report, Outcome.FAIL)
-        return f"{_plural(len(failed), 'requirement')} failed: {_named(failed)}."
+        said = f"{_plural(len(failed), 'requirement')} failed: {_named(failed)}."
+        return f"{said} {blocked}" if blocked else said
     if verdict is Verdict.INCOMPLETE:
+        if blocked:
+            return blocked
         missing = _ids(report, Outcome.NOT_MEASURABLE)
         return (
             f"{_plural(len(missing), 'requirement')} not measured, for a reason the profile does "

@@ -14,7 +14,7 @@ import yaml
 
 from conformance.redaction.run_outputs import OutputRedaction
 from conformance.report import step_summary
-from conformance.report.headline import summary_line
+from conformance.report.headline import blocked_sentence, summary_line
 from conformance.report.model import Outcome, Report
 from conformance.report.writer import write_reports
 from conformance.session import stop_signals, wire
@@ -139,6 +139,9 @@ class RunCollector:
             terminalreporter.write_line(problem, red=True)
         if not captured(self.config):  # else the command says it once, with the time it took
             terminalreporter.write_sep("=", summary_line(self.report, where=where))
+            blocked = blocked_sentence(self.report)
+            if blocked:  # one root cause, said once, however many scenarios it blocked
+                terminalreporter.write_line(f"conformance: {blocked}", yellow=True)
 
 
 def declaration(config: pytest.Config) -> tuple[bool, Callable[[str], bool]]:

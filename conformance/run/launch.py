@@ -28,7 +28,7 @@ from pathlib import Path
 import pytest
 
 from conformance.errors import UsageError
-from conformance.report.headline import summary_line
+from conformance.report.headline import blocked_sentence, summary_line
 from conformance.report.model import DECLARED, Level, Report, Verdict
 from conformance.run import requirement_ids
 from conformance.run.collector import ReportCapture
@@ -234,6 +234,9 @@ def _verdict(options: argparse.Namespace, capture: ReportCapture, code: int, sta
     if stop is not None:  # one line: the stop, the verdict of what was measured, the reports
         line = f"conformance: {stop.note(started)}, {line.removeprefix('conformance: ')}"
     print(line, flush=True)
+    blocked = blocked_sentence(report)
+    if blocked:  # one root cause, said once, however many scenarios it blocked
+        print(f"conformance: {blocked}", flush=True)
     gated = report.verdict_at(Level(getattr(options, "level", Level.INTERFACE.value)))
     status = exit_status(
         gated, accept_incomplete=options.accept_incomplete, stopped=stop is not None

@@ -13,6 +13,7 @@ from conformance.errors import (
     NotApplicable,
     NotConfigured,
     NotMeasurable,
+    SetupRefused,
     Unsupported,
 )
 from conformance.report.model import Difference, Evidence, Exchange, Outcome
@@ -178,6 +179,17 @@ def _not_measurable(
     record.outcomes = {i: Outcome.PASS if i in held else Outcome.NOT_MEASURABLE for i in ids}
     record.message = error.reason
     record.note = {i: error.reason for i in ids if i not in held}
+    return True
+
+
+@meaning.register
+def _setup_refused(
+    error: SetupRefused, record: TestRecord, exchanges: tuple[Exchange, ...]
+) -> bool:
+    """A refused step blocked the test: every id not measurable, the note naming the one cause
+    (the same words for every test it blocks), the message the exchange that showed it."""
+    _not_measurable(error, record, exchanges)
+    record.message = error.detail
     return True
 
 

@@ -23,7 +23,7 @@ import pytest
 from conformance.checks import conventions, expect, violation
 from conformance.drivers.capabilities import require_mode
 from conformance.drivers.experiments import Experiments, group_ids
-from conformance.errors import ContractViolation, NotApplicable, NotMeasurable
+from conformance.errors import ContractViolation, NotApplicable, NotMeasurable, SetupRefused
 from conformance.json_types import JsonObject, JsonValue
 from conformance.oracles.bucketing import HASH_FUNCTIONS, goodness_of_fit, group_index
 from conformance.oracles.json_equality import same_json
@@ -286,8 +286,9 @@ def test_round_robin_spreads_units_evenly(experiments: Experiments) -> None:
         return
     try:  # the production convention: a departure is a drop-in difference
         _judge_round_robin(experiments, ids)
-    except ContractViolation as error:
-        conventions.differs(ids, MODES_KEY, list(modes), error.received, error.title, None)
+    except (ContractViolation, SetupRefused) as error:
+        title = error.title if isinstance(error, ContractViolation) else error.reason
+        conventions.differs(ids, MODES_KEY, list(modes), error.received, title, None)
 
 
 def _judge_round_robin(experiments: Experiments, ids: tuple[str, ...]) -> None:
