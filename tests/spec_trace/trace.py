@@ -30,7 +30,10 @@ Measured = dict[tuple[str, str], bool] | None
 # A fault catalogue's selftest side (the dialect's variants are no side: always as declared).
 SIDE_OF_FAULTS = {"server": "server", "load": "load", "client": "client"}
 SIDE_OF_VARIANTS = {"server": "variants", "client": "client"}
-KIT_OWN = {"ERR-NO-SERVER-ERROR": "no 5xx for any input: the kit's own robustness rule (B26)"}
+KIT_OWN = {
+    "ERR-NO-SERVER-ERROR": "no 5xx for any input: the kit's own robustness rule (B26)",
+    "ERR-405-ALLOW": "RFC 9110 15.5.6 for any 405 a target sends: its Allow header",
+}
 
 
 @dataclass(frozen=True)

@@ -70,11 +70,14 @@ BUILTIN_REQUIREMENTS: dict[str, tuple[str, ...]] = {
     "response_schema_conformance": ("{shape}",),
     "negative_data_rejection": ("ERR-VALIDATION-STATUS",),
     "missing_required_header": ("ERR-VALIDATION-STATUS",),
-    "unsupported_method": ("{shape}",),
+    "unsupported_method": ("ERR-405-ALLOW", "ERR-UNLISTED-METHOD-405"),
     "use_after_free": ("{shape}",),
     "ensure_resource_availability": ("{shape}",),
     "positive_data_acceptance": ("{shape}",),
 }
+
+# A method a path does not list answered with another status than 405: the convention's.
+UNLISTED_METHOD = ("ERR-UNLISTED-METHOD-405",)
 
 # operationId -> the requirement that its successful responses have the documented shape.
 SHAPE_REQUIREMENTS: dict[str, str] = {
@@ -177,6 +180,9 @@ def requirements_for(
     answer (``status`` 400 or more) never one about success answers."""
     if isinstance(failure, RuleFailure) and failure.requirement_ids:
         return failure.requirement_ids
+    if check == "unsupported_method":  # a 405 without Allow (RFC 9110), or another status
+        reason = getattr(failure, "failure_reason", "")
+        return ("ERR-405-ALLOW",) if reason == "missing_allow_header" else UNLISTED_METHOD
     if status is not None and status >= ERROR_STATUS:
         ids = _success_requirements(check, operation_id)
         if check in ERROR_ANSWER_REQUIREMENTS:
