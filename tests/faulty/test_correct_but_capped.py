@@ -33,7 +33,7 @@ from tests.support.latency_proxy import LatencyProxy
 from tests.support.report_outcomes import requirement_outcomes
 from tests.support.suite_run import certify
 
-pytestmark = pytest.mark.long
+pytestmark = [pytest.mark.long, pytest.mark.timing]  # judged by the clock: one at a time
 
 CAPS = {
     "4-outstanding": {"max_concurrent": 4},

@@ -19,7 +19,7 @@ from tests.support.latency_proxy import LatencyProxy
 from tests.support.report_outcomes import requirement_outcomes
 from tests.support.suite_run import certify
 
-pytestmark = pytest.mark.long
+pytestmark = [pytest.mark.long, pytest.mark.timing]  # judged by the clock: one at a time
 
 
 @pytest.mark.parametrize("delay_ms", [0, 40, 100], ids=lambda ms: f"{ms}ms")

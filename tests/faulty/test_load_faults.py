@@ -21,7 +21,7 @@ from tests.support.conformance_cli import run_conformance
 from tests.support.profiles import with_overrides
 from tests.support.report_outcomes import written_outcomes
 
-pytestmark = pytest.mark.long
+pytestmark = [pytest.mark.long, pytest.mark.timing]  # judged by the clock: one at a time
 TIMEOUT_S = 300
 # conformance selftest --side load --only NAME,...: exact fault names (RCES_SELFTEST_ONLY)
 CHOSEN = selected(LOAD_SECTIONS["load"], only_from_environment(), what="load fault")

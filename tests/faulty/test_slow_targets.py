@@ -24,7 +24,7 @@ from faulty.catalogue import FAULTS, Fault, fault
 from faulty.harness import run_fault
 from faulty.recipes import SDK, STATUS, chain, passthrough
 
-pytestmark = pytest.mark.long
+pytestmark = [pytest.mark.long, pytest.mark.timing]  # judged by the clock: one at a time
 SLOW_SECONDS = 0.08  # > 1/refill (30/s): every slowed poll finds a fresh token
 TIMING_FAMILIES = ("LIMIT-RATE-", "POLL-HINT-")
 

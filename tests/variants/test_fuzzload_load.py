@@ -16,7 +16,7 @@ from tests.support.conformance_cli import run_conformance
 from tests.support.report_outcomes import written_outcomes
 from variants.fuzzload import detail_errors
 
-pytestmark = pytest.mark.long
+pytestmark = [pytest.mark.long, pytest.mark.timing]  # judged by the clock: one at a time
 PORT = 5731  # the load stage's Locust master port for these runs
 
 

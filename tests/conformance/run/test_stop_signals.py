@@ -29,6 +29,8 @@ from conformance.session import stop_signals
 from tests.support.conformance_cli import start_conformance
 from tests.support.ports import free_port
 
+pytestmark = pytest.mark.timing  # its long tests are judged by the clock: one at a time
+
 STOP_BOUND_S = 15.0  # from the signal to the exit, on a loaded machine; it takes 2-5 s
 START_TIMEOUT_S = 120.0  # for a run to start measuring
 JUDGED = {"pass", "fail", "known-failure", "spec-doubt"}
@@ -386,6 +388,7 @@ def test_a_signal_ignored_at_start_stays_ignored_and_handlers_come_back() -> Non
 
 STOPS_ITSELF = """
 import os, signal, time
+
 
 def test_stop():
     os.kill(os.getpid(), signal.SIGTERM)

@@ -13,6 +13,8 @@ import pytest
 from tests.support.conformance_cli import run_conformance
 from tests.support.profiles import with_overrides
 
+pytestmark = pytest.mark.timing  # its long tests are judged by the clock: one at a time
+
 SCREEN_LINES = 12  # a failure's block, its header and its summary line, at most
 COLUMNS = 120  # a terminal this wide (longer lines wrap)
 

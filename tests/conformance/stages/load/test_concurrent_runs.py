@@ -15,6 +15,8 @@ from conformance.stages.load.engine import failure_line
 from conformance.stages.load.plugin import master_port
 from tests.support.conformance_cli import start_conformance
 
+pytestmark = pytest.mark.timing  # its long tests are judged by the clock: one at a time
+
 TIMEOUT_S = 300
 
 

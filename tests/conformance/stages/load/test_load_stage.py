@@ -15,6 +15,8 @@ from tests.support.conformance_cli import start_conformance
 from tests.support.ports import free_port
 from tests.support.report_outcomes import requirement_outcomes
 
+pytestmark = pytest.mark.timing  # its long tests are judged by the clock: one at a time
+
 TIMEOUT_S = 240
 
 
