@@ -67,6 +67,10 @@ project: {application_id: 1, environments: {development: 1}}
 """
 
 
+ENVIRONMENT_HEADER_KEY = "experiment_payload.environment_header"
+EXPERIMENT_ENVIRONMENT_REF = {"$ref": "#/components/parameters/ExperimentEnvironmentId"}
+
+
 def _number(value: object) -> TypeGuard[int | float]:
     return isinstance(value, int | float) and not isinstance(value, bool)
 
@@ -138,7 +142,24 @@ class Specialiser:
         self._statuses(document)
         self._error_media(document)
         self._headers_for_moved_fields(document)
+        self._experiment_environment(document)
         return document
+
+    def _experiment_environment(self, document: JsonObject) -> None:
+        """Experiment endpoints that take no environment input
+        (``experiment_payload.environment_header: false``; spec 4.2 names none): their operations
+        lose the environment header parameter, so no case sends it or asks for its refusal."""
+        if self.values.value(ENVIRONMENT_HEADER_KEY) is not False:
+            return
+        paths = document.get("paths")
+        for path, item in paths.items() if isinstance(paths, dict) else ():
+            if "/experiments" not in path or not isinstance(item, dict):
+                continue
+            for operation in item.values():
+                if isinstance(operation, dict) and isinstance(operation.get("parameters"), list):
+                    operation["parameters"] = [
+                        p for p in operation["parameters"] if p != EXPERIMENT_ENVIRONMENT_REF
+                    ]
 
     def _error_media(self, document: JsonObject) -> None:
         """Error answers in the media type ``errors.media_type`` declares (problem+json, say),

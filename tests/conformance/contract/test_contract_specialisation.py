@@ -466,3 +466,32 @@ def test_an_error_body_without_a_code_field_and_its_media_and_refusal_status() -
     assert list(status["200"]["content"]) == ["application/json"]
     create = document["paths"]["/application/{applicationId}/v2/configuration"]["post"]
     assert all("problem" not in json.dumps(r) for r in create["responses"].values())
+
+
+def test_experiments_without_an_environment_header_lose_the_parameter() -> None:
+    """Declared ``experiment_payload.environment_header: false`` (spec 4.2 names no environment
+    input): no experiment operation lists the environment header; the configuration ones keep
+    theirs (4.1 states it)."""
+    text = yaml.safe_dump(
+        {
+            **yaml.safe_load(
+                'profile_version: 1\ncredentials: {pat: "-", sdk_keys: [{key: "-", '
+                "environments: [development]}]}\nproject: {application_id: 1, environments: "
+                "{development: 1}}\n"
+            ),
+            "experiment_payload": {"environment_header": False},
+        }
+    )
+    document = specialise(contract.load_contract(), parse(text))
+    kept = contract.load_contract()
+    for path, item in document["paths"].items():
+        for method, operation in item.items():
+            if not isinstance(operation, dict) or "parameters" not in operation:
+                continue
+            refs = [p.get("$ref", "") for p in operation["parameters"]]
+            before = [p.get("$ref", "") for p in kept["paths"][path][method]["parameters"]]
+            if "/experiments" in path:
+                assert not any(r.endswith("/ExperimentEnvironmentId") for r in refs), path
+                assert len(before) - len(refs) == 1, (path, method)
+            else:
+                assert refs == before, path
