@@ -152,7 +152,9 @@ class Specialiser:
         if self.values.value(ENVIRONMENT_HEADER_KEY) is not False:
             return
         paths = document.get("paths")
-        for path, item in paths.items() if isinstance(paths, dict) else ():
+        if not isinstance(paths, dict):
+            return
+        for path, item in paths.items():
             if "/experiments" not in path or not isinstance(item, dict):
                 continue
             for operation in item.values():
