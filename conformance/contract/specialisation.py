@@ -158,10 +158,9 @@ class Specialiser:
             if "/experiments" not in path or not isinstance(item, dict):
                 continue
             for operation in item.values():
-                if isinstance(operation, dict) and isinstance(operation.get("parameters"), list):
-                    operation["parameters"] = [
-                        p for p in operation["parameters"] if p != EXPERIMENT_ENVIRONMENT_REF
-                    ]
+                given = operation.get("parameters") if isinstance(operation, dict) else None
+                if isinstance(operation, dict) and isinstance(given, list):
+                    operation["parameters"] = [p for p in given if p != EXPERIMENT_ENVIRONMENT_REF]
 
     def _error_media(self, document: JsonObject) -> None:
         """Error answers in the media type ``errors.media_type`` declares (problem+json, say),
