@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from faulty import (
     adversarial,
+    adversary_trace,
     assignment,
     configurations,
     edges,
@@ -44,6 +45,7 @@ SECTIONS: dict[str, tuple[Fault, ...]] = {
     "edges": edges.edges(),
     "spaces": spaces.spaces(),
     "adversarial": adversarial.adversarial(),
+    "adversary-trace": adversary_trace.adversary_trace(),
     "escapes": escapes.escapes(),
 }
 
