@@ -305,11 +305,10 @@ def _unit_unknown_alias_development(request: Request) -> Request:
     return request.with_header("environment", "development")
 
 
-def _bootstrap_numeric_int32(request: Request) -> Response | None:
+def _production_numeric_int32(request: Request) -> Response | None:
     raw = (request.header("project-id") or "").strip()
-    if raw.isdigit() and 2**31 - 1 < int(raw) <= 9007199254740991:
-        return error_response(400, "INVALID_PROJECT_ID")
-    return None
+    in_bounds = raw.isdigit() and 2**31 - 1 < int(raw) <= 9007199254740991
+    return error_response(400, "INVALID_PROJECT_ID") if in_bounds and _production(request) else None
 
 
 def _instance_id_bytes(request: Request) -> Response | None:
@@ -386,18 +385,20 @@ def _experiment_faults() -> tuple[Fault, ...]:
         ),
         fault(
             "adv2-terminated-reads-running",
-            "EXP-TERMINATE",
+            "EXP-TERMINATE EXP-TERMINATE-FINAL",
             "S7/S90, spec 1 and 4.2: `an experiment can be terminated (POST .../terminate)`. The "
             "terminate is applied (the snapshot and per-unit content drop it), but GET "
-            "/{experimentId} still shows it running.",
+            "/{experimentId} still shows it running, so it is not seen to stay terminated either "
+            "(EXP-TERMINATE-FINAL, a production convention, reads it by that GET).",
             edit_json(EXP_GET, _terminated_reads_running),
         ),
         fault(
             "adv2-unenroll-of-manual-member-undone",
-            "EXP-UNENROLL",
+            "EXP-UNENROLL EXP-UNENROLL-BASE-CONTENT",
             "S86/S61, spec 3: `a member can be unenrolled and re-activated`. Unenrolling a unit "
             "placed by a manual assignment answers 2xx, and the member is re-activated at once "
-            "(hash-assigned members unenroll as they should).",
+            "(hash-assigned members unenroll as they should); the unit's bootstrap keeps the "
+            "group's changeset (EXP-UNENROLL-BASE-CONTENT).",
             _unenroll_of_manual_undone,
         ),
         fault(
@@ -461,10 +462,11 @@ def _sdk_faults() -> tuple[Fault, ...]:
         ),
         fault(
             "adv2-production-status-lacks-required-properties",
-            "SDK-STATUS-200-SNAPSHOT SDK-BOOTSTRAP-MATCHES-STATUS",
+            "SDK-STATUS-200-SNAPSHOT SDK-BOOTSTRAP-MATCHES-STATUS SDK-STATUS-200-ON-OTHER-HASH",
             "S45, spec 2.4: `requiredProperties | array of string`. The production status "
             "snapshot has no requiredProperties field (development's has it; bootstrap keeps "
-            "it, so the two payloads differ in production).",
+            "it, so the two payloads differ in production); a 200 to another hash in production is "
+            "then not the full snapshot either (SDK-STATUS-200-ON-OTHER-HASH).",
             edit_json(STATUS, _drop_required_in_production),
         ),
         fault(
@@ -477,9 +479,10 @@ def _sdk_faults() -> tuple[Fault, ...]:
         ),
         fault(
             "adv2-polling-null-normally",
-            "POLL-HINT-ABSENT-NORMALLY",
+            "POLL-HINT-ABSENT-NORMALLY POLL-HINT-GONE-AFTER-LOAD",
             "S48, spec 2.4: `polling | ... | present only while the backend is shedding load`. "
-            "Snapshots served without shedding carry `polling: null`.",
+            "Snapshots served without shedding carry `polling: null`: the field is there before "
+            "any load and after it has passed (POLL-HINT-GONE-AFTER-LOAD).",
             edit_json(SNAPSHOT, _polling_null),
         ),
         fault(
@@ -495,16 +498,19 @@ def _sdk_faults() -> tuple[Fault, ...]:
             "SDK-HDR-ENV-UNKNOWN-VALUE",
             "S97/S98, spec 4.3: `environment alias ... allowed values production, development`. "
             "Only on the per-unit bootstrap (unit-id sent), an alias outside the allowed values "
-            "is read as development (status and the bootstrap without identity refuse it).",
+            "is read as development (status and the bootstrap without identity refuse it). The "
+            "bootstrap's inputs are `not shown`: the rule is status's, carried to bootstrap as "
+            "`the same payload` (the requirement names every SDK endpoint form).",
             edit_request(BOOTSTRAP, _unit_unknown_alias_development),
         ),
         fault(
-            "adv2-bootstrap-numeric-int32",
+            "adv2-production-numeric-int32",
             "SDK-HDR-NUMERIC-IN-BOUNDS",
-            "S102, spec 4.3: `numeric parameter | header | number, 0 < value <= "
-            "9007199254740991`. Bootstrap refuses values above 2^31-1 with 400, as a 32-bit "
-            "column would (status keeps the full bound).",
-            answer(BOOTSTRAP, _bootstrap_numeric_int32),
+            "S102/S137, spec 4.3: `numeric parameter | header | number, 0 < value <= "
+            "9007199254740991` (an input of the status endpoint, whatever the alias). With the "
+            "alias production, values above 2^31-1 are refused with 400, as a 32-bit column "
+            "of the production store would (development keeps the full bound).",
+            answer(SDK, _production_numeric_int32),
         ),
         fault(
             "adv2-instance-id-length-in-bytes",
