@@ -522,10 +522,12 @@ def _sdk_faults() -> tuple[Fault, ...]:
         ),
         fault(
             "adv2-bucket-by-instance-id-prefix",
-            "LIMIT-RATE-PER-INSTANCE",
+            "LIMIT-RATE-PER-INSTANCE LIMIT-RATE-WITHIN-BUDGET",
             "S104/S132, spec 8.1: `The status endpoint has a per-server rate limit. It is scoped "
             "by the server instance id.` The bucket is keyed by the id's first 8 characters, so "
-            "instances whose ids share a prefix share one bucket.",
+            "instances whose ids share a prefix share one bucket: a fresh id that shares it is "
+            "refused while a bucket of its own would still hold a token "
+            "(LIMIT-RATE-WITHIN-BUDGET).",
             edit_request(SDK, _bucket_by_prefix),
         ),
         fault(
