@@ -45,4 +45,12 @@ KNOWN_MISMATCHES: dict[str, str] = {
     "adv2-bootstrap-takes-pat": _ADV2
     + _CONFORMANT
     + "; the defect shows only on bootstrap (status refuses the token)",
+    "adv2-bucket-by-instance-id-prefix": _ADV2
+    + "unstable verdict: LIMIT-RATE-PER-INSTANCE failed in 7 of 7 runs, "
+    "LIMIT-RATE-WITHIN-BUDGET in 5 of 7 (4 of 4 run alone, 1 of 3 inside the section's run): "
+    "whether a fresh id that shares the prefix meets an empty shared bucket depends on timing",
 }
+
+# Entries of KNOWN_MISMATCHES whose verdict changes from run to run: a non-strict xfail (an XPASS
+# is reported, not failed), since a strict one would fail whenever the kit happens to catch them.
+UNSTABLE: frozenset[str] = frozenset({"adv2-bucket-by-instance-id-prefix"})
