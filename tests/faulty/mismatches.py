@@ -25,8 +25,10 @@ KNOWN_MISMATCHES: dict[str, str] = {
     + "; the defect shows only on an empty patch of a configuration whose document is null",
     "adv2-rollout-experiment-id-parse-int": _ADV2
     + _CONFORMANT
-    + "; the defect shows only on the rollout routes, for an experimentId that starts with "
-    "digits (12abc)",
+    + " in the narrowed run; the defect shows only on the rollout routes, for an experimentId "
+    "that starts with digits (12abc). Unstable by mode: the kit's fraction id 1.5 reads as "
+    "experiment 1, which exists only when other scenarios made it, so the full run "
+    "(RCES_SELFTEST_FULL=1) catches it exactly",
     "adv2-server-summary-starts-at-epoch": _ADV2
     + _CONFORMANT
     + "; the defect shows only on summaries of unitType server",
@@ -46,11 +48,14 @@ KNOWN_MISMATCHES: dict[str, str] = {
     + _CONFORMANT
     + "; the defect shows only on bootstrap (status refuses the token)",
     "adv2-bucket-by-instance-id-prefix": _ADV2
-    + "unstable verdict: LIMIT-RATE-PER-INSTANCE failed in 7 of 7 runs, "
-    "LIMIT-RATE-WITHIN-BUDGET in 5 of 7 (4 of 4 run alone, 1 of 3 inside the section's run): "
+    + "unstable verdict: LIMIT-RATE-PER-INSTANCE failed in 8 of 8 runs, "
+    "LIMIT-RATE-WITHIN-BUDGET in 6 of 8 (4 of 4 run alone, 2 of 4 inside the section's run): "
     "whether a fresh id that shares the prefix meets an empty shared bucket depends on timing",
 }
 
-# Entries of KNOWN_MISMATCHES whose verdict changes from run to run: a non-strict xfail (an XPASS
+# Entries of KNOWN_MISMATCHES whose verdict changes from run to run (or between the narrowed and
+# the full run): a non-strict xfail (an XPASS
 # is reported, not failed), since a strict one would fail whenever the kit happens to catch them.
-UNSTABLE: frozenset[str] = frozenset({"adv2-bucket-by-instance-id-prefix"})
+UNSTABLE: frozenset[str] = frozenset(
+    {"adv2-bucket-by-instance-id-prefix", "adv2-rollout-experiment-id-parse-int"}
+)
