@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from faulty import (
     adversarial,
+    adversary_trace,
     assignment,
     configurations,
     edges,
@@ -46,6 +47,7 @@ SECTIONS: dict[str, tuple[Fault, ...]] = {
     "spaces": spaces.spaces(),
     "adversarial": adversarial.adversarial(),
     "statement-faults": statement_faults.statement_faults(),
+    "adversary-trace": adversary_trace.adversary_trace(),
     "escapes": escapes.escapes(),
 }
 

@@ -15,7 +15,7 @@ import pytest
 from faulty.catalogue import FAULTS, Fault
 from faulty.escapes import ESCAPE_PREFIX
 from faulty.harness import run_fault
-from faulty.mismatches import KNOWN_MISMATCHES
+from faulty.mismatches import KNOWN_MISMATCHES, UNSTABLE
 from faulty.selection import only_from_environment
 from faulty.selection import selected as select
 
@@ -35,7 +35,8 @@ def selected(faults: Sequence[Fault], only: str) -> list[Fault]:
 
 def _param(fault: Fault) -> object:
     reason = KNOWN_MISMATCHES.get(fault.name)
-    marks = [pytest.mark.xfail(strict=True, reason=reason)] if reason else []
+    strict = fault.name not in UNSTABLE
+    marks = [pytest.mark.xfail(strict=strict, reason=reason)] if reason else []
     return pytest.param(fault, id=fault.name, marks=marks)
 
 
