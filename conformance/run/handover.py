@@ -30,12 +30,11 @@ from conformance.session.state import (
     target_info,
     target_of,
 )
-from conformance.stages import Stage, collected_by
+from conformance.stages import Stage, answered_by, collected_by, default_answered
 from conformance.target.profile import Profile
 from conformance.target.resolution import Target, establish
 
 WORKERINPUT_KEY = "conformance_target"
-OBSERVING_STAGES = frozenset({"scenarios", "fuzz"})  # the stages reading payload names
 OBSERVATION_TEST_ID = "observation before the tests: the target's own payload names"
 
 
@@ -99,11 +98,10 @@ def observe(target: Target, stages: Sequence[Stage], requirements: str | None) -
     spells them (``conformance.drivers.observation``), when the run judges a requirement resting
     on one: the target's spellings go into its profile, each departure into ``observed``."""
     wanted = {part.strip() for part in (requirements or "").split(",") if part.strip()}
-    if stages and not any(stage.name in OBSERVING_STAGES for stage in stages):
-        return
     resting = _resting_on_observed()
-    if wanted and not wanted & set().union(*resting.values()):
-        return
+    judged = wanted or answered_by(stage.name for stage in stages) or default_answered()
+    if not judged & set().union(*resting.values()):
+        return  # no requirement of the run reads an observed name (the load stage alone)
     target.profile, choices = observation.observe(target.base_url, target.profile)
     target.observed = tuple(
         Difference(

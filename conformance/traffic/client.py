@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import secrets
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -139,8 +140,11 @@ class Client:
     # ------------------------------------------------------------ naming
 
     def new_instance_id(self) -> str:
-        """A fresh server instance id for this run (so each test has its own rate bucket)."""
-        return f"{self.run_prefix}-{next(self._instance_counter)}"
+        """A fresh server instance id for this run (so each test has its own rate bucket). It
+        starts with random characters: two ids of the run differ from their first character on,
+        so a target that scopes its buckets by less than the whole id (a prefix) still gives
+        each test its own, and only the test that judges the scope meets ids sharing most."""
+        return f"{secrets.token_hex(4)}-{self.run_prefix}-{next(self._instance_counter)}"
 
     def name(self, label: str) -> str:
         """A resource name carrying the run prefix, so a shared target stays sorted out, and a

@@ -252,16 +252,21 @@ def test_sdk_with_unknown_key_is_refused(snapshots: Snapshots, form: str) -> Non
 def test_pat_is_not_an_sdk_key(snapshots: Snapshots) -> None:
     ids = ("AUTH-SDK-PAT-REFUSED",)
     pat = snapshots.profile.credentials.pat
-    for value in (pat, f"Bearer {pat}"):
-        reply = snapshots.client.status(key=value, environment="development")
-        expect(
-            400 <= reply.status < 500 and no_snapshot(reply),
-            ids,
-            "a personal access token was served as an SDK key",
-            "a 4xx without a snapshot",
-            reply.describe(),
-            reply,
-        )
+    client = snapshots.client
+    endpoints = [client.status]  # every /sdk/v2/* endpoint the target serves (spec 5)
+    if snapshots.profile.capability("bootstrap"):
+        endpoints.append(client.bootstrap)
+    for endpoint in endpoints:
+        for value in (pat, f"Bearer {pat}"):
+            reply = endpoint(key=value, environment="development")
+            expect(
+                400 <= reply.status < 500 and no_snapshot(reply),
+                ids,
+                "a personal access token was served as an SDK key",
+                "a 4xx without a snapshot",
+                reply.describe(),
+                reply,
+            )
 
 
 def _foreign(snapshots: Snapshots, ids: tuple[str, ...]) -> JsonObject:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import secrets
+from typing import Any
 
 import pytest
 
@@ -12,6 +13,7 @@ from conformance.checks.declared import expect_declared_status
 from conformance.checks.shapes import expect_shape
 from conformance.drivers.management import Configurations
 from conformance.drivers.sdk import Snapshots
+from conformance.drivers.steps import body_of, ok, setup_failed
 from conformance.json_types import JsonObject, JsonValue
 from conformance.oracles.json_equality import json_difference, json_text, same_json
 from conformance.oracles.shapes import DATE_TIME, ISO_8601_DATE_TIME
@@ -225,45 +227,55 @@ def test_record_names_project_and_environment(
 
 @requirement("CFG-RECORD-TIMESTAMPS", "CFG-RECORD-TIMESTAMPS-RFC3339", "CFG-RECORD-DELETED-AT-LIVE")
 def test_record_timestamps(configurations: Configurations) -> None:
-    """The interface: any ISO 8601 date-time (spec 2.1), deletedAt such a string or null. The
-    conventions (RFC 3339's profile, deletedAt null on a live record) under their own ids."""
-    record = configurations.create_ok("times", {"t": 1})
+    """The interface: any ISO 8601 date-time (spec 2.1), deletedAt such a string or null, in the
+    record create returns and in the one patch returns (2.1: "returned by create and patch").
+    The conventions (RFC 3339's profile, deletedAt null on a live record) under their own ids."""
+    created = configurations.create_ok("times", {"t": 1})
+    reply = configurations.patch(created["id"], [{"op": "add", "path": "/u", "value": 1}])
+    patched = body_of(reply)
+    if not ok(reply) or not isinstance(patched, dict):
+        raise setup_failed("patch the configuration whose record this test reads", reply)
+    with IndependentChecks() as independent:
+        for what, record in (("create", created), ("patch", patched)):
+            _judge_stamps(independent, what, record)
+
+
+def _judge_stamps(independent: IndependentChecks, what: str, record: dict[str, Any]) -> None:
     deleted = record.get("deletedAt", "absent")
     stamps = {name: record.get(name) for name in ("createdAt", "updatedAt")}
     if deleted not in (None, "absent"):  # present and not null: an ISO 8601 date-time too
         stamps["deletedAt"] = deleted
-    with IndependentChecks() as independent:
-        for name, value in stamps.items():
-            # one cause, one finding: a value that is no ISO 8601 date-time is the interface's
-            if not independent.check(
-                isinstance(value, str) and re.match(ISO_8601_DATE_TIME, value) is not None,
-                ("CFG-RECORD-TIMESTAMPS",),
-                f"{name} is not an ISO 8601 date-time",
-                "an ISO 8601 date-time, e.g. 2026-01-31T12:00:00Z or 20260131T120000,5",
-                repr(value),
-            ):
-                continue
-            independent.check(
-                isinstance(value, str) and re.match(DATE_TIME, value) is not None,
-                ("CFG-RECORD-TIMESTAMPS-RFC3339",),
-                f"{name} is not an RFC 3339 date-time",
-                "an RFC 3339 date-time with a zone, e.g. 2026-01-31T12:00:00.000Z",
-                repr(value),
-            )
-        independent.check(
-            "deletedAt" in record,
+    for name, value in stamps.items():
+        # one cause, one finding: a value that is no ISO 8601 date-time is the interface's
+        if not independent.check(
+            isinstance(value, str) and re.match(ISO_8601_DATE_TIME, value) is not None,
             ("CFG-RECORD-TIMESTAMPS",),
-            "deletedAt is missing",
-            "deletedAt present (a date-time or null)",
-            "absent",
-        )
+            f"{name} of the record {what} returned is not an ISO 8601 date-time",
+            "an ISO 8601 date-time, e.g. 2026-01-31T12:00:00Z or 20260131T120000,5",
+            repr(value),
+        ):
+            continue
         independent.check(
-            deleted is None,
-            ("CFG-RECORD-DELETED-AT-LIVE",),
-            "a live configuration is marked deleted",
-            "deletedAt null",
-            repr(deleted),
+            isinstance(value, str) and re.match(DATE_TIME, value) is not None,
+            ("CFG-RECORD-TIMESTAMPS-RFC3339",),
+            f"{name} of the record {what} returned is not an RFC 3339 date-time",
+            "an RFC 3339 date-time with a zone, e.g. 2026-01-31T12:00:00.000Z",
+            repr(value),
         )
+    independent.check(
+        "deletedAt" in record,
+        ("CFG-RECORD-TIMESTAMPS",),
+        f"deletedAt is missing from the record {what} returned",
+        "deletedAt present (a date-time or null)",
+        "absent",
+    )
+    independent.check(
+        deleted is None,
+        ("CFG-RECORD-DELETED-AT-LIVE",),
+        f"a live configuration is marked deleted in the record {what} returned",
+        "deletedAt null",
+        repr(deleted),
+    )
 
 
 @requirement("CFG-RESPONSE-CONTENT-TYPE-JSON")

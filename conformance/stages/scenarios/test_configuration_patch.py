@@ -232,9 +232,14 @@ def test_patch_answers_a_full_record(configurations: Configurations) -> None:
     )
 
 
+EMPTY_PATCHED = ({"z": 1, "a": [1, 2]}, None)  # the documents an empty patch is sent over
+
+
 @requirement("CFG-PATCH-EMPTY-BODY", "CFG-CONTENT-HASH-STABLE")
-def test_empty_patch_is_a_no_op(configurations: Configurations) -> None:
-    record = configurations.create_ok("empty", {"z": 1, "a": [1, 2]})
+@pytest.mark.parametrize("document", EMPTY_PATCHED, ids=["object", "null"])
+def test_empty_patch_is_a_no_op(configurations: Configurations, document: object) -> None:
+    """Over an object and over a null document (spec 2.1: the content may be null)."""
+    record = configurations.create_ok("empty", document)
     reply = configurations.patch(record["id"], body={})
     expect_2xx(reply, ("CFG-PATCH-EMPTY-BODY",), "an empty patch body was refused")
     body = json_object(reply, ("CFG-PATCH-EMPTY-BODY",))

@@ -220,10 +220,18 @@ def test_running_experiment_is_listed_under_its_unit_type(experiments: Experimen
     "EXP-SNAPSHOT-REQUIRED-PROPERTIES-UNION",
 )
 def test_snapshot_summary_describes_the_experiment(experiments: Experiments) -> None:
+    """For every unit type the target runs (each summarised in its own array), with a name no
+    slug keeps (capitals, a space): spec 2.5's name is any string."""
     base = experiments.base(BASE)
+    for unit_type in experiments.profile.experiments.unit_types:
+        _judge_summary(experiments, base["id"], unit_type)
+
+
+def _judge_summary(experiments: Experiments, base_id: object, unit_type: str) -> None:
     groups = experiments.groups([[], MORE_GOLD, []], [5, 3, 2])
     required = [experiments.gate, f"{experiments.gate}-level"]
-    body = experiments.body("summary", base["id"], groups, required=required)
+    body = experiments.body("summary", base_id, groups, unit_type=unit_type, required=required)
+    body["name"] = f"{body['name']} Launch Test"
     record = experiments.create_body_ok(body)
     _, summary, snapshot = experiments.summary(record["id"])
     expect(

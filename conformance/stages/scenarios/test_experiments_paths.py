@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from conformance.checks import IndependentChecks
+from conformance.drivers.experiments import Experiments
 from conformance.drivers.management import Configurations
 from conformance.errors import Unsupported
 from conformance.traffic.client import UNSET
@@ -31,19 +32,23 @@ ENDPOINTS = (
     ("PATCH", "/{experiment}/rollout"),
     ("POST", "/{experiment}/terminate"),
 )
-NOT_NUMBERS = ("abc", "1.5")
+NOT_NUMBERS = ("abc", "{real}.5", "{real}abc")  # {real}: an experiment id that exists
 
 
 @requirement(*IDS)
 @pytest.mark.parametrize("which", ["application", "experiment"])
-def test_non_numeric_path_ids_are_refused(configurations: Configurations, which: str) -> None:
-    """Each endpoint with the id in question spelled as letters and as a fraction: a 4xx. The
-    other id is a real one (the project's own; an experiment id of 1, which a refusal of the
-    project id must not depend on)."""
+def test_non_numeric_path_ids_are_refused(
+    configurations: Configurations, experiments: Experiments, which: str
+) -> None:
+    """Each endpoint with the id in question spelled as letters, and as a real id with a
+    fraction or letters after it (a reader that stops at the first non-digit takes the real
+    one): a 4xx. The other id is a real one (the project's own; an experiment that exists)."""
     profile = configurations.profile
     if not profile.capability("experiments"):
         raise Unsupported("experiments")
     app = str(profile.project.application_id)
+    base = experiments.base({"paths": True})
+    real = str(experiments.create_ok("paths", base["id"], experiments.groups([[]]))["id"])
     headers = {
         "Authorization": f"Bearer {profile.credentials.pat}",
         "environment_id": str(profile.environment_id("development")),
@@ -52,8 +57,9 @@ def test_non_numeric_path_ids_are_refused(configurations: Configurations, which:
         for method, suffix in ENDPOINTS:
             if which == "experiment" and "{experiment}" not in suffix:
                 continue
-            for wrong in NOT_NUMBERS:
-                application, experiment = (wrong, "1") if which == "application" else (app, wrong)
+            for spelled in NOT_NUMBERS:
+                wrong = spelled.format(real=real if which == "experiment" else app)
+                application, experiment = (wrong, real) if which == "application" else (app, wrong)
                 path = f"/application/{application}/v2/experiments" + suffix.format(
                     experiment=experiment
                 )

@@ -335,23 +335,24 @@ class Probe:
 
 @requirement("LIMIT-RATE-PER-INSTANCE")
 def test_each_instance_has_its_own_bucket(snapshots: Snapshots) -> None:
-    """Drain instance A; once A is refused, whenever that comes, a fresh instance B polls a few
-    times while A's drain goes on.
+    """Drain instance A; once A is refused, whenever that comes, a fresh instance B (its id A's
+    but for the last character) polls a few times while A's drain goes on.
 
     B's own bucket is full, so none of B's polls may be refused. Were B sharing A's bucket, it
     would be refused like A: A's polls keep arriving many times faster than the bucket refills,
     so a shared bucket has about one token in ``EXCESS * (burst + refill) / refill`` polls."""
     ids = ("LIMIT-RATE-PER-INSTANCE",)
     latency = answer_time(snapshots)
-    other = snapshots.client.new_instance_id()
+    # A and B differ only in their last character: the scope is the whole id (spec 8), so a
+    # bucket keyed by any part of it (a prefix) is shared here and refuses B like A
+    shared = snapshots.client.new_instance_id()
+    first, other = f"{shared}-a", f"{shared}-b"
     probes: list[Probe] = []
     probing_done = threading.Event()
     evidence = Evidence(snapshots, hold=lambda: not probing_done.is_set())
     outcome: list[Offer] = []
     drainer = threading.Thread(
-        target=lambda: outcome.append(
-            drain(snapshots, snapshots.client.new_instance_id(), "instance A", latency, evidence)
-        ),
+        target=lambda: outcome.append(drain(snapshots, first, "instance A", latency, evidence)),
         daemon=True,
     )
     drainer.start()

@@ -144,16 +144,21 @@ def test_primary_configuration_is_listed(
     configurations: Configurations, snapshots: Snapshots
 ) -> None:
     ids = ("SDK-STATUS-PRIMARY-CONFIG",)
-    configurations.create_ok("primary", {"p": 1}, ids=ids)
-    body = snapshots.snapshot("development", ids)
-    listed = [e.get("id") for e in configuration_entries(body, ids, "the development snapshot")]
-    expect(
-        body.get("primaryConfigurationId") in listed,
-        ids,
-        "primaryConfigurationId names no listed configuration",
-        f"one of {listed[:10]}",
-        repr(body.get("primaryConfigurationId")),
-    )
+    profile = snapshots.profile
+    # every environment a key reaches: each snapshot's primary is one of its own configurations
+    reached = [e for e in profile.project.environments if profile.key_for(e) is not None]
+    for environment in reached:
+        configurations.create_ok("primary", {"p": 1}, ids=ids, environment=environment)
+        body = snapshots.snapshot(environment, ids)
+        what = f"the {environment} snapshot"
+        listed = [e.get("id") for e in configuration_entries(body, ids, what)]
+        expect(
+            body.get("primaryConfigurationId") in listed,
+            ids,
+            f"primaryConfigurationId names no configuration listed in {what}",
+            f"one of {listed[:10]}",
+            repr(body.get("primaryConfigurationId")),
+        )
 
 
 # ------------------------------------------------------------------ hashes over time
