@@ -341,10 +341,11 @@ def _management_faults() -> tuple[Fault, ...]:
     return (
         fault(
             "adv2-deleted-at-word-after-patch",
-            "CFG-RECORD-TIMESTAMPS CFG-PATCH-RECORD-SHAPE",
+            "CFG-RECORD-TIMESTAMPS CFG-PATCH-RECORD-SHAPE CFG-RECORD-DELETED-AT-LIVE",
             "S24/S62, spec 2.1: `deletedAt | string, ISO 8601 date-time | present in the shape; "
             "nullability is not stated`. The record a patch returns carries deletedAt as the "
-            "word `not deleted` (create keeps null).",
+            "word `not deleted` (create keeps null): no date-time, and a live record marked "
+            "deleted (CFG-RECORD-DELETED-AT-LIVE, the convention the reference declares).",
             edit_json(PATCH, _deleted_at_word),
         ),
         fault(
@@ -378,11 +379,11 @@ def _experiment_faults() -> tuple[Fault, ...]:
         ),
         fault(
             "adv2-terminated-reads-running",
-            "EXP-TERMINATE EXP-TERMINATE-FINAL",
+            "EXP-TERMINATE",
             "S7/S90, spec 1 and 4.2: `an experiment can be terminated (POST .../terminate)`. The "
             "terminate is applied (the snapshot and per-unit content drop it), but GET "
-            "/{experimentId} still shows it running, so it is not seen to stay terminated either "
-            "(EXP-TERMINATE-FINAL, a production convention, reads it by that GET).",
+            "/{experimentId} still shows it running. One cause, one finding: EXP-TERMINATE-FINAL "
+            "(a production convention, read by that GET) is blocked by it, not measurable.",
             edit_json(EXP_GET, _terminated_reads_running),
         ),
         fault(
