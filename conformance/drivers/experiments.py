@@ -25,9 +25,8 @@ from typing import TYPE_CHECKING, Any, TypedDict, Unpack
 
 import pytest
 
-from conformance.checks import conventions, expect, json_object, violation
+from conformance.checks import conventions, expect, json_object
 from conformance.checks.declared import (
-    field_received,
     status_expectation,
     status_holds,
     status_received,
@@ -35,8 +34,8 @@ from conformance.checks.declared import (
 from conformance.drivers.call_options import Environment, ManagementOptions
 from conformance.drivers.capabilities import require_capabilities
 from conformance.drivers.experiment_cleanup import Registry, session_terminator
+from conformance.drivers.experiment_lists import MAX_PAGES, read_pages
 from conformance.drivers.experiment_names import inbound, outbound
-from conformance.drivers.experiment_pages import list_name, next_link
 from conformance.drivers.sdk import Snapshots
 from conformance.drivers.steps import body_of, ok, setup_failed
 from conformance.drivers.unit_view import UnitView
@@ -50,7 +49,6 @@ from conformance.traffic.transcript import Reply
 if TYPE_CHECKING:
     from conformance.session.cleanup import Cleanup
 
-MAX_PAGES = 1000  # of page_size_max items each: 100 000 experiments with the defaults
 UNKNOWN_EXPERIMENT_ID = 987_654_321
 WEIGHTED = "weightedHash"  # the one assignment mode whose groups carry weights
 
@@ -417,109 +415,9 @@ class Experiments:
         limit: int | None = None,
         max_pages: int = MAX_PAGES,
     ) -> list[JsonObject]:
-        """Every item of a list, in pages of ``limit`` (default ``experiments.page_size_max``)
-        as ``experiment_payload.pagination`` declares; with ``max_pages``, the items of the first
-        pages only. Any list may page: a cursor or a ``Link`` next page is followed on every
-        list; offset and page numbers are asked only of the lists ``paged_lists`` names (the
-        others are read as one answer).
-
-        A bad page violates ``ids`` (no ids: the whole test, as for any step it needs); so does
-        a cursor, a link or a page that comes back (a list that never ends) or more than
-        ``MAX_PAGES`` pages."""
-        items: list[JsonObject] = []
-        query: dict[str, str] = dict(params or {})
-        limit = limit or self.profile.experiments.page_size_max
-        mode = self.p.pagination
-        numbered = mode in ("offset", "page")
-        if numbered and list_name(suffix) not in self.p.paged_lists:
-            mode, max_pages = "one answer", 1
-        else:
-            query[self.p.limit_param] = str(limit)
-        what = f"GET {suffix or '/'}"
-        seen: set[str] = set()
-        for number in range(max_pages):
-            if mode == "offset":
-                query[self.p.offset_param] = str(len(items))
-            elif mode == "page":
-                query[self.p.page_param] = str(number + 1)
-            reply = self.call("GET", suffix, params=query)
-            found = self._page(reply, ids, what)
-            if mode in ("offset", "page"):
-                expect(
-                    not found or not same_json(found, items[-len(found) :]),
-                    ids,
-                    f"{what} pages in a loop",
-                    f"each page after the last ({mode} pagination)",
-                    f"the same {len(found)} items again after {len(items)} items",
-                    reply,
-                )
-                items.extend(found)
-                if len(found) < limit:
-                    return items
-                continue
-            items.extend(found)
-            following = self._following(reply, query, mode)
-            if following is None:
-                return items
-            token, query = following
-            expect(
-                token not in seen,
-                ids,
-                f"{what} pages in a loop",
-                f"each next page ({mode} pagination) new until the last page",
-                f"{token[:80]!r} again after {len(items)} items",
-                reply,
-            )
-            seen.add(token)
-        if max_pages < MAX_PAGES:
-            return items  # the caller asked for the first pages only (or the list is one answer)
-        raise violation(
-            ids,
-            f"{what} did not end",
-            f"a last page within {MAX_PAGES} pages of up to "
-            f"{self.profile.experiments.page_size_max} items (experiments.page_size_max)",
-            f"{len(items)} items in {MAX_PAGES} pages, and a next page still given",
-        )
-
-    def _page(self, reply: Reply, ids: Sequence[str], what: str) -> list[JsonObject]:
-        """The items of one page (a bad page violates ``ids``; none: the whole test)."""
-        page = body_of(reply)
-        found = page.get(self.p.items) if isinstance(page, dict) else None
-        good = ok(reply) and isinstance(found, list) and all(isinstance(i, dict) for i in found)
-        if not good and not ids:
-            raise setup_failed(f"read {what}", reply)
-        key = "experiment_payload.items"
-        renamed = ok(reply) and isinstance(page, dict) and found is None
-        if renamed and not self.profile.declares(key):  # under another name: a convention
-            received = field_received(page, key, self.p.items, reply.describe(), list)
-            raise conventions.miss(ids, key, self.p.items, received, what, reply)
-        expect(
-            good,
-            ids,
-            f"{what} answered no page of items",
-            f"HTTP 200 with {self.p.items!r}: an array of objects",
-            reply.describe(),
-            reply,
-        )
-        assert isinstance(found, list)
-        return [i for i in found if isinstance(i, dict)]  # all of them, as checked
-
-    def _following(
-        self, reply: Reply, query: Mapping[str, str], mode: str
-    ) -> tuple[str, dict[str, str]] | None:
-        """(what marks the next page, the query that asks for it), or None after the last. A
-        ``Link`` names the next page of the same list: its query is asked of the list's path."""
-        if mode == "link":
-            link = next_link(reply)
-            if link is None:
-                return None
-            path, pairs = link
-            return f"{path}?{pairs}", dict(pairs)
-        page = body_of(reply)
-        cursor = page.get(self.p.next_cursor) if isinstance(page, dict) else None
-        if not cursor:
-            return None
-        return str(cursor), {**query, self.p.cursor_param: str(cursor)}
+        """Every item of a list, in pages of ``limit`` (default ``experiments.page_size_max``);
+        with ``max_pages``, the items of the first pages only (``experiment_lists``)."""
+        return read_pages(self, suffix, ids, params, limit, max_pages)
 
     def listed(self, ids: Sequence[str]) -> list[JsonObject]:
         """The experiments list's items, in the summary's names."""
