@@ -75,7 +75,7 @@ def read_pages(
         elif mode == "page":
             query[owner.p.page_param] = str(number + 1)
         reply = owner.call("GET", suffix, params=query)
-        found = _page(owner, reply, ids, what)
+        found = _page(owner, reply, ids, what, list_name(suffix))
         if mode in ("offset", "page"):
             expect(
                 not found or not same_json(found, items[-len(found) :]),
@@ -114,13 +114,14 @@ def read_pages(
     )
 
 
-def _page(owner: Owner, reply: Reply, ids: Sequence[str], what: str) -> list[JsonObject]:
+def _page(owner: Owner, reply: Reply, ids: Sequence[str], what: str, name: str) -> list[JsonObject]:
     """The items of one page (a bad page violates ``ids``; none: the whole test)."""
     page = body_of(reply)
     found = page.get(owner.p.items) if isinstance(page, dict) else None
     good = ok(reply) and isinstance(found, list) and all(isinstance(i, dict) for i in found)
     if not good and not ids:
-        raise setup_failed(f"read {what}", reply)
+        # one cause, whichever experiment's list it is: the list's name, not its path
+        raise setup_failed(f"read the {name} list", reply)
     key = "experiment_payload.items"
     renamed = ok(reply) and isinstance(page, dict) and found is None
     if renamed and not owner.profile.declares(key):  # under another name: a convention

@@ -260,8 +260,9 @@ def assignment() -> tuple[Fault, ...]:
         ),
         fault(
             "non-deterministic-assignment",
-            "EXP-ASSIGNMENT-DETERMINISTIC EXP-ASSIGNMENT-COUNTS",
-            "Each evaluation buckets the unit afresh (a random salt).",
+            "EXP-ASSIGNMENT-DETERMINISTIC",
+            "Each evaluation buckets the unit afresh (a random salt); the counts' scenario, whose "
+            "unenrol step then misses its unit, is blocked by it (not measurable).",
             salted_units(lambda u: f"{u}~{random.random()}"),
         ),
         fault(

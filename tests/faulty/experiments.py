@@ -426,8 +426,9 @@ def experiments() -> tuple[Fault, ...]:
         ),
         fault(
             "rollout-not-kept",
-            "EXP-ROLLOUT-CHANGE EXP-ROLLOUT-LIMITS-ENROLMENT",
-            "A percentage change is acknowledged but not stored.",
+            "EXP-ROLLOUT-CHANGE",
+            "A percentage change is acknowledged but not stored (the enrolment limit's scenario, "
+            "whose rollout step then has no effect, is blocked by it: not measurable).",
             rollout_not_kept,
         ),
         fault(
@@ -444,9 +445,10 @@ def experiments() -> tuple[Fault, ...]:
         ),
         fault(
             "terminate-ignored",
-            "EXP-TERMINATE EXP-TERMINATE-LEAVES-SNAPSHOT EXP-TERMINATE-FINAL "
+            "EXP-TERMINATE EXP-TERMINATE-LEAVES-SNAPSHOT "
             "EXP-SNAPSHOT-HASH-MOVES-ON-TERMINATE SDK-BOOTSTRAP-ID-ONLY-ACTIVE",
-            "Terminate is acknowledged but the experiment keeps running.",
+            "Terminate is acknowledged but the experiment keeps running (EXP-TERMINATE-FINAL, "
+            "whose terminate step has no effect, is blocked by it: not measurable).",
             answer(EXP_TERMINATE, lambda r: json_response(200, {"status": "terminated"})),
         ),
         fault(

@@ -372,11 +372,14 @@ def test_numeric_header_in_bounds(snapshots: Snapshots, value: str) -> None:
     profile = snapshots.profile
     own = str(profile.project.application_id)
     sent = own if value == OWN_PROJECT else value
-    # in every environment a key reaches: the bound does not depend on the environment
-    for environment in [e for e in profile.project.environments if profile.key_for(e)]:
+    # in every environment a key reaches: the bound does not depend on the environment; the
+    # project's own id served (200) where the alias is the default one (elsewhere another answer
+    # is the alias requirements' finding: one cause, one finding)
+    reached = [e for e in profile.project.environments if profile.key_for(e)]
+    for environment in reached:
         reply = snapshots.status(environment, headers={profile.headers.numeric: sent})
         title = f"numeric header {sent} was refused in {environment}"
-        if sent == own:
+        if sent == own and environment == reached[0]:
             expect_status(reply, 200, ids, f"{title} (the project's own id)")
             continue
         expect(
