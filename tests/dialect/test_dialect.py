@@ -41,6 +41,7 @@ def test_the_fuzz_stage_finds_no_spec_doubt(fuzz_pr: Certified) -> None:
     assert not fuzz_pr.having("spec-doubt"), fuzz_pr.explain()
 
 
+@pytest.mark.timing  # a load stage or a whole run compared: one at a time
 def test_the_load_stage_finds_the_dialect_conformant(tmp_path: Path) -> None:
     """Every load requirement passes, the dialect's declared objectives included."""
     run = certify(tmp_path, ("--stage", "load"), overrides=LOAD_OBJECTIVES)

@@ -33,6 +33,7 @@ def test_the_scenarios_find_the_second_dialect_interface_conformant(tmp_path: Pa
     assert set(not_passed.values()) == {"not-applicable"}, run.explain()
 
 
+@pytest.mark.timing  # a load stage or a whole run compared: one at a time
 def test_the_load_stage_finds_the_second_dialect_conformant(tmp_path: Path) -> None:
     run = certify(tmp_path, ("--stage", "load"), overrides=LOAD_OBJECTIVES)
     assert run.report.get("verdict") == "conformant", run.explain()

@@ -76,6 +76,7 @@ def outcomes(report_dir: Path) -> tuple[str, dict[str, str]]:
 
 
 @pytest.mark.long
+@pytest.mark.timing  # a load stage or a whole run compared: one at a time
 def test_embedded_and_served_reference_give_the_same_result(
     tmp_path: Path, served: tuple[str, Path]
 ) -> None:

@@ -84,6 +84,7 @@ def test_one_client_fault_end_to_end(tmp_path: Path) -> None:
 
 
 @pytest.mark.long
+@pytest.mark.timing  # a load stage or a whole run compared: one at a time
 def test_one_load_fault_end_to_end(tmp_path: Path) -> None:
     """One load fault: a whole load-stage run, about 40 s (long tier)."""
     done = _selftest(tmp_path, "--side", "load", "--only", "hint-only-after-5xx", timeout=600)
