@@ -19,6 +19,10 @@ MAX_SECONDS = 10.0  # per drain
 PAUSE_SECONDS = 1.0  # between the drains: what comes back in it is the refill
 
 
+SCOPE_ATTEMPTS = 5  # drains to tell the scope apart from a token that came back meanwhile
+SCOPE_POLLS = 20  # the other key's polls in a row that a bucket of its own serves
+
+
 @dataclass(frozen=True)
 class Drain:
     served: int  # 200s (and 304s) before the first 429
@@ -107,13 +111,41 @@ def measure(client: Client, keys: list[SdkKey], tag: str, found: Findings) -> No
     if not others:
         found.missed("rate_limit.scope", "one SDK key for that environment: pass another --sdk-key")
         return
-    other = _poll(client, others[0], instance)
-    scope = "instance" if other.status == 429 else "key-and-instance"
+    judged = _scope(client, key, others[0], instance, burst)
+    if judged is None:
+        found.missed(
+            "rate_limit.scope",
+            f"a token came back between the polls in each of {SCOPE_ATTEMPTS} tries (a slow "
+            "machine, or a fast refill): set rate_limit.scope yourself",
+        )
+        return
+    scope, other = judged
     found.saw(
         "rate_limit.scope",
         scope,
         f"another key on the drained instance id answered {other.status}",
     )
+
+
+def _scope(
+    client: Client, key: SdkKey, other_key: SdkKey, instance: str, burst: int
+) -> tuple[str, Reply] | None:
+    """("instance" or "key-and-instance", the other key's first answer) on a bucket drained right
+    before. Refused at once: one bucket for the instance. Served ``n`` times in a row (a bucket
+    of its own holds ``burst``; a drained shared one gives back only what refilled meanwhile)
+    with the first key still refused right after: a bucket per key. Anything else (a token came
+    back in between, on a slow machine): it tries again."""
+    polls = max(2, min(burst - 1, SCOPE_POLLS))
+    for _ in range(SCOPE_ATTEMPTS):
+        if drain(client, key, instance).refused is None:
+            return None
+        answers = [_poll(client, other_key, instance) for _ in range(polls)]
+        if answers[0].status == 429:
+            return "instance", answers[0]
+        served = all(a.status in (200, 304) for a in answers)
+        if served and _poll(client, key, instance).status == 429:
+            return "key-and-instance", answers[0]
+    return None
 
 
 def _rounded(value: float) -> float | int:
