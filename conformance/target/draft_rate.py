@@ -134,16 +134,18 @@ def _scope(
     before. Refused at once: one bucket for the instance. Served ``n`` times in a row (a bucket
     of its own holds ``burst``; a drained shared one gives back only what refilled meanwhile)
     with the first key still refused right after: a bucket per key. Anything else (a token came
-    back in between, on a slow machine): it tries again."""
+    back in between, on a slow machine): it tries again, on a fresh instance id, so that the
+    other key's own bucket is whole again in each try."""
     polls = max(2, min(burst - 1, SCOPE_POLLS))
-    for _ in range(SCOPE_ATTEMPTS):
-        if drain(client, key, instance).refused is None:
+    for attempt in range(SCOPE_ATTEMPTS):
+        tried = instance if attempt == 0 else f"{instance}-{attempt}"
+        if drain(client, key, tried).refused is None:
             return None
-        answers = [_poll(client, other_key, instance) for _ in range(polls)]
+        answers = [_poll(client, other_key, tried) for _ in range(polls)]
         if answers[0].status == 429:
             return "instance", answers[0]
         served = all(a.status in (200, 304) for a in answers)
-        if served and _poll(client, key, instance).status == 429:
+        if served and _poll(client, key, tried).status == 429:
             return "key-and-instance", answers[0]
     return None
 
