@@ -137,6 +137,20 @@ class Client:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
+    def sibling(self) -> Client:
+        """A client of the same target, pacer, ledger and connection pool, with a transcript of
+        its own: traffic sent for another test at the same time, kept apart until it joins it."""
+        return Client(
+            self.base_url,
+            self.profile,
+            run_prefix=self.run_prefix,
+            pacer=self.pacer,
+            redactor=self.redactor,
+            timeout=self.timeout,
+            http=self._http,
+            ledger=self.ledger,
+        )
+
     # ------------------------------------------------------------ naming
 
     def new_instance_id(self) -> str:

@@ -33,6 +33,7 @@ from conformance.drivers.sdk import Snapshots
 from conformance.errors import NotMeasurable
 from conformance.oracles.header_grammar import Problem, retry_after
 from conformance.oracles.rate_budget import Window, early_refusal
+from conformance.stages.scenarios.side_by_side import SideBySide
 from conformance.traffic.delivery import delivery
 from conformance.traffic.open_loop import Offer, Planned, Record, reply_of, send, uniform
 from conformance.traffic.token_bucket import Limit
@@ -94,6 +95,15 @@ def declared_allows(snapshots: Snapshots, seconds: float) -> float:
     """The most polls the declared bucket serves over ``seconds`` from full."""
     limit = declared(snapshots)
     return limit.burst + limit.refill_per_second * max(0.0, seconds) + MARGIN_TOKENS
+
+
+@dataclass(frozen=True)
+class Traffic:
+    """What a rate-limit test sent, for it to judge: its open-loop run and, for the burst test,
+    the poll after the Retry-After of the freshest 429 that said when."""
+
+    offered: Offer
+    again: Reply | None = None
 
 
 @dataclass
@@ -250,82 +260,6 @@ def wait_out(
     snapshots.client.forget_bucket(bucket)
 
 
-@requirement(
-    "LIMIT-RATE-ENFORCED",
-    "LIMIT-RATE-WITHIN-BUDGET",
-    "LIMIT-RATE-429-RETRY-AFTER",
-    "LIMIT-RATE-RECOVERS",
-)
-def test_burst_is_limited_and_recovers(snapshots: Snapshots) -> None:
-    instance = snapshots.client.new_instance_id()
-    key = snapshots.key("development").key
-    offered = drain(snapshots, instance, "one instance", answer_time(snapshots))
-    # Retry-After and the budget's figures are production conventions (a profile may leave them
-    # undeclared: judged at the drop-in level): a miss of either stops nothing else, so the
-    # limit still reads as enforced and the recovery is judged on the 429s that said when.
-    with IndependentChecks() as independent:
-        refused = judge_drain(
-            snapshots,
-            offered,
-            ("LIMIT-RATE-ENFORCED",),
-            "one instance id",
-            fresh=("LIMIT-RATE-WITHIN-BUDGET",),
-            independent=independent,
-        )
-        unusable = [r for r in refused if retry_after_seconds(r.header("retry-after")) is None]
-        timed = [r for r in refused if r not in unusable]
-        independent.checked.append("LIMIT-RATE-ENFORCED")  # judge_drain raised had it broken
-        broken = {i for v in independent.broken for i in v.requirement_ids}
-        held = ("LIMIT-RATE-ENFORCED", "LIMIT-RATE-WITHIN-BUDGET")
-        drained = [i for i in held if i not in broken]
-        independent.check(
-            not unusable,
-            ("LIMIT-RATE-429-RETRY-AFTER",),
-            "a 429 carries no usable Retry-After",
-            "Retry-After on every 429: delay-seconds (digits) or an IMF-fixdate (RFC 9110 10.2.3)",
-            f"{len(unusable)} of {len(refused)} 429s; "
-            f"{retry_after_problem(unusable[0].header('retry-after')) if unusable else ''}",
-            reply_of(snapshots.client, unusable[0]) if unusable else None,
-        )
-        if not timed:
-            raise NotMeasurable(
-                f"no 429 of {len(refused)} said when to retry: no Retry-After to wait out",
-                ("LIMIT-RATE-RECOVERS",),
-                (*drained, *([] if unusable else ["LIMIT-RATE-429-RETRY-AFTER"])),
-            )
-        last = max(timed, key=lambda r: r.answered or 0.0)  # the freshest word on a token
-        delay = retry_after_seconds(last.header("retry-after"))
-        assert delay is not None and last.answered is not None
-        limit = declared(snapshots)
-        if not independent.check(
-            delay <= MAX_WAIT_SECONDS,
-            ("LIMIT-RATE-RECOVERS",),
-            "a 429 asks for a wait the declared refill does not need",
-            f"Retry-After within {MAX_WAIT_SECONDS:g}s (the declared refill of "
-            f"{limit.refill_per_second:g}/s brings a token back in "
-            f"{1 / limit.refill_per_second:.2f}s)",
-            f"Retry-After: {last.header('retry-after')!r}",
-            reply_of(snapshots.client, last),
-        ):
-            return
-        time.sleep(max(0.0, last.answered + delay + 0.05 - time.monotonic()))
-        again = snapshots.client.status(
-            key=key,
-            environment="development",
-            instance_id=instance,
-            allow_rate_limit=True,
-            pace=False,
-        )
-        independent.check(
-            again.status == 200,
-            ("LIMIT-RATE-RECOVERS",),
-            "the instance was not served again after Retry-After",
-            f"HTTP 200 {delay:g}s after the last 429 (its Retry-After)",
-            again.describe(),
-            again,
-        )
-
-
 @dataclass(frozen=True)
 class Probe:
     sent: float
@@ -334,13 +268,17 @@ class Probe:
 
 
 @requirement("LIMIT-RATE-PER-INSTANCE")
-def test_each_instance_has_its_own_bucket(snapshots: Snapshots) -> None:
+def test_each_instance_has_its_own_bucket(
+    request: pytest.FixtureRequest, snapshots: Snapshots
+) -> None:
     """Drain instance A; once A is refused, whenever that comes, a fresh instance B (its id A's
     but for the last character) polls a few times while A's drain goes on.
 
     B's own bucket is full, so none of B's polls may be refused. Were B sharing A's bucket, it
     would be refused like A: A's polls keep arriving many times faster than the bucket refills,
-    so a shared bucket has about one token in ``EXCESS * (burst + refill) / refill`` polls."""
+    so a shared bucket has about one token in ``EXCESS * (burst + refill) / refill`` polls.
+    Passed, it lets the other drains of this module go out side by side (``side_by_side``);
+    so it runs first of them."""
     ids = ("LIMIT-RATE-PER-INSTANCE",)
     latency = answer_time(snapshots)
     # A and B differ only in their last character: the scope is the whole id (spec 8), so a
@@ -391,56 +329,189 @@ def test_each_instance_has_its_own_bucket(snapshots: Snapshots) -> None:
             f"{turned_away[0].reply.describe()}; {offered.describe()}",
             turned_away[0].reply,
         )
+    SIDE_BY_SIDE.independent(request)
+
+
+def burst_traffic(snapshots: Snapshots) -> Traffic:
+    """One instance id drained, then (when a 429 said when, within ``MAX_WAIT_SECONDS``) one
+    poll of it after the freshest such 429's Retry-After."""
+    instance = snapshots.client.new_instance_id()
+    offered = drain(snapshots, instance, "one instance", answer_time(snapshots))
+    timed = [
+        r
+        for r in offered.sent(DRAIN)
+        if r.status == limited_status(snapshots)
+        and retry_after_seconds(r.header("retry-after")) is not None
+    ]
+    if not timed:
+        return Traffic(offered)
+    last = max(timed, key=lambda r: r.answered or 0.0)  # the freshest word on a token
+    delay = retry_after_seconds(last.header("retry-after"))
+    if delay is None or delay > MAX_WAIT_SECONDS or last.answered is None:
+        return Traffic(offered)
+    time.sleep(max(0.0, last.answered + delay + 0.05 - time.monotonic()))
+    again = snapshots.client.status(
+        key=snapshots.key("development").key,
+        environment="development",
+        instance_id=instance,
+        allow_rate_limit=True,
+        pace=False,
+    )
+    return Traffic(offered, again)
+
+
+@requirement(
+    "LIMIT-RATE-ENFORCED",
+    "LIMIT-RATE-WITHIN-BUDGET",
+    "LIMIT-RATE-429-RETRY-AFTER",
+    "LIMIT-RATE-RECOVERS",
+)
+def test_burst_is_limited_and_recovers(
+    request: pytest.FixtureRequest, snapshots: Snapshots
+) -> None:
+    traffic = SIDE_BY_SIDE.take(request, snapshots)
+    offered = traffic.offered
+    # Retry-After and the budget's figures are production conventions (a profile may leave them
+    # undeclared: judged at the drop-in level): a miss of either stops nothing else, so the
+    # limit still reads as enforced and the recovery is judged on the 429s that said when.
+    with IndependentChecks() as independent:
+        refused = judge_drain(
+            snapshots,
+            offered,
+            ("LIMIT-RATE-ENFORCED",),
+            "one instance id",
+            fresh=("LIMIT-RATE-WITHIN-BUDGET",),
+            independent=independent,
+        )
+        unusable = [r for r in refused if retry_after_seconds(r.header("retry-after")) is None]
+        timed = [r for r in refused if r not in unusable]
+        independent.checked.append("LIMIT-RATE-ENFORCED")  # judge_drain raised had it broken
+        broken = {i for v in independent.broken for i in v.requirement_ids}
+        held = ("LIMIT-RATE-ENFORCED", "LIMIT-RATE-WITHIN-BUDGET")
+        drained = [i for i in held if i not in broken]
+        independent.check(
+            not unusable,
+            ("LIMIT-RATE-429-RETRY-AFTER",),
+            "a 429 carries no usable Retry-After",
+            "Retry-After on every 429: delay-seconds (digits) or an IMF-fixdate (RFC 9110 10.2.3)",
+            f"{len(unusable)} of {len(refused)} 429s; "
+            f"{retry_after_problem(unusable[0].header('retry-after')) if unusable else ''}",
+            reply_of(snapshots.client, unusable[0]) if unusable else None,
+        )
+        if not timed:
+            raise NotMeasurable(
+                f"no 429 of {len(refused)} said when to retry: no Retry-After to wait out",
+                ("LIMIT-RATE-RECOVERS",),
+                (*drained, *([] if unusable else ["LIMIT-RATE-429-RETRY-AFTER"])),
+            )
+        last = max(timed, key=lambda r: r.answered or 0.0)  # the freshest word on a token
+        delay = retry_after_seconds(last.header("retry-after"))
+        assert delay is not None
+        limit = declared(snapshots)
+        if not independent.check(
+            delay <= MAX_WAIT_SECONDS,
+            ("LIMIT-RATE-RECOVERS",),
+            "a 429 asks for a wait the declared refill does not need",
+            f"Retry-After within {MAX_WAIT_SECONDS:g}s (the declared refill of "
+            f"{limit.refill_per_second:g}/s brings a token back in "
+            f"{1 / limit.refill_per_second:.2f}s)",
+            f"Retry-After: {last.header('retry-after')!r}",
+            reply_of(snapshots.client, last),
+        ):
+            return
+        again = traffic.again
+        assert again is not None  # sent whenever the checks above hold
+        independent.check(
+            again.status == 200,
+            ("LIMIT-RATE-RECOVERS",),
+            "the instance was not served again after Retry-After",
+            f"HTTP 200 {delay:g}s after the last 429 (its Retry-After)",
+            again.describe(),
+            again,
+        )
+
+
+def anonymous_traffic(snapshots: Snapshots) -> Traffic:
+    """A drain without an instance id, then the wait for its bucket to refill (whatever the
+    verdict: the bucket is the anonymous callers', shared by every poll without an id)."""
+    refused: list[Record] = []
+    try:
+        offered = drain(snapshots, None, "no instance id", answer_time(snapshots))
+        refusal = limited_status(snapshots)
+        drained = sorted(offered.sent(DRAIN), key=lambda r: r.sent or 0.0)
+        refused = [r for r in drained if r.status == refusal]
+    finally:
+        wait_out(snapshots, refused, (snapshots.key("development").key, None))
+    return Traffic(offered)
 
 
 @requirement("LIMIT-RATE-SHARED-WITHOUT-ID")
-def test_callers_without_an_id_share_a_bucket(snapshots: Snapshots) -> None:
+def test_callers_without_an_id_share_a_bucket(
+    request: pytest.FixtureRequest, snapshots: Snapshots
+) -> None:
     """Polls without an instance id, spread over several connections, drain one bucket.
 
     One shared bucket serves no more than the declared budget over the drain, whichever
     connection (server) each poll came from; a bucket per connection serves several budgets."""
     ids = ("LIMIT-RATE-SHARED-WITHOUT-ID",)
-    key = snapshots.key("development").key
-    refused: list[Record] = []
-    try:
-        offered = drain(snapshots, None, "no instance id", answer_time(snapshots))
-        connections = {r.connection for r in offered.sent(DRAIN)}
-        refused = judge_drain(
-            snapshots, offered, ids, f"callers without an id on {len(connections)} connections"
-        )  # a poll answered neither 200 nor 429 is judged however few connections it took
-        if len(connections) < 2:
-            raise NotMeasurable(f"the suite sent from {len(connections)} connection only")
-    finally:
-        wait_out(snapshots, refused, (key, None))
+    offered = SIDE_BY_SIDE.take(request, snapshots).offered
+    connections = {r.connection for r in offered.sent(DRAIN)}
+    judge_drain(
+        snapshots, offered, ids, f"callers without an id on {len(connections)} connections"
+    )  # a poll answered neither 200 nor 429 is judged however few connections it took
+    if len(connections) < 2:
+        raise NotMeasurable(f"the suite sent from {len(connections)} connection only")
+
+
+@dataclass(frozen=True)
+class Paced:
+    """The within-budget run's plan: ``at_once`` polls at once, then ``pace`` per second for
+    ``steady_seconds``, from the declared bucket."""
+
+    at_once: int
+    pace: float
+    steady_seconds: float
+
+    @classmethod
+    def of(cls, limit: Limit) -> Paced:
+        spare = max(3, math.ceil(limit.burst * SPARE_SHARE))
+        pace = STEADY_SHARE * limit.refill_per_second
+        steady = max(1.0, 2 * spare / ((STEADY_SHARE - SLOW_SHARE) * limit.refill_per_second))
+        return cls(max(0, int(limit.burst) - spare), pace, steady)
+
+    def times(self) -> list[float]:
+        start = 0.05 + 1 / self.pace
+        steady = uniform(math.ceil(self.pace * self.steady_seconds), self.steady_seconds, start)
+        return uniform(self.at_once, 0.05) + steady
+
+
+def paced_traffic(snapshots: Snapshots) -> Traffic:
+    instance = snapshots.client.new_instance_id()
+    latency = answer_time(snapshots)
+    plan = [poll(snapshots, at, instance) for at in Paced.of(declared(snapshots)).times()]
+    return Traffic(send(snapshots.client, plan, latency, "within the budget"))
 
 
 @requirement("LIMIT-RATE-WITHIN-BUDGET")
-def test_paced_polls_are_never_limited(snapshots: Snapshots) -> None:
+def test_paced_polls_are_never_limited(
+    request: pytest.FixtureRequest, snapshots: Snapshots
+) -> None:
     """A fresh instance spends most of its declared burst at once, then polls steadily below the
     declared refill: a correct bucket never runs dry, one that refills at ``SLOW_SHARE`` of the
     declared rate (or holds less than the declared burst) does within the steady part. Each
     429 is judged against the declared bucket's floor at the poll's arrival (send to answer)."""
     ids = ("LIMIT-RATE-WITHIN-BUDGET",)
     limit = declared(snapshots)
-    spare = max(3, math.ceil(limit.burst * SPARE_SHARE))
-    at_once = max(0, int(limit.burst) - spare)
-    pace = STEADY_SHARE * limit.refill_per_second
-    steady_seconds = max(1.0, 2 * spare / ((STEADY_SHARE - SLOW_SHARE) * limit.refill_per_second))
-    start = 0.05 + 1 / pace
-    times = uniform(at_once, 0.05) + uniform(
-        math.ceil(pace * steady_seconds), steady_seconds, start
-    )
-    instance = snapshots.client.new_instance_id()
-    latency = answer_time(snapshots)
-    plan = [poll(snapshots, at, instance) for at in times]
-    offered = send(snapshots.client, plan, latency, "within the budget")
+    paced = Paced.of(limit)
+    offered = SIDE_BY_SIDE.take(request, snapshots).offered
+    planned = len(paced.times())
     records = sorted(offered.sent(), key=lambda r: r.sent or 0.0)
     bad = [r for r in records if r.status not in (200, limited_status(snapshots))]
     expect(
         not bad,
         ids,
         "a poll within the declared budget was not answered",
-        f"HTTP 200 for each of {len(plan)} polls",
+        f"HTTP 200 for each of {planned} polls",
         f"{_status(bad[0])}; {offered.describe()}" if bad else "",
         reply_of(snapshots.client, bad[0]) if bad and bad[0].status is not None else None,
     )
@@ -459,8 +530,18 @@ def test_paced_polls_are_never_limited(snapshots: Snapshots) -> None:
     raise violation(
         ids,
         "a poll within the declared budget was refused",
-        f"HTTP 200 for each of {len(plan)} polls: {at_once} at once, then {pace:g}/s for "
-        f"{steady_seconds:.2f}s (burst {limit.burst:g}, refill {limit.refill_per_second:g}/s)",
+        f"HTTP 200 for each of {planned} polls: {paced.at_once} at once, then "
+        f"{paced.pace:g}/s for {paced.steady_seconds:.2f}s (burst {limit.burst:g}, refill "
+        f"{limit.refill_per_second:g}/s)",
         f"{early.describe(limit, spans, first)}; {len(refused)} refused; {offered.describe()}",
         reply_of(snapshots.client, records[early.index]),
     )
+
+
+SIDE_BY_SIDE = SideBySide(
+    {
+        "test_burst_is_limited_and_recovers": burst_traffic,
+        "test_callers_without_an_id_share_a_bucket": anonymous_traffic,
+        "test_paced_polls_are_never_limited": paced_traffic,
+    }
+)
