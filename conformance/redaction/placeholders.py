@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import html
 import json
 from collections.abc import Callable, Iterable, Mapping
@@ -123,6 +124,17 @@ class _Fragments:
         return value
 
 
+Named = tuple[tuple[str, str], ...]  # (secret or spelling, its placeholder name) pairs
+
+
+@functools.lru_cache(maxsize=32)
+def _spellings(named: Named) -> tuple[Named, _Fragments]:
+    """The spellings and fragments of a set of named secrets, worked out once per set (every
+    test's client redacts with the same profile's secrets; neither is changed once made)."""
+    forms = tuple(spelled(named))
+    return forms, _Fragments(list(forms))
+
+
 class Redactor:
     """Replaces known secrets, in any escaped spelling, with shell-style placeholders such as
     ``$RCES_PAT`` (fragments of a secret cut short at an ellipsis too)."""
@@ -133,8 +145,7 @@ class Redactor:
         self._spell()
 
     def _spell(self) -> None:
-        self._secrets = spelled(self._named.items())
-        self._fragments = _Fragments(self._secrets)
+        self._secrets, self._fragments = _spellings(tuple(self._named.items()))
 
     def add(self, value: str, name: str = "") -> None:
         if value and value not in self._named:

@@ -31,6 +31,7 @@ from conformance.json_types import JsonValue
 from conformance.oracles.json_equality import same_json
 from conformance.target.profile import Profile
 from conformance.traffic.client import SdkCallOptions
+from conformance.traffic.open_loop import Planned, Record, reply_of, send, uniform
 from conformance.traffic.transcript import Reply
 
 requirement = pytest.mark.requirement
@@ -85,29 +86,42 @@ def _method(method: str, path: str) -> Callable[[Configurations, Snapshots], Rep
 
 
 def _rate_limited(c: Configurations, s: Snapshots) -> Reply:
-    """Status polls of a fresh instance, unpaced, until the declared bucket refuses one
-    (``errors.rate_limited_status``, 429 by default); the last answer (a 200 when the target
-    refilled as fast as the suite sent: no refusal to judge). No pause after it: the test runs
-    with the serial tests that spend (``serial(spends=True)``), after every read that needs a
-    quiet target; those after it are the shedding test, which provokes load itself and waits
-    for its release, and the rate-limit drains, which judge statuses, not the hint."""
+    """Status polls of a fresh instance, open-loop at ``RATE_EXCESS`` times what the declared
+    bucket serves (so a distant target is drained as fast as a near one: a round trip per poll
+    would let the refill keep up), until the declared bucket refuses one
+    (``errors.rate_limited_status``, 429 by default): the first refusal; else the last answer
+    (a 200, or none at all: no refusal to judge; other requirements judge that).
+
+    No pause after it: the test runs with the serial tests that spend (``serial(spends=True)``),
+    after every read that needs a quiet target; those after it are the shedding test, which
+    provokes load itself and waits for its release, and the rate-limit drains, which judge
+    statuses, not the hint."""
     limit = s.profile.rate_limit
-    instance = s.client.new_instance_id()
-    reply = s.status(instance_id=instance)
-    for _ in range(int(limit.burst + 2 * limit.refill_per_second) + RATE_SPARE):
-        reply = s.client.status(
-            key=s.key().key,
-            environment="development",
-            instance_id=instance,
-            allow_rate_limit=True,
-            pace=False,
-        )
-        if reply.status == s.profile.errors.rate_limited_status:
-            break
-    return reply
+    names = s.profile.headers
+    refusal = s.profile.errors.rate_limited_status
+    latency = s.status(instance_id=s.client.new_instance_id()).exchange.elapsed_ms / 1000
+    headers = {
+        "authorization": s.key().key,
+        names.environment: "development",
+        names.instance_id: s.client.new_instance_id(),
+    }
+    count = int(limit.burst + 2 * limit.refill_per_second) + RATE_SPARE
+    rate = RATE_EXCESS * (limit.burst + limit.refill_per_second)
+    plan = [Planned(at, "/sdk/v2/status", headers) for at in uniform(count, count / rate)]
+    offered = send(s.client, plan, latency, "a drain for a 429", until=_refused(refusal))
+    answered = sorted(offered.sent(), key=lambda r: r.answered or 0.0)
+    refused = [r for r in answered if r.status == refusal]
+    if refused:
+        return reply_of(s.client, refused[0])
+    return reply_of(s.client, ([r for r in answered if r.status] or list(offered.records))[-1])
+
+
+def _refused(status: int) -> Callable[[Record], bool]:
+    return lambda record: record.status == status
 
 
 RATE_SPARE = 40  # polls past the declared burst and two seconds' refill before giving up
+RATE_EXCESS = 2.0  # the drain offers this many times the declared burst and refill a second
 
 CASES: list[Case] = [
     Case("status-no-key", "status", False, lambda c, s: c.client.status(key=None)),
