@@ -19,7 +19,7 @@ To add a key or a section (say ``paging:``), in three places and with one defaul
    is None. A section that sets a stage (``STAGE_SECTIONS``) gets its dataclass in the stage
    instead, read with ``stage_section``.
 3. ``docs/target-profile.md``: the key in the example, with its default as the value
-   (``tests/conformance/target/test_profile_docs.py`` holds the schema, these dataclasses and
+   (``tests/conformance/profile/test_profile_docs.py`` holds the schema, these dataclasses and
    the page equal).
 """
 
