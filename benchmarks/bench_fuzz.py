@@ -242,12 +242,12 @@ def replay_timing(count: int, work: Path) -> None:
     sys.path.insert(0, str(ROOT / "tests" / "conformance" / "stages" / "fuzz"))
     mixed_cases = importlib.import_module("corpus_cases").mixed_cases
 
+    from conformance.profile import load
     from conformance.stages.fuzz import corpus
     from conformance.stages.fuzz.aiming import FuzzTarget
     from conformance.stages.fuzz.budget import tier
     from conformance.stages.fuzz.execution import FuzzRun
     from conformance.stages.fuzz.replay import replay_corpus
-    from conformance.target.profile import load
     from conformance.traffic.client import Client
 
     directory = work / "corpus"

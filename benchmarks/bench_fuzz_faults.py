@@ -64,10 +64,10 @@ for _path in (ROOT, ROOT / "tests"):  # faulty.* and tests.support.*, as the har
 
 from conformance.contract.document import load_contract  # noqa: E402
 from conformance.contract.specialisation import specialise  # noqa: E402
+from conformance.profile import Profile, load  # noqa: E402
 from conformance.stages.fuzz.auth import AUTH_REQUIREMENTS, kind_of, widest_key  # noqa: E402
 from conformance.stages.fuzz.plugin import stage_requirements  # noqa: E402
 from conformance.stages.fuzz.response_checks import requirements_for  # noqa: E402
-from conformance.target.profile import Profile, load  # noqa: E402
 from refserver.runner import start_server  # noqa: E402
 from tests.support.profiles import with_overrides  # noqa: E402
 

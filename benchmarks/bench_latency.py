@@ -35,8 +35,8 @@ sys.path.insert(0, str(ROOT / "tests" / "support"))
 
 from latency_proxy import LatencyProxy  # noqa: E402
 
+from conformance.profile import Profile, load  # noqa: E402
 from conformance.run.workers import for_round_trip, round_trip  # noqa: E402
-from conformance.target.profile import Profile, load  # noqa: E402
 from conformance.traffic.open_loop import Planned, offer, uniform  # noqa: E402
 from refserver.runner import start_server  # noqa: E402
 

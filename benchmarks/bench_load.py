@@ -37,11 +37,11 @@ from typing import Any
 
 import httpx
 
+from conformance.profile import load as load_profile
 from conformance.stages.load.engine import Fleet, run_fleet
 from conformance.stages.load.plan import Plan, plan_from
 from conformance.stages.load.records import Results
 from conformance.stages.load.series import percentile
-from conformance.target.profile import load as load_profile
 from refserver.runner import start_server
 
 PORT = 5590

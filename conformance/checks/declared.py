@@ -16,7 +16,7 @@ from typing import TypeAlias
 
 from conformance.checks import conventions, expect, violation
 from conformance.errors import ContractViolation
-from conformance.target.profile import Profile
+from conformance.profile import Profile
 from conformance.traffic.transcript import Reply
 
 

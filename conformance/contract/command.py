@@ -21,10 +21,10 @@ import yaml
 from conformance.contract.document import load_contract
 from conformance.contract.levels import DOUBT, DROP_IN, INTERFACE, interface_document, level_counts
 from conformance.contract.specialisation import default_profile, specialise
-from conformance.target.profile import load, parse
+from conformance.profile import load, parse
 
 if TYPE_CHECKING:
-    from conformance.target.profile import Profile
+    from conformance.profile import Profile
 
 DESCRIPTION = """\
 Write the OpenAPI 3.1 contract specialised by a target profile: the header, query parameter and

@@ -52,7 +52,7 @@ from conformance.contract.schema_walk import operations_of
 from conformance.json_types import JsonObject
 
 if TYPE_CHECKING:
-    from conformance.target.profile import Profile
+    from conformance.profile import Profile
 
 INTERFACE, DROP_IN, DOUBT = "interface", "drop-in", "doubt"
 STATED_KEYWORDS, DROP_IN_KEYWORDS, LEVEL_MARK = "x-stated", "x-drop-in", "x-level"

@@ -15,10 +15,10 @@ from dataclasses import dataclass
 from fnmatch import fnmatchcase
 from typing import TYPE_CHECKING
 
-from conformance.target.profile import DEFAULTS
+from conformance.profile.defaults import DEFAULTS
 
 if TYPE_CHECKING:
-    from conformance.target.profile import Profile
+    from conformance.profile import Profile
 
 MARK = "x-profile-key"
 VALUE_MARK = "x-profile-value"

@@ -28,7 +28,7 @@ from conformance.contract.specialisation import Specialiser
 from conformance.json_types import JsonObject
 
 if TYPE_CHECKING:
-    from conformance.target.profile import Profile
+    from conformance.profile import Profile
 
 V = TypeVar("V")
 

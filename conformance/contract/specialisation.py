@@ -54,10 +54,10 @@ from conformance.contract.schema_walk import (
     translate_instance,
 )
 from conformance.json_types import JsonObject
-from conformance.target.profile import parse
+from conformance.profile import parse
 
 if TYPE_CHECKING:
-    from conformance.target.profile import Profile
+    from conformance.profile import Profile
 
 # Only what a profile cannot default: the names and statuses all come from the defaults.
 DEFAULT_PROFILE = """\

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from conformance.checks import IndependentChecks, json_object
 from conformance.drivers.sdk import OUT_OF_SCOPE_STATUS, Snapshots, no_snapshot
 from conformance.oracles.json_equality import same_json
-from conformance.target.profile import SdkKey
+from conformance.profile.access import SdkKey
 from conformance.traffic.transcript import Reply
 
 # alias form sent (None: the header omitted) -> the environment it selects

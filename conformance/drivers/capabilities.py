@@ -11,7 +11,7 @@ from collections.abc import Iterable
 
 from conformance.catalogue.requirements import catalogue_index
 from conformance.errors import Unsupported
-from conformance.target.profile import Profile
+from conformance.profile import Profile
 
 
 def require_mode(profile: Profile, mode: str) -> None:

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 from conformance.drivers.call_options import Environment
 from conformance.errors import ConformanceError
-from conformance.target.profile import Profile
+from conformance.profile import Profile
 from conformance.traffic.client import Client
 from conformance.traffic.pacing import Pacer
 

@@ -19,7 +19,8 @@ from conformance.drivers.experiment_pages import list_name, next_link
 from conformance.drivers.steps import body_of, ok, setup_failed
 from conformance.json_types import JsonObject
 from conformance.oracles.json_equality import same_json
-from conformance.target.profile import ExperimentPayload, Profile
+from conformance.profile import Profile
+from conformance.profile.experiments import ExperimentPayload
 from conformance.traffic.transcript import Reply
 
 MAX_PAGES = 1000  # of page_size_max items each: 100 000 experiments with the defaults

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from conformance.json_types import JsonValue
-from conformance.target.profile import ExperimentCreate
+from conformance.profile.experiments import ExperimentCreate
 
 # experiment_payload.create key -> the summary's name (spec 2.5), top level and in a group
 TOP: dict[str, str] = {

@@ -42,7 +42,7 @@ from conformance.drivers.unit_view import UnitView
 from conformance.json_types import JsonObject, JsonValue
 from conformance.oracles.experiment_changeset import as_json_patch
 from conformance.oracles.json_equality import same_json
-from conformance.target.profile import BootstrapPayload, ExperimentPayload
+from conformance.profile.experiments import BootstrapPayload, ExperimentPayload
 from conformance.traffic.client import UNSET, Client
 from conformance.traffic.transcript import Reply
 

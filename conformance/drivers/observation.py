@@ -24,8 +24,8 @@ from conformance.drivers.steps import body_of, ok
 from conformance.errors import ConformanceError
 from conformance.json_types import JsonObject
 from conformance.oracles.json_equality import same_json
+from conformance.profile import Profile
 from conformance.session.cleanup import Cleanup
-from conformance.target.profile import Profile
 from conformance.traffic.client import Client
 from conformance.traffic.transcript import Reply
 

@@ -11,8 +11,8 @@ from conformance.errors import NotConfigured
 from conformance.json_types import JsonObject, JsonValue
 from conformance.oracles.header_grammar import ENTITY_TAG, EntityTag, Problem, entity_tag
 from conformance.oracles.json_equality import same_json
+from conformance.profile.access import SdkKey
 from conformance.session.serial_phase import require_serial_phase
-from conformance.target.profile import SdkKey
 from conformance.traffic.client import Client, SdkCallOptions
 from conformance.traffic.transcript import Reply
 

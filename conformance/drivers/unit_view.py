@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from conformance.json_types import JsonObject, JsonValue
 from conformance.oracles.json_equality import same_json
-from conformance.target.profile import BootstrapPayload, ExperimentPayload
+from conformance.profile.experiments import BootstrapPayload, ExperimentPayload
 from conformance.traffic.transcript import Reply
 
 

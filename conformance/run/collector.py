@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from conformance.profile.loading import written_keys
 from conformance.redaction.run_outputs import OutputRedaction
 from conformance.report import step_summary
 from conformance.report.headline import blocked_sentence, summary_line
@@ -30,7 +31,6 @@ from conformance.session.state import (
 )
 from conformance.stages import Stage, answered_by, named
 from conformance.stages.declaration import Details
-from conformance.target.profile import written_keys
 from conformance.target.resolution import Target
 from conformance.verdict.records import TestRecord
 from conformance.verdict.run_report import report_for_run

@@ -13,11 +13,11 @@ from collections.abc import Iterator
 import httpx
 import pytest
 
+from conformance.profile import Profile
+from conformance.profile import reads as profile_reads
 from conformance.run import handover
 from conformance.session.cleanup import Cleanup
 from conformance.session.state import DEADLINE, RUN_ID, TRANSCRIPT
-from conformance.target import profile_reads
-from conformance.target.profile import Profile
 from conformance.target.resolution import Target
 from conformance.traffic.client import Client, new_http_client
 from conformance.traffic.pacing import Pacer
@@ -47,7 +47,7 @@ def target(pytestconfig: pytest.Config) -> Iterator[Target]:
 
 @pytest.fixture(scope="session")
 def profile(target: Target) -> Profile:
-    """The target's loaded ``conformance.target.profile.Profile``."""
+    """The target's loaded ``conformance.profile.Profile``."""
     return target.profile
 
 

@@ -20,6 +20,7 @@ import pytest
 from conformance.catalogue.requirements import load_catalogue
 from conformance.drivers import observation
 from conformance.errors import UsageError
+from conformance.profile import Profile
 from conformance.report.model import Difference
 from conformance.run import requirement_ids
 from conformance.session.state import (
@@ -31,7 +32,6 @@ from conformance.session.state import (
     target_of,
 )
 from conformance.stages import Stage, answered_by, collected_by, default_answered
-from conformance.target.profile import Profile
 from conformance.target.resolution import Target, establish
 
 WORKERINPUT_KEY = "conformance_target"

@@ -29,6 +29,7 @@ from conformance.errors import (
     NotMeasurable,
     Unsupported,
 )
+from conformance.profile import reads as profile_reads
 from conformance.redaction.run_outputs import OutputRedaction
 from conformance.report.allure_labels import apply_allure_labels, attach_exchanges
 from conformance.report.body_cut import cut_exchange
@@ -51,7 +52,6 @@ from conformance.session.state import (
     add_secrets,
 )
 from conformance.stages import add_pytest_options, collected_by, of_module
-from conformance.target import profile_reads
 from conformance.target.resolution import Target, new_run_id
 from conformance.verdict.classification import classify
 from conformance.verdict.levels import at_their_levels

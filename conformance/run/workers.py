@@ -21,7 +21,7 @@ import time
 
 import httpx
 
-from conformance.target.profile import Profile
+from conformance.profile import Profile
 
 NEAR_WORKERS = 2  # loopback: two CPU-bound workers were the fastest on two cores
 NEAR_SECONDS = 0.005  # a round trip below this is "near"

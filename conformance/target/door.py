@@ -27,8 +27,8 @@ from collections.abc import Callable
 from functools import partial
 
 from conformance.errors import NoAnswer, UnboundedAnswer, UsageError
+from conformance.profile import Profile
 from conformance.report.body_cut import cut
-from conformance.target.profile import Profile
 from conformance.traffic.client import Client
 from conformance.traffic.transcript import Reply
 

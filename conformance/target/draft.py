@@ -28,16 +28,17 @@ from typing import Any
 import yaml
 
 from conformance.errors import NoAnswer, UnboundedAnswer, UsageError
+from conformance.profile import parse
+from conformance.profile.access import SdkKey
+from conformance.profile.defaults import DEFAULTS
 from conformance.target import door, draft_headers, draft_openapi
-from conformance.target import profile as profiles
 from conformance.target.draft_probes import Findings, Prober, hash_form
 from conformance.target.draft_rate import measure
 from conformance.target.draft_render import Given, render, to_confirm
-from conformance.target.profile import SdkKey
 from conformance.traffic.client import Client
 from conformance.traffic.transcript import Reply
 
-DEFAULT_ENV_HEADER = str(profiles.DEFAULTS["headers"]["environment"])
+DEFAULT_ENV_HEADER = str(DEFAULTS["headers"]["environment"])
 
 
 @dataclass(frozen=True)
@@ -217,14 +218,14 @@ def draft(
         "project": {"application_id": application_id, "environments": environments},
         **_names(found),
     }
-    working = profiles.parse(yaml.safe_dump(given), source="<draft>")
+    working = parse(yaml.safe_dump(given), source="<draft>")
     tag = secrets.token_hex(3)
     unnamed = [r for r in draft_headers.SPELLINGS if f"headers.{r}" not in _names(found, "headers")]
     if unnamed:
         with Client(url, working, run_prefix=f"cf-draft-{tag}") as client, _answering(url):
             _probe_header_names(client, keys[0].value, found)
         given = {**given, **_names(found)}
-        working = profiles.parse(yaml.safe_dump(given), source="<draft>")
+        working = parse(yaml.safe_dump(given), source="<draft>")
     with Client(url, working, run_prefix=f"cf-draft-{tag}") as client, _answering(url):
         first_env = next(iter(environments))
         first = client.status(

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from conformance.target.profile import Profile
+from conformance.profile import Profile
 from conformance.traffic.client import Client
 from conformance.traffic.transcript import Reply
 

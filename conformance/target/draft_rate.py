@@ -9,8 +9,8 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
+from conformance.profile.access import SdkKey
 from conformance.target.draft_probes import Findings
-from conformance.target.profile import SdkKey
 from conformance.traffic.client import Client
 from conformance.traffic.transcript import Reply
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
-from conformance.target import profile as profiles
+from conformance.profile.defaults import DEFAULTS
 from conformance.target.draft_probes import Finding, Findings
 
 HEADER = """\
@@ -147,7 +147,7 @@ def render(given: Given, found: Findings, when: str) -> str:
 
 
 def _defaults(section: str) -> dict[str, object]:
-    node: object = profiles.DEFAULTS
+    node: object = DEFAULTS
     for part in section.split("."):
         node = node.get(part, {}) if isinstance(node, dict) else {}
     return node if isinstance(node, dict) else {}

@@ -18,11 +18,10 @@ from pathlib import Path
 import httpx
 
 from conformance.errors import UsageError
+from conformance.profile import Profile, load
 from conformance.report.model import Difference
 from conformance.target import door
-from conformance.target import profile as profiles
 from conformance.target.embedded import start_embedded
-from conformance.target.profile import Profile
 from conformance.traffic.client import TIMEOUT, Client
 
 # The door waits as long as the run's own exchanges do (a slow or distant correct target passes
@@ -83,7 +82,7 @@ def resolve(base_url: str | None, profile_path: str | Path | None) -> Target:
             raise UsageError(
                 f"--base-url {base_url!r} is not an http(s) URL", "pass e.g. http://127.0.0.1:8000"
             )
-        return Target(base_url.rstrip("/"), profiles.load(profile_path), Path(profile_path))
+        return Target(base_url.rstrip("/"), load(profile_path), Path(profile_path))
     if profile_path is not None:
         raise UsageError(
             "a target profile was given without --base-url",
@@ -92,7 +91,7 @@ def resolve(base_url: str | None, profile_path: str | Path | None) -> Target:
 
     server = start_embedded()
     try:
-        profile = profiles.load(server.profile_path)
+        profile = load(server.profile_path)
     except BaseException:
         server.stop()
         raise

@@ -25,10 +25,11 @@ from conformance.errors import (
     ServerError,
     UnboundedAnswer,
 )
+from conformance.profile import Profile
+from conformance.profile.limits import RateLimit
 from conformance.redaction.placeholders import Redactor
 from conformance.report.body_cut import cut as cut_body
 from conformance.report.model import Exchange
-from conformance.target.profile import Profile, RateLimit
 from conformance.traffic import raw_socket
 from conformance.traffic.call_kind import CallKind, call_kind
 from conformance.traffic.curl import curl_command

@@ -38,9 +38,9 @@ from urllib.parse import SplitResult, urlsplit
 
 import httpx
 
+from conformance.profile.defaults import DEFAULTS
 from conformance.report.body_cut import cut
 from conformance.report.model import Exchange
-from conformance.target.profile import DEFAULTS
 from conformance.traffic.client import Client
 from conformance.traffic.transcript import Reply
 

@@ -25,7 +25,8 @@ from variants.harness import base_profile
 
 from conformance.contract.document import load_contract
 from conformance.contract.specialisation import specialise
-from conformance.target import profile as profiles
+from conformance.profile import parse
+from conformance.profile.defaults import DEFAULTS
 from conformance.target.draft import Foreign, Secret, draft
 from dialect.profile import dialect_profile
 from dialect.server import REFERENCE_OFF, Dialect
@@ -85,7 +86,7 @@ class Served:
 
 
 def _document_for(declared: dict[str, Any]) -> dict[str, Any]:
-    profile = profiles.parse(yaml.safe_dump(declared), source="<served>")
+    profile = parse(yaml.safe_dump(declared), source="<served>")
     return without_marks(specialise(load_contract(), profile))  # type: ignore[no-any-return]
 
 
@@ -108,7 +109,7 @@ def _start(
         wrap=lambda app: FaultyApp(app, late),
         **(settings if settings is not None else {}),
     )
-    declared = merged(profiles.DEFAULTS, make(yaml.safe_load(written.read_text("utf-8"))))
+    declared = merged(DEFAULTS, make(yaml.safe_load(written.read_text("utf-8"))))
     holder["handler"] = serving_document(_document_for(declared), inner)
     return server, declared
 

@@ -18,7 +18,8 @@ from typing import Any
 import pytest
 import yaml
 
-from conformance.target import profile as profiles
+from conformance.profile import parse
+from conformance.profile.defaults import DEFAULTS
 from conformance.target.draft import Secret, draft
 from dialect import choices
 from dialect.profile import dialect_profile
@@ -107,7 +108,7 @@ TARGETS: dict[str, Callable[[Path], tuple[RunningServer, dict[str, Any], dict[st
 def served(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Served]:
     server, data, forms = TARGETS[request.param](tmp_path)
     try:
-        declared = merged(profiles.DEFAULTS, data)
+        declared = merged(DEFAULTS, data)
         yield Served(server.base_url.rstrip("/"), declared, forms)
     finally:
         server.stop()
@@ -190,7 +191,7 @@ def test_the_draft_is_a_valid_profile_naming_secrets_only_as_variables(
     monkeypatch.setenv("RCES_PAT", creds["pat"])
     for n, entry in enumerate(creds["sdk_keys"], 1):
         monkeypatch.setenv(f"RCES_SDK_KEY_{n}", entry["key"])
-    drafted = profiles.parse(text, source="<draft>")
+    drafted = parse(text, source="<draft>")
     assert drafted.credentials.pat == creds["pat"]
     observed = [line for line in text.splitlines() if "# observed:" in line]
     assert observed and all(line.rstrip().endswith("confirm") for line in observed)

@@ -138,7 +138,7 @@ FLOORS: tuple[tuple[str, ...], ...] = (
     ("catalogue",),
     ("registry",),  # the stage declarations: conformance.stages, its declaration, STAGE of each
     ("report",),
-    ("profile",),  # what a target declares (conformance.target.profile*)
+    ("profile",),  # what a target declares: its sections, the loader, the keys a run read
     ("traffic",),
     ("target",),
     ("oracles",),
@@ -163,8 +163,6 @@ FLOOR_OF = {
         "registry",
         "the fuzz tiers are the --fuzz-tier option's choices; it imports errors and json types",
     ),
-    "conformance.target.profile": ("profile", "the target's declared profile, which traffic reads"),
-    "conformance.target.profile_reads": ("profile", "which profile keys a run read"),
 }
 # Upward imports the code still has, each with its reason; one that is gone fails the test too.
 KNOWN_UPWARD: dict[tuple[str, str], str] = {}

@@ -12,7 +12,7 @@ import yaml
 
 from tests.refserver.conftest import ServerFactory
 
-SCHEMA = Path(__file__).parents[2] / "conformance" / "target" / "profile.schema.json"
+SCHEMA = Path(__file__).parents[2] / "conformance" / "profile" / "profile.schema.json"
 
 
 def load(path: Path) -> dict[str, Any]:

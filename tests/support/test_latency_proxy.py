@@ -33,7 +33,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
 
 
 def status_headers(server: Any) -> dict[str, str]:
-    from conformance.target.profile import load
+    from conformance.profile import load
 
     key = load(server.profile_path).credentials.sdk_keys[0]
     return {"authorization": key.key, "environment": key.environments[0], "server-id": "proxy-1"}

@@ -13,7 +13,8 @@ from typing import TypedDict
 import yaml
 
 from conformance.errors import UsageError
-from conformance.target import profile as profiles
+from conformance.profile.building import stage_section
+from conformance.profile.defaults import DEFAULTS, schema
 
 BOOTSTRAP = "bootstrap"
 BOOTSTRAP_PATH = "/sdk/v2/bootstrap"
@@ -28,7 +29,7 @@ def reference_command() -> str:
 @dataclass(frozen=True)
 class ClientSection:
     """``client``: how the SDK client under test fills the gaps of spec 4.3, and the stage's time
-    scale (the profile's section, typed here by the stage: ``profiles.stage_section``)."""
+    scale (the profile's section, typed here by the stage: ``stage_section``)."""
 
     hash_transport: str
     if_none_match_form: str
@@ -100,7 +101,7 @@ def settings_from(
     """The settings of a run: ``command`` (None: the reference client), the profile's keys
     (None: the schema's defaults), ``time_scale`` overriding the profile's."""
     client, headers, declared, baseline = _profile_sections(profile_path)
-    section = profiles.stage_section(ClientSection, client, "client")
+    section = stage_section(ClientSection, client, "client")
     argv = tuple(shlex.split(command if command is not None else reference_command()))
     if not argv:
         raise UsageError("--client-command is empty", "pass the command that starts your client")
@@ -145,8 +146,8 @@ def _profile_sections(profile_path: str | None) -> Sections:
     credentials: the stage plays the server) is enough; what is read is checked against the
     profile schema, an error naming the key."""
 
-    client: dict[str, object] = dict(profiles.DEFAULTS["client"])
-    headers: dict[str, object] = dict(profiles.DEFAULTS["headers"])
+    client: dict[str, object] = dict(DEFAULTS["client"])
+    headers: dict[str, object] = dict(DEFAULTS["headers"])
     if not profile_path:
         return client, headers, frozenset(), ()
     try:
@@ -161,10 +162,8 @@ def _profile_sections(profile_path: str | None) -> Sections:
         if not isinstance(given, dict):
             raise UsageError(f"{profile_path}: {name} must be a mapping")
         merged.update(given)
-        node = profiles.schema()["properties"][name]
-        validator = jsonschema.Draft202012Validator(
-            {**node, "$defs": profiles.schema().get("$defs", {})}
-        )
+        node = schema()["properties"][name]
+        validator = jsonschema.Draft202012Validator({**node, "$defs": schema().get("$defs", {})})
         for problem in validator.iter_errors(merged):
             where = ".".join([name, *(str(p) for p in problem.absolute_path)])
             raise UsageError(f"{profile_path}: {where}: {problem.message}")
@@ -179,7 +178,7 @@ def _baseline(
     """The profile's ``baseline`` entries, checked against the schema (a usage error naming the
     entry), as (requirement id, reason)."""
     entries = data.get("baseline") or []
-    node = profiles.schema()["properties"]["baseline"]
+    node = schema()["properties"]["baseline"]
     validator = jsonschema.Draft202012Validator(node)  # type: ignore[attr-defined]
     for problem in validator.iter_errors(entries):
         where = ".".join(["baseline", *(str(p) for p in problem.absolute_path)])

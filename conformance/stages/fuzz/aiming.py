@@ -19,8 +19,8 @@ from typing import TYPE_CHECKING
 from requests.structures import CaseInsensitiveDict
 
 from conformance.json_types import JsonObject, JsonValue
+from conformance.profile import Profile
 from conformance.stages.fuzz.auth import AuthMode, credential_headers
-from conformance.target.profile import Profile
 from conformance.traffic.call_kind import is_sdk_path
 
 if TYPE_CHECKING:

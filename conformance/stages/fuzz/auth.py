@@ -11,7 +11,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from enum import StrEnum
 
-from conformance.target.profile import Profile, SdkKey
+from conformance.profile import Profile
+from conformance.profile.access import SdkKey
 from conformance.traffic.call_kind import is_sdk_path
 
 MANAGEMENT_AUTH_HEADER = "Authorization"

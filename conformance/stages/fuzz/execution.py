@@ -57,8 +57,8 @@ if TYPE_CHECKING:
     from schemathesis import CheckContext, Response
     from schemathesis.specs.openapi.schemas import OpenApiCase
 
+    from conformance.profile import Profile
     from conformance.stages.fuzz.corpus_run import CorpusRun
-    from conformance.target.profile import Profile
 
 
 # Checks still run on a 429 to a call a declared bucket covers (``judge_429``: excused when the

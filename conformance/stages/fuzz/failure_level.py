@@ -50,7 +50,7 @@ if TYPE_CHECKING:
     from schemathesis import Response
     from schemathesis.specs.openapi.schemas import OpenApiCase
 
-    from conformance.target.profile import Profile
+    from conformance.profile import Profile
 
 Located = tuple[str, str]  # (contract location, keyword)
 Locator = Callable[[Failure, "OpenApiCase", "Response"], list[Located]]

@@ -54,7 +54,7 @@ from conformance.target.resolution import Target
 from conformance.traffic.client import Client
 
 if TYPE_CHECKING:
-    from conformance.target.profile import Profile
+    from conformance.profile import Profile
 
 STATEFUL_REQUIREMENTS = (
     "ERR-NO-SERVER-ERROR",

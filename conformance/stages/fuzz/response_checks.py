@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from schemathesis import CheckContext, Response
     from schemathesis.specs.openapi.schemas import OpenApiCase
 
-    from conformance.target.profile import ErrorShape
+    from conformance.profile.messages import ErrorShape
 
 CheckFunction = Callable[["CheckContext", "Response", "OpenApiCase"], bool | None]
 

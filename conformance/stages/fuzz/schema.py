@@ -22,7 +22,7 @@ REQUEST_TIMEOUT_S = 10.0  # one answer; slower is evidence against the target
 if TYPE_CHECKING:
     from schemathesis import BaseSchema
 
-    from conformance.target.profile import Profile
+    from conformance.profile import Profile
 
 # (source operation, status, link name, target operation, parameters): links the contract does
 # not declare but the specification implies. Marked ``x-spec: inferred`` where they are added.

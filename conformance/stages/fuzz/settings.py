@@ -6,7 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from conformance.target.profile import Profile, stage_section
+from conformance.profile import Profile
+from conformance.profile.building import stage_section
 
 SECTION = "fuzz"
 

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from conformance.errors import UsageError
 
 if TYPE_CHECKING:
-    from conformance.target.profile import Profile
+    from conformance.profile import Profile
 
 NOISY_START_SHARE = 0.35  # the noisy instances poll from this share of the run...
 ANONYMOUS_START_SHARE = 0.55  # ...the anonymous pollers from this one...

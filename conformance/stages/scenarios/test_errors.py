@@ -29,7 +29,7 @@ from conformance.drivers.sdk import Snapshots, configuration_entries
 from conformance.errors import NotConfigured, NotMeasurable, Unsupported
 from conformance.json_types import JsonValue
 from conformance.oracles.json_equality import same_json
-from conformance.target.profile import Profile
+from conformance.profile import Profile
 from conformance.traffic.client import SdkCallOptions
 from conformance.traffic.open_loop import Planned, Record, reply_of, send, uniform
 from conformance.traffic.transcript import Reply

@@ -27,7 +27,7 @@ from conformance.oracles.numeric_header import (
     reads_in_bounds,
     some_reader_takes,
 )
-from conformance.target.profile import SdkKey
+from conformance.profile.access import SdkKey
 from conformance.traffic.transcript import Reply
 
 requirement = pytest.mark.requirement

@@ -83,7 +83,7 @@ def spec() -> str:
 
 @cache
 def profile_schema() -> dict[str, Any]:
-    raw = resources.files("conformance.target").joinpath("profile.schema.json").read_text("utf-8")
+    raw = resources.files("conformance.profile").joinpath("profile.schema.json").read_text("utf-8")
     loaded: dict[str, Any] = json.loads(raw)
     return loaded
 

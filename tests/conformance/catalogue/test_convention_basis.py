@@ -38,7 +38,7 @@ def basis_problems(requirements: list[Requirement]) -> list[str]:
 
 
 def _profile_keys() -> set[str]:
-    text = resources.files("conformance.target").joinpath("profile.schema.json").read_text()
+    text = resources.files("conformance.profile").joinpath("profile.schema.json").read_text()
     found: set[str] = set()
 
     def walk(node: dict[str, object], prefix: str) -> None:

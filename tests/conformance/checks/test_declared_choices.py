@@ -8,8 +8,8 @@ import pytest
 from conformance.checks.conventions import NOTEBOOK
 from conformance.checks.declared import expect_declared_field, expect_declared_status, status_holds
 from conformance.errors import ContractViolation, ConventionMiss
+from conformance.profile import parse
 from conformance.report.model import Exchange
-from conformance.target.profile import parse
 from conformance.traffic.transcript import Reply
 
 MINIMAL = """\

@@ -14,7 +14,7 @@ from conformance.contract.levels import (
 )
 from conformance.contract.schema_walk import operation_ids
 from conformance.contract.specialisation import default_profile, specialise
-from conformance.target.profile import Profile, parse
+from conformance.profile import Profile, parse
 
 CREDENTIALS = """\
 credentials: {pat: "-", sdk_keys: [{key: "-", environments: [development]}]}

@@ -36,7 +36,8 @@ from conformance.contract.profile_keys import (
 from conformance.contract.renamer import Renamer
 from conformance.contract.schema_walk import property_nodes
 from conformance.contract.specialisation import default_profile, specialise
-from conformance.target.profile import DEFAULTS, Profile, parse
+from conformance.profile import Profile, parse
+from conformance.profile.defaults import DEFAULTS
 from tests.support.conformance_cli import run_conformance
 
 # A target that fills every gap a key names differently from the reference server.

@@ -400,7 +400,7 @@ def test_marks_are_known_values_and_links_carry_none(document: dict[str, Any]) -
 
 def test_profile_keys_exist_in_the_profile_schema(document: dict[str, Any]) -> None:
     profile_schema = json.loads(
-        (REPO / "conformance" / "target" / "profile.schema.json").read_text()
+        (REPO / "conformance" / "profile" / "profile.schema.json").read_text()
     )
     keys = {key for _t, n in _walk(document) for key in marks(n)}
     assert len(keys) >= 20

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from conformance.drivers.experiment_names import inbound, outbound, renamed_keys
-from conformance.target.profile import ExperimentCreate
+from conformance.profile.experiments import ExperimentCreate
 
 DEFAULT = ExperimentCreate(
     "name", "unitType", "assignmentMode", "baseConfigurationId", "requiredProperties",

@@ -13,8 +13,7 @@ import pytest
 import yaml
 
 from conformance.drivers.observation import observe
-from conformance.target import profile as profiles
-from conformance.target.profile import Profile
+from conformance.profile import Profile, parse
 from refserver.runner import RunningServer, start_server
 from tests.faulty.asgi import FaultyApp, Forward, Handler, Request, Response, error_response
 
@@ -61,7 +60,7 @@ def _undeclared(written: Path, **declared: Any) -> Profile:
     data = yaml.safe_load(written.read_text(encoding="utf-8"))
     data.pop("conventions", None)
     data.update(declared)
-    return profiles.parse(yaml.safe_dump(data), source=str(written))
+    return parse(yaml.safe_dump(data), source=str(written))
 
 
 @pytest.fixture

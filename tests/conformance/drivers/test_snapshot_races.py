@@ -13,8 +13,8 @@ import pytest
 
 from conformance.drivers.sdk import SETTLE_ATTEMPTS, Snapshots, bracketed, settled
 from conformance.errors import ContractViolation
+from conformance.profile import parse
 from conformance.session import serial_phase as run_phases
-from conformance.target.profile import parse
 from conformance.traffic.client import Client
 from tests.support.hostile_servers import PROFILE, Behaviour, Hostile, answer
 

@@ -38,14 +38,14 @@ from pathlib import Path
 
 import pytest
 
-from conformance.target import profile as profiles
+from conformance.profile import load
 
 
 @pytest.hookimpl(wrapper=True, tryfirst=True)
 def pytest_runtest_makereport(item, call):
     report = yield
     if report.when == "call":
-        loaded = profiles.load(item.config.getoption("target_profile"))
+        loaded = load(item.config.getoption("target_profile"))
         key = loaded.credentials.sdk_keys[0].key
         report.user_properties.append(("late-record", {"curl": f"curl -H 'authorization: {key}'"}))
     return report
@@ -59,9 +59,9 @@ def pytest_runtest_logreport(report):
 
 # A module that cannot be collected: its import error names the credentials.
 BROKEN_IMPORT = """
-from conformance.target import profile as profiles
+from conformance.profile import load
 
-credentials = profiles.load("profile.yaml").credentials
+credentials = load("profile.yaml").credentials
 raise ImportError(f"cannot import without {credentials.pat} and {credentials.sdk_keys[0].key}")
 """
 
@@ -273,11 +273,11 @@ def test_the_same_run_leaks_without_output_redaction(
 
 
 BROKEN_HOOK = """
-from conformance.target import profile as profiles
+from conformance.profile import load
 
 
 def pytest_collection_finish(session):
-    loaded = profiles.load(session.config.getoption("target_profile"))
+    loaded = load(session.config.getoption("target_profile"))
     headers = {"Authorization": f"Bearer {loaded.credentials.pat}"}
     raise RuntimeError(f"cannot send {headers}")
 """

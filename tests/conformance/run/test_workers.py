@@ -8,11 +8,11 @@ from typing import Any
 import pytest
 
 from conformance import cli
+from conformance.profile import load
 from conformance.run import launch
 from conformance.run.selection_size import ONE_PROCESS_BELOW, selected
 from conformance.run.workers import MAX_WORKERS, NEAR_WORKERS, auto, for_round_trip, round_trip
 from conformance.session import stop_signals
-from conformance.target.profile import load
 from tests.support.latency_proxy import LatencyProxy
 
 

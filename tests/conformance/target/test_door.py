@@ -23,7 +23,7 @@ import pytest
 import yaml
 
 from conformance.errors import UsageError
-from conformance.target import profile as profiles
+from conformance.profile import parse
 from conformance.target.resolution import Target, preflight
 from refserver.runner import RunningServer, start_server
 from tests.support.conformance_cli import child_env, run_conformance
@@ -177,7 +177,7 @@ def test_plain_pytest_goes_through_the_same_door(tmp_path: Path) -> None:
 
 
 def _target(base_url: str, data: dict[str, Any]) -> Target:
-    return Target(base_url, profiles.parse(yaml.safe_dump(data)), None)
+    return Target(base_url, parse(yaml.safe_dump(data)), None)
 
 
 def test_the_reference_server_passes_the_door(
@@ -279,7 +279,7 @@ def test_an_answer_that_is_not_a_status_snapshot_stops_at_the_door(
         Hostile([answer(200, body, headers)]).running() as server,
         pytest.raises(UsageError) as caught,
     ):
-        preflight(Target(server.base_url, profiles.parse(PROFILE), None))
+        preflight(Target(server.base_url, parse(PROFILE), None))
     assert said in caught.value.problem
 
 
@@ -287,7 +287,7 @@ def test_a_snapshot_without_its_etag_is_left_to_the_run() -> None:
     """This interface done wrong (SDK-STATUS-ETAG-EQUALS-HASH fails with a report), not another
     interface: the door lets it through."""
     with Hostile([answer(200, b'{"hash": "h"}')]).running() as server:
-        preflight(Target(server.base_url, profiles.parse(PROFILE), None))
+        preflight(Target(server.base_url, parse(PROFILE), None))
         assert server.requests == 3  # the status poll, a create of nothing per environment
 
 
@@ -297,7 +297,7 @@ def test_a_redirect_stops_at_the_door() -> None:
         Hostile([redirect]).running() as server,
         pytest.raises(UsageError, match=r"answered 302 \(/login\): a redirect"),
     ):
-        preflight(Target(server.base_url, profiles.parse(PROFILE), None))
+        preflight(Target(server.base_url, parse(PROFILE), None))
 
 
 def test_a_key_no_environment_serves_is_left_to_the_run(

@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
+from conformance.profile.access import SdkKey
 from conformance.target import draft_rate
-from conformance.target.profile import SdkKey
 
 
 @dataclass

@@ -20,7 +20,10 @@ from conformance.drivers.sdk import Snapshots
 from conformance.drivers.unit_view import UnitView
 from conformance.errors import ContractViolation, UsageError
 from conformance.oracles.shapes import status_entry_problems
-from conformance.target import profile as profiles
+from conformance.profile import Profile
+from conformance.profile import load as load_profile
+from conformance.profile.defaults import DEFAULTS
+from conformance.profile.defaults import schema as profile_schema
 from conformance.traffic.client import Client
 
 BASE = """\
@@ -47,10 +50,10 @@ experiment_payload:
 )
 
 
-def load(tmp_path: Path, text: str) -> profiles.Profile:
+def load(tmp_path: Path, text: str) -> Profile:
     path = tmp_path / "target.yaml"
     path.write_text(text, encoding="utf-8")
-    return profiles.load(path)
+    return load_profile(path)
 
 
 def test_renamed_fields_load_and_the_rest_keep_the_reference_defaults(tmp_path: Path) -> None:
@@ -87,7 +90,7 @@ def renamed_target(request: httpx.Request) -> httpx.Response:
     return httpx.Response(404, json={"errorCode": "NOT_FOUND", "message": "no"})
 
 
-def client_for(loaded: profiles.Profile) -> Client:
+def client_for(loaded: Profile) -> Client:
     transport = httpx.Client(transport=httpx.MockTransport(renamed_target))
     return Client("http://127.0.0.1:9", loaded, http=transport)
 
@@ -172,7 +175,7 @@ def test_a_bad_payload_value_names_the_key_and_the_line(
 
 def test_every_payload_name_has_a_default() -> None:
     """A target that renames nothing needs no payload section: every name defaults."""
-    schema = profiles.schema()["properties"]
+    schema = profile_schema()["properties"]
     for section in ("bootstrap_payload", "experiment_payload"):
         names = schema[section]["properties"]
         undefaulted = [
@@ -182,5 +185,5 @@ def test_every_payload_name_has_a_default() -> None:
             and not all("default" in inner for inner in node.get("properties", {}).values())
         ]
         assert undefaulted == [], section
-        assert set(profiles.DEFAULTS[section]) == set(names), section
-    assert json.dumps(profiles.DEFAULTS["experiment_payload"])  # plain data, writable as YAML
+        assert set(DEFAULTS[section]) == set(names), section
+    assert json.dumps(DEFAULTS["experiment_payload"])  # plain data, writable as YAML

@@ -1,7 +1,7 @@
 """Every profile key a scenario reads is declared by one of its requirements (``rests_on.keys``).
 
 A run of the scenarios stage against the embedded reference server with ``RCES_RECORD_PROFILE_KEYS``
-set writes, per test, the keys it read (``conformance.target.profile_reads``); ``undeclared``
+set writes, per test, the keys it read (``conformance.profile.reads``); ``undeclared``
 compares them with the catalogue. The quick tier runs a representative subset of requirements (one
 or more per scenario module, the key-heavy ones), the long tier the whole stage.
 """
@@ -16,8 +16,13 @@ from typing import Any
 import pytest
 
 from conformance.catalogue.requirements import Catalogue, load_catalogue
-from conformance.target import profile as profiles
-from conformance.target.profile_reads import (
+from conformance.profile import Profile
+from conformance.profile.building import build
+from conformance.profile.defaults import DEFAULTS
+from conformance.profile.defaults import schema as profile_schema
+from conformance.profile.loading import _merge
+from conformance.profile.messages import Headers
+from conformance.profile.reads import (
     RECORD_ENV,
     RECORDER,
     ProfileKeyLog,
@@ -158,10 +163,10 @@ def record_run(tmp_path: Path, *requirements: str) -> list[dict[str, Any]]:
 # ------------------------------------------------------------------ the recording view
 
 
-def _profile() -> profiles.Profile:
-    return profiles.build(
-        profiles._merge(
-            profiles.DEFAULTS,
+def _profile() -> Profile:
+    return build(
+        _merge(
+            DEFAULTS,
             {
                 "credentials": {"pat": "p", "sdk_keys": [{"key": "k", "environments": ["dev"]}]},
                 "project": {"application_id": 1, "environments": {"dev": 1}},
@@ -188,8 +193,8 @@ def test_the_view_notes_the_dotted_path_of_every_key_read() -> None:
         "capabilities",
         "project.environments",
     }
-    assert isinstance(view, profiles.Profile)
-    assert isinstance(sections, profiles.Headers)
+    assert isinstance(view, Profile)
+    assert isinstance(sections, Headers)
     assert view.headers.environment == _profile().headers.environment
 
 
@@ -251,7 +256,7 @@ def test_a_key_declared_by_any_requirement_of_the_test_or_an_old_id_passes() -> 
 
 
 def test_every_exempt_key_exists_in_the_profile_schema() -> None:
-    schema = profiles.schema()
+    schema = profile_schema()
 
     def exists(dotted: str) -> bool:
         node: Any = schema

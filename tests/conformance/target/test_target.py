@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from conformance.target import profile as profiles
+from conformance.profile import parse
 from conformance.target.resolution import Target
 
 PROFILE = """\
@@ -18,7 +18,7 @@ project:
 
 
 def _target(url: str, server: str) -> Target:
-    return Target(url, profiles.parse(PROFILE), None, server_header=server)
+    return Target(url, parse(PROFILE), None, server_header=server)
 
 
 def test_fingerprint_is_stable_and_names_the_server() -> None:

@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 
 from conformance.errors import ContractViolation, NoAnswer, NotMeasurable, UsageError
+from conformance.profile import Profile, load, parse
 from conformance.redaction.placeholders import Redactor
-from conformance.target.profile import Profile, load, parse
 from conformance.traffic.client import Client
 from tests.support.hostile_servers import PROFILE, Hostile, answer, reset
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from conformance.target.profile import load
+from conformance.profile import load
 from conformance.traffic.delivery import delivery, most_inside
 from conformance.traffic.open_loop import Offer, Planned, Record, offer, uniform
 from tests.support.latency_proxy import LatencyProxy

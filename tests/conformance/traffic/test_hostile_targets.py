@@ -15,9 +15,9 @@ import httpx
 import pytest
 
 from conformance.errors import ContractViolation, NoAnswer, UnboundedAnswer, UsageError
+from conformance.profile import Profile, parse
 from conformance.report.model import Outcome
 from conformance.target import resolution as targets
-from conformance.target.profile import Profile, parse
 from conformance.target.resolution import Target
 from conformance.traffic.client import Client
 from conformance.verdict.classification import classify

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from conformance.target.profile import Profile, load
+from conformance.profile import Profile, load
 from conformance.traffic.client import Client
 from conformance.traffic.open_loop import (
     MIN_CONNECTIONS,

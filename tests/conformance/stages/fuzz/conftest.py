@@ -10,10 +10,11 @@ import pytest
 import requests
 import schemathesis
 
+from conformance.profile.building import build
+from conformance.profile.defaults import DEFAULTS
 from conformance.stages.fuzz.budget import tier
 from conformance.stages.fuzz.response_checks import custom_checks
 from conformance.stages.fuzz.schema import build_schema
-from conformance.target.profile import DEFAULTS, build
 
 PAT = "svc_pat_unitTestToken"
 KEYS = {"dev": "svc_pk_dev", "prod": "svc_pk_prod", "all": "svc_pk_all"}

@@ -177,10 +177,10 @@ def test_the_summary_names_regressions_fixes_and_new_cases() -> None:
 @pytest.fixture(scope="module")
 def fuzz_run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     """A ``FuzzRun`` against the reference server, with its configuration and experiment."""
+    from conformance.profile import load
     from conformance.stages.fuzz.aiming import FuzzTarget
     from conformance.stages.fuzz.budget import tier
     from conformance.stages.fuzz.execution import FuzzRun
-    from conformance.target.profile import load
     from conformance.traffic.client import Client
     from refserver.runner import start_server
 
@@ -217,9 +217,9 @@ def test_a_corpus_of_100_cases_replays_in_seconds(fuzz_run: Any, tmp_path: Path)
 def test_a_call_sequence_refers_to_what_earlier_steps_received() -> None:
     from types import SimpleNamespace
 
+    from conformance.profile import parse
     from conformance.stages.fuzz.aiming import FuzzTarget
     from conformance.stages.fuzz.capture import Sent, encode_steps
-    from conformance.target.profile import parse
 
     profile = parse(
         f"credentials:\n  pat: {PAT}\n  sdk_keys:\n    - {{key: {SDK_KEY}, "
@@ -292,11 +292,11 @@ def test_a_corpus_that_cannot_be_written_is_reported_not_fatal(tmp_path: Path) -
 def test_a_case_is_kept_in_the_contracts_names_and_replayed_in_the_runs() -> None:
     from types import SimpleNamespace
 
+    from conformance.profile import parse
     from conformance.stages.fuzz.aiming import FuzzTarget
     from conformance.stages.fuzz.budget import tier
     from conformance.stages.fuzz.capture import Sent, encode_steps
     from conformance.stages.fuzz.execution import FuzzRun
-    from conformance.target.profile import parse
 
     def profile(names: str) -> Any:
         return parse(

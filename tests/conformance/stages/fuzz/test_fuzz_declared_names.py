@@ -29,7 +29,7 @@ HIGH_RATE: dict[str, Any] = {"rate_burst": 100000, "rate_refill": 100000.0}
 
 def _default_names() -> set[str]:
     """Every name the contract uses where the profile renames it here (the reference's)."""
-    from conformance.target.profile import DEFAULTS
+    from conformance.profile.defaults import DEFAULTS
 
     names: set[str] = set()
 

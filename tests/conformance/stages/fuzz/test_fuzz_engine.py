@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from conformance.profile import load
 from conformance.report.model import Outcome
 from conformance.stages.fuzz import engine
 from conformance.stages.fuzz.aiming import FuzzTarget
@@ -23,7 +24,6 @@ from conformance.stages.fuzz.engine import EngineErrors, EngineSchemas, fuzz
 from conformance.stages.fuzz.execution import FuzzRun
 from conformance.stages.fuzz.response_checks import RuleFailure
 from conformance.stages.fuzz.schema import build_schema
-from conformance.target.profile import load
 from conformance.traffic.client import Client
 from tests.conformance.stages.fuzz.conftest import response
 from tests.support.latency_proxy import LatencyProxy

@@ -18,11 +18,13 @@ from schemathesis.core.failures import Failure, FailureGroup
 from schemathesis.openapi.checks import UndefinedStatusCode
 
 from conformance.contract.document import load_contract
+from conformance.profile import Profile
+from conformance.profile.building import build
+from conformance.profile.defaults import DEFAULTS
 from conformance.stages.fuzz.budget import tier
 from conformance.stages.fuzz.failure_level import DOUBT, DROP_IN, INTERFACE, judge
 from conformance.stages.fuzz.response_checks import RuleFailure, check_name_of, custom_checks
 from conformance.stages.fuzz.schema import build_schema
-from conformance.target.profile import DEFAULTS, Profile, build
 
 EXPERIMENT = "/application/{applicationId}/v2/experiments/{experimentId}"
 PATHS = {"applicationId": 1, "experimentId": 1}

@@ -8,8 +8,9 @@ from typing import Any
 
 import pytest
 
+from conformance.profile.building import build
+from conformance.profile.defaults import DEFAULTS
 from conformance.stages.fuzz.response_checks import RuleFailure
-from conformance.target.profile import DEFAULTS, build
 from tests.conformance.stages.fuzz.conftest import PAT, operation, response, run_check, status_case
 
 # ------------------------------------------------------------------ the suite's own checks

@@ -253,8 +253,8 @@ def test_rates_and_series() -> None:
 
 
 def test_the_plan_keeps_credentials_out_of_its_public_view_and_shards_large_fleets() -> None:
+    from conformance.profile import parse
     from conformance.stages.load.plan import plan_from
-    from conformance.target.profile import parse
 
     profile = parse(
         "credentials: {pat: svc_pat_unit, sdk_keys: [{key: svc_pk_dev, "

@@ -17,7 +17,7 @@ import httpx
 import pytest
 
 from conformance.catalogue.requirements import load_catalogue
-from conformance.target import profile as profiles
+from conformance.profile import Profile, load
 from refserver.runner import start_server
 from tests.support.report_outcomes import requirement_outcomes
 
@@ -29,7 +29,7 @@ EXPERIMENT_IDS = sorted(
 @dataclass
 class Run:
     base_url: str
-    profile: profiles.Profile
+    profile: Profile
     code: int
     output: str
     report: dict[str, Any]
@@ -60,7 +60,7 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Run]:
         report = json.loads(report_file.read_text()) if report_file.exists() else {}
         yield Run(
             str(server.base_url).rstrip("/"),
-            profiles.load(server.profile_path),
+            load(server.profile_path),
             done.returncode,
             done.stdout + done.stderr,
             report,
@@ -131,7 +131,7 @@ def test_session_cleanup_terminates_what_a_test_left_running(reference_server: A
     from conformance.session.cleanup import Cleanup
     from conformance.traffic.client import Client
 
-    profile = profiles.load(reference_server.profile_path)
+    profile = load(reference_server.profile_path)
     cleanup = Cleanup()
     with Client(str(reference_server.base_url), profile, run_prefix="cf-backstop") as client:
         experiments = Experiments(client, cleanup)

@@ -13,9 +13,12 @@ from typing import Any, get_args, get_origin, get_type_hints
 import pytest
 import yaml
 
+from conformance.profile import Profile, parse
+from conformance.profile.building import stage_section
+from conformance.profile.defaults import DEFAULTS, STAGE_SECTIONS, schema_defaults
+from conformance.profile.defaults import schema as profile_schema
 from conformance.stages.client.settings import ClientSection
 from conformance.stages.fuzz.settings import FuzzSection
-from conformance.target import profile as profiles
 
 DOC = Path(__file__).parents[3] / "docs" / "target-profile.md"
 MINIMAL = """\
@@ -28,7 +31,7 @@ project:
   environments: {development: 1}
 """
 NOT_KEYS = {"source", "raw", "written"}  # fields of Profile that say where it came from
-# The sections a stage types itself (``profiles.STAGE_SECTIONS``), by the stage's dataclass.
+# The sections a stage types itself (``STAGE_SECTIONS``), by the stage's dataclass.
 STAGE_TYPES: dict[str, type] = {"client": ClientSection, "fuzz": FuzzSection}
 
 
@@ -45,7 +48,7 @@ def keys(properties: dict[str, Any], prefix: str = "") -> list[tuple[str, dict[s
 def defaulted() -> list[tuple[str, Any]]:
     return [
         (key, node["default"])
-        for key, node in keys(profiles.schema()["properties"])
+        for key, node in keys(profile_schema()["properties"])
         if "default" in node
     ]
 
@@ -56,11 +59,11 @@ def at(data: Any, dotted: str) -> Any:
     return data
 
 
-def typed_at(loaded: profiles.Profile, dotted: str) -> Any:
+def typed_at(loaded: Profile, dotted: str) -> Any:
     """A key of the typed view: the profile's own, or its stage's for a stage section."""
     section, _, rest = dotted.partition(".")
     if section in STAGE_TYPES and rest:
-        return at(profiles.stage_section(STAGE_TYPES[section], loaded, section), rest)
+        return at(stage_section(STAGE_TYPES[section], loaded, section), rest)
     return at(loaded, dotted)
 
 
@@ -76,12 +79,12 @@ def plain(value: Any) -> Any:
 def resolved(node: dict[str, Any]) -> dict[str, Any]:
     """A schema node with a local ``$ref`` followed."""
     ref = node.get("$ref", "")
-    target = profiles.schema()["$defs"][ref.rsplit("/", 1)[-1]] if ref else {}
+    target = profile_schema()["$defs"][ref.rsplit("/", 1)[-1]] if ref else {}
     return {**target, **node}
 
 
 def test_every_key_has_a_description_and_defaults_live_on_the_key() -> None:
-    schema = profiles.schema()
+    schema = profile_schema()
     undescribed = [key for key, node in keys(schema["properties"]) if not node.get("description")]
     assert undescribed == []
     assert list(defaults_in(schema["$defs"])) == []  # where schema_defaults would not see it
@@ -106,7 +109,7 @@ def test_defaults_are_the_schemas() -> None:
             section = section.setdefault(part, {})
         section[last] = default
     assert len(defaulted()) > 60
-    assert expected == profiles.DEFAULTS
+    assert expected == DEFAULTS
 
 
 # Keys written as one status or a list of them: the typed view holds a tuple either way.
@@ -120,7 +123,7 @@ def one_or_many(key: str, default: Any) -> Any:
 
 def test_a_minimal_profile_gets_every_schema_default() -> None:
     """The typed view adds no default of its own: each key reads what the schema says."""
-    loaded = profiles.parse(MINIMAL)
+    loaded = parse(MINIMAL)
     differ = [
         (key, typed_at(loaded, key), default)
         for key, default in defaulted()
@@ -157,7 +160,7 @@ def shape_problems(cls: type, node: dict[str, Any], where: str) -> list[str]:
     for name in sorted(names & set(properties)):
         child = resolved(properties[name])
         optional = type(None) in get_args(hints[name])
-        defaults = profiles.schema_defaults({name: child})
+        defaults = schema_defaults({name: child})
         if name not in node.get("required", ()) and not defaults and not optional:
             problems.append(f"{where}.{name}: optional with no default, so typed `X | None`")
         if (inner := held(hints[name], child)) is not None:
@@ -168,10 +171,10 @@ def shape_problems(cls: type, node: dict[str, Any], where: str) -> list[str]:
 def test_the_typed_view_has_exactly_the_schemas_keys() -> None:
     """The profile's dataclasses hold every key but the stage sections', which their stages'
     dataclasses hold."""
-    schema = profiles.schema()
-    own = {k: v for k, v in schema["properties"].items() if k not in profiles.STAGE_SECTIONS}
-    assert shape_problems(profiles.Profile, {**schema, "properties": own}, "Profile") == []
-    assert set(STAGE_TYPES) == profiles.STAGE_SECTIONS
+    schema = profile_schema()
+    own = {k: v for k, v in schema["properties"].items() if k not in STAGE_SECTIONS}
+    assert shape_problems(Profile, {**schema, "properties": own}, "Profile") == []
+    assert set(STAGE_TYPES) == STAGE_SECTIONS
     for name, cls in STAGE_TYPES.items():
         assert shape_problems(cls, schema["properties"][name], name) == []
 
@@ -186,14 +189,14 @@ def documented(monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
     assert block is not None
     for name in re.findall(r"\$\{(\w+)\}", block.group(1)):
         monkeypatch.setenv(name, f"svc_pk_{name.lower()}")
-    profiles.parse(block.group(1), source=str(DOC))
+    parse(block.group(1), source=str(DOC))
     example: dict[str, Any] = yaml.safe_load(block.group(1))
     return example
 
 
 def test_the_doc_shows_every_key(documented: dict[str, Any]) -> None:
     missing = []
-    for key, _node in keys(profiles.schema()["properties"]):
+    for key, _node in keys(profile_schema()["properties"]):
         try:
             at(documented, key)
         except (KeyError, AttributeError):
