@@ -18,8 +18,8 @@ from collections.abc import Sequence
 
 from conformance.checks import sections_of
 from conformance.errors import ConventionMiss
-from conformance.report.model import Difference
 from conformance.traffic.transcript import Reply
+from conformance.verdict.difference import Difference
 
 
 class Notebook:

@@ -8,15 +8,14 @@ from typing import NotRequired, TypedDict
 from conformance.json_types import JsonObject
 from conformance.report.model import (
     SCHEMA_VERSION,
-    Difference,
-    Evidence,
-    Exchange,
-    Outcome,
     Report,
     RequirementResult,
     StageSummary,
     TestResult,
 )
+from conformance.verdict.difference import Difference
+from conformance.verdict.evidence import Evidence, Exchange
+from conformance.verdict.outcome import Outcome
 
 FILE_NAME = "conformance.json"
 SCHEMA_ID = "https://rces-conformance.invalid/schemas/conformance-report.schema.json"

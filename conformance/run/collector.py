@@ -15,7 +15,7 @@ import yaml
 from conformance.redaction.run_outputs import OutputRedaction
 from conformance.report import step_summary
 from conformance.report.headline import blocked_sentence, summary_line
-from conformance.report.model import Outcome, Report
+from conformance.report.model import Report
 from conformance.report.writer import write_reports
 from conformance.session import stop_signals, wire
 from conformance.session.state import (
@@ -32,6 +32,7 @@ from conformance.stages import Stage, answered_by, named
 from conformance.stages.declaration import Details
 from conformance.target.profile import written_keys
 from conformance.target.resolution import Target
+from conformance.verdict.outcome import Outcome
 from conformance.verdict.records import TestRecord
 from conformance.verdict.run_report import report_for_run
 

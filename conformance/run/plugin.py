@@ -32,7 +32,6 @@ from conformance.errors import (
 from conformance.redaction.run_outputs import OutputRedaction
 from conformance.report.allure_labels import apply_allure_labels, attach_exchanges
 from conformance.report.body_cut import cut_exchange
-from conformance.report.model import Outcome
 from conformance.run import failure_view, handover
 from conformance.run.collector import RunCollector, declaration, selected_ids
 from conformance.run.failure_view import TRANSCRIPT_SHOWN
@@ -55,6 +54,7 @@ from conformance.target import profile_reads
 from conformance.target.resolution import Target, new_run_id
 from conformance.verdict.classification import classify
 from conformance.verdict.levels import at_their_levels
+from conformance.verdict.outcome import Outcome
 from conformance.verdict.records import TestRecord
 from conformance.verdict.run_report import selected_requirements
 

@@ -18,12 +18,12 @@ from pathlib import Path
 import httpx
 
 from conformance.errors import UsageError
-from conformance.report.model import Difference
 from conformance.target import door
 from conformance.target import profile as profiles
 from conformance.target.embedded import start_embedded
 from conformance.target.profile import Profile
 from conformance.traffic.client import TIMEOUT, Client
+from conformance.verdict.difference import Difference
 
 # The door waits as long as the run's own exchanges do (a slow or distant correct target passes
 # it), and never beyond the profile's responses.max_seconds for a whole answer.

@@ -27,7 +27,6 @@ from conformance.errors import (
 )
 from conformance.redaction.placeholders import Redactor
 from conformance.report.body_cut import cut as cut_body
-from conformance.report.model import Exchange
 from conformance.target.profile import Profile, RateLimit
 from conformance.traffic import raw_socket
 from conformance.traffic.call_kind import CallKind, call_kind
@@ -46,6 +45,7 @@ from conformance.traffic.raw_socket import RawAnswer
 from conformance.traffic.reception import may_resend, receive, transport_problem
 from conformance.traffic.token_bucket import Limit
 from conformance.traffic.transcript import Reply, Transcript
+from conformance.verdict.evidence import Exchange
 
 TIMEOUT = httpx.Timeout(10.0, connect=5.0)
 USER_AGENT = "rces-conformance"

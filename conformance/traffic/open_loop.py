@@ -39,10 +39,10 @@ from urllib.parse import SplitResult, urlsplit
 import httpx
 
 from conformance.report.body_cut import cut
-from conformance.report.model import Exchange
 from conformance.target.profile import DEFAULTS
 from conformance.traffic.client import Client
 from conformance.traffic.transcript import Reply
+from conformance.verdict.evidence import Exchange
 
 USER_AGENT = "rces-conformance"
 POOL_MARGIN = 1.5  # connections opened per request expected in flight

@@ -17,7 +17,9 @@ from conformance.report.json_report import (
     evidence_from_json,
     evidence_to_json,
 )
-from conformance.report.model import Difference, Evidence, Outcome, worst
+from conformance.verdict.difference import Difference
+from conformance.verdict.evidence import Evidence
+from conformance.verdict.outcome import Outcome, worst
 
 
 @dataclass

@@ -10,9 +10,10 @@ from conformance import __version__
 from conformance.catalogue.requirements import catalogue_index, current_baseline, load_catalogue
 from conformance.contract.document import contract_sha256
 from conformance.json_types import JsonObject
-from conformance.report.model import Level, Report
+from conformance.report.model import Report
 from conformance.verdict.folding import RequirementInfo, build_report
 from conformance.verdict.records import TestRecord
+from conformance.verdict.run_verdict import Level
 
 # Which profile keys the target declares (``Profile.declares``), and whether it declares every
 # convention (``conventions: production``); a run with no profile declares none.

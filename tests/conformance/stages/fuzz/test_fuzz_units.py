@@ -14,7 +14,6 @@ from schemathesis.openapi.checks import UndefinedStatusCode
 
 from conformance.contract.document import operations
 from conformance.errors import UsageError
-from conformance.report.model import Outcome
 from conformance.stages.fuzz import pytest_args
 from conformance.stages.fuzz.aiming import FuzzTarget, RealObjects
 from conformance.stages.fuzz.auth import (
@@ -42,6 +41,7 @@ from conformance.stages.fuzz.summary import merge_details, summary_lines
 from conformance.target.profile import build
 from conformance.traffic.ledger import LEDGER, Ledger
 from conformance.verdict.folding import RequirementInfo, fold
+from conformance.verdict.outcome import Outcome
 from tests.conformance.stages.fuzz.conftest import KEYS, PAT, operation, response, status_case
 
 # ------------------------------------------------------------------ tiers and arguments
