@@ -17,6 +17,7 @@ from conformance.report import step_summary
 from conformance.report.headline import blocked_sentence, summary_line
 from conformance.report.model import Report
 from conformance.report.writer import write_reports
+from conformance.run.run_report import report_for_run
 from conformance.session import stop_signals, wire
 from conformance.session.state import (
     COLLECTOR_NAME,
@@ -34,7 +35,6 @@ from conformance.target.profile import written_keys
 from conformance.target.resolution import Target
 from conformance.verdict.outcome import Outcome
 from conformance.verdict.records import TestRecord
-from conformance.verdict.run_report import report_for_run
 
 _WRITE_ERROR = pytest.StashKey[str]()
 

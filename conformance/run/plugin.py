@@ -35,6 +35,7 @@ from conformance.report.body_cut import cut_exchange
 from conformance.run import failure_view, handover
 from conformance.run.collector import RunCollector, declaration, selected_ids
 from conformance.run.failure_view import TRANSCRIPT_SHOWN
+from conformance.run.run_report import selected_requirements
 from conformance.session import wire
 from conformance.session.deadline import DEFAULT_SECONDS, RunDeadline, seconds_option
 from conformance.session.state import (
@@ -56,7 +57,6 @@ from conformance.verdict.classification import classify
 from conformance.verdict.levels import at_their_levels
 from conformance.verdict.outcome import Outcome
 from conformance.verdict.records import TestRecord
-from conformance.verdict.run_report import selected_requirements
 
 pytest_plugins = (
     "conformance.run.fixtures",

@@ -3,7 +3,7 @@
 A ``TestRecord`` is plain JSON through ``to_json`` (it crosses pytest-xdist in
 ``user_properties`` under ``conformance.session.wire.RECORD_KEY``; its evidence and differences
 through ``conformance.verdict.record_json``); the controller reads it back with ``from_json`` and
-folds the records into a ``Report`` (``conformance.verdict.folding``).
+folds the records into a ``Report`` (``conformance.run.folding``).
 """
 
 from __future__ import annotations

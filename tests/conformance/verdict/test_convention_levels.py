@@ -12,11 +12,11 @@ from conformance.catalogue.requirements import Requirement, load_catalogue
 from conformance.report import json_report, markdown_report
 from conformance.report.levels import by_key, drop_in_phrase
 from conformance.report.model import Report
+from conformance.run.run_report import report_for_run
 from conformance.verdict.evidence import Evidence
 from conformance.verdict.levels import UNDECLARED_NOTE
 from conformance.verdict.outcome import Outcome
 from conformance.verdict.records import TestRecord
-from conformance.verdict.run_report import report_for_run
 from conformance.verdict.run_verdict import Verdict
 
 CONVENTIONS = [r for r in load_catalogue() if r.basis == "convention"]

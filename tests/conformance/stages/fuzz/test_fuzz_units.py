@@ -14,6 +14,7 @@ from schemathesis.openapi.checks import UndefinedStatusCode
 
 from conformance.contract.document import operations
 from conformance.errors import UsageError
+from conformance.run.folding import RequirementInfo, fold
 from conformance.stages.fuzz import pytest_args
 from conformance.stages.fuzz.aiming import FuzzTarget, RealObjects
 from conformance.stages.fuzz.auth import (
@@ -40,7 +41,6 @@ from conformance.stages.fuzz.schema import INFERRED_LINKS, build_schema, contrac
 from conformance.stages.fuzz.summary import merge_details, summary_lines
 from conformance.target.profile import build
 from conformance.traffic.ledger import LEDGER, Ledger
-from conformance.verdict.folding import RequirementInfo, fold
 from conformance.verdict.outcome import Outcome
 from tests.conformance.stages.fuzz.conftest import KEYS, PAT, operation, response, status_case
 
