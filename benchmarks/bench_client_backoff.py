@@ -26,9 +26,9 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from conformance.report.model import Outcome  # noqa: E402
 from conformance.stages.client.backoff_criterion import trend  # noqa: E402
 from conformance.stages.client.judge_failures import closed_waits, judge_backoff  # noqa: E402
+from conformance.verdict.outcome import Outcome  # noqa: E402
 from tests.conformance.stages.client.backoff_forms import FORMS, LOADED, NOISE, Form, simulate  # noqa: E402
 
 FAIL, PASS = Outcome.FAIL, Outcome.PASS

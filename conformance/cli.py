@@ -13,10 +13,10 @@ import sys
 from collections.abc import Sequence
 
 from conformance.errors import UsageError
-from conformance.report.model import Level
 from conformance.run import launch
 from conformance.session.deadline import seconds_option
 from conformance.stages import REGISTRY, by_name, commands
+from conformance.verdict.run_verdict import Level
 
 # Subcommands of no stage: name -> module with add_parser(subparsers) and main(options) -> exit
 # status. A stage's own commands are declared by the stage (``Stage.commands``).

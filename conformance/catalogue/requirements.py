@@ -11,7 +11,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -363,6 +363,17 @@ def load_catalogue() -> Catalogue:
 def catalogue_index() -> dict[str, Requirement]:
     """Catalogue requirements by id."""
     return {r.id: r for r in load_catalogue()}
+
+
+def _sections() -> dict[str, str]:
+    return {rid: str(r.section) for rid, r in catalogue_index().items() if r.basis != "convention"}
+
+
+def sections_of(ids: Sequence[str]) -> tuple[str, ...]:
+    """The spec sections of the requirement ids, in order, without repeats (none for a
+    convention: the specification does not say it)."""
+    table = _sections()
+    return tuple(dict.fromkeys(table[i] for i in ids if i in table))
 
 
 def current_baseline(baseline: Mapping[str, str]) -> dict[str, str]:

@@ -5,21 +5,10 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
-from conformance.catalogue.requirements import catalogue_index
+from conformance.catalogue.requirements import sections_of
 from conformance.errors import ConformanceError, ContractViolation
 from conformance.oracles.header_grammar import MEDIA_TYPE, Problem, media_type
 from conformance.traffic.transcript import Reply
-
-
-def _sections() -> dict[str, str]:
-    return {rid: str(r.section) for rid, r in catalogue_index().items() if r.basis != "convention"}
-
-
-def sections_of(ids: Sequence[str]) -> tuple[str, ...]:
-    """The spec sections of the requirement ids, in order, without repeats (none for a
-    convention: the specification does not say it)."""
-    table = _sections()
-    return tuple(dict.fromkeys(table[i] for i in ids if i in table))
 
 
 def violation(

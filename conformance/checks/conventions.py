@@ -16,10 +16,10 @@ from __future__ import annotations
 import threading
 from collections.abc import Sequence
 
-from conformance.checks import sections_of
+from conformance.catalogue.requirements import sections_of
 from conformance.errors import ConventionMiss
-from conformance.report.model import Difference
 from conformance.traffic.transcript import Reply
+from conformance.verdict.difference import Difference
 
 
 class Notebook:

@@ -12,7 +12,7 @@ from allure_commons import plugin_manager
 
 from conformance.redaction.report_files import redact
 from conformance.report.evidence_text import BODY_LIMIT, request_text, response_text
-from conformance.report.model import Exchange
+from conformance.verdict.evidence import Exchange
 
 if TYPE_CHECKING:
     import pytest

@@ -8,9 +8,11 @@ import argparse
 from html import escape
 from pathlib import Path
 
-from conformance.report.model import Level, Outcome, Report, Verdict
+from conformance.report.model import Report
 from conformance.report.rerender import load_report, report_file
 from conformance.report.writer import write_whole
+from conformance.verdict.outcome import Outcome
+from conformance.verdict.run_verdict import Level, Verdict
 
 # shields.io's named colours: brightgreen, yellow, lightgrey, red.
 COLOURS: dict[Verdict, str] = {

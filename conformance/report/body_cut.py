@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from conformance.report.model import Exchange
+from conformance.verdict.evidence import Exchange
 
 BODY_BYTES = 2048  # what evidence keeps of a body, in every format
 TERMINAL_BYTES = 512  # what the terminal's transcript (-v) shows of one

@@ -15,8 +15,10 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from conformance.report.model import Level, Outcome, Report
+from conformance.report.model import Report
 from conformance.report.rerender import load_report
+from conformance.verdict.outcome import Outcome
+from conformance.verdict.run_verdict import Level
 
 
 @dataclass(frozen=True)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from conformance.report.body_cut import BODY_BYTES, cut
-from conformance.report.model import Evidence, Exchange
+from conformance.verdict.evidence import Evidence, Exchange
 
 BODY_LIMIT = BODY_BYTES  # bytes of a body shown in text outputs (``body_cut``)
 

@@ -11,8 +11,10 @@ import re
 
 from conformance.errors import BLOCKED_PREFIX
 from conformance.report.levels import drop_in_phrase
-from conformance.report.model import DECLARED, Outcome, Report, Verdict
+from conformance.report.model import Report
 from conformance.report.vocabulary import OUTCOME_ORDER, OUTCOME_STYLES
+from conformance.verdict.outcome import DECLARED, Outcome
+from conformance.verdict.run_verdict import Verdict
 
 IDS_NAMED = 5  # ids named in a headline; more are counted, and listed further down
 BLOCKED = re.compile(re.escape(BLOCKED_PREFIX) + r"(.+?)(?=; \S+::|$)")  # a note's one cause

@@ -14,14 +14,7 @@ from conformance.report import html_kill_rates
 from conformance.report.evidence_text import request_text, response_text, truncate
 from conformance.report.headline import decided_by, measured_share
 from conformance.report.levels import by_key, levels_sentence
-from conformance.report.model import (
-    DECLARED,
-    Evidence,
-    Exchange,
-    Outcome,
-    Report,
-    RequirementResult,
-)
+from conformance.report.model import Report, RequirementResult
 from conformance.report.sections import by_section, outcome_counts
 from conformance.report.stage_text import summary_lines
 from conformance.report.vocabulary import (
@@ -31,6 +24,8 @@ from conformance.report.vocabulary import (
     not_measured_sentence,
 )
 from conformance.stages import named
+from conformance.verdict.evidence import Evidence, Exchange
+from conformance.verdict.outcome import DECLARED, Outcome
 
 BODY_LIMIT = 4000  # characters of expected and received (bodies: ``body_cut``)
 

@@ -16,9 +16,10 @@ from datetime import UTC, datetime
 from conformance.report.evidence_text import evidence_text
 from conformance.report.headline import decided_by, measured_share
 from conformance.report.levels import levels_sentence
-from conformance.report.model import Outcome, Report, RequirementResult, TestResult
+from conformance.report.model import Report, RequirementResult, TestResult
 from conformance.report.sections import by_section
 from conformance.report.vocabulary import OUTCOME_STYLES
+from conformance.verdict.outcome import Outcome
 
 # XML 1.0 cannot carry most control characters, even escaped.
 _ILLEGAL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]")

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from conformance.report.model import Difference, Report, Verdict
+from conformance.report.model import Report
+from conformance.verdict.difference import Difference
+from conformance.verdict.run_verdict import Verdict
 
 KEYS_NAMED = 5  # keys named in the phrase; more are counted
 

@@ -7,7 +7,7 @@ import re
 from conformance.report.evidence_text import truncate
 from conformance.report.headline import decided_by, measured_share
 from conformance.report.levels import by_key, levels_sentence
-from conformance.report.model import DECLARED, Evidence, Outcome, Report, RequirementResult
+from conformance.report.model import Report, RequirementResult
 from conformance.report.sections import by_section, outcome_counts
 from conformance.report.stage_text import summary_lines
 from conformance.report.vocabulary import (
@@ -16,6 +16,8 @@ from conformance.report.vocabulary import (
     VERDICT_STYLES,
     not_measured_sentence,
 )
+from conformance.verdict.evidence import Evidence
+from conformance.verdict.outcome import DECLARED, Outcome
 
 FAILURES_SHOWN = 10  # beyond this, the reader is sent to conformance.html
 TEXT_LIMIT = 300  # characters of expected/received shown per failure

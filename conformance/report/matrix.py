@@ -15,16 +15,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from conformance.catalogue.requirements import Catalogue, load_catalogue
-from conformance.report.model import (
-    Difference,
-    Evidence,
-    Level,
-    Outcome,
-    Report,
-    RequirementResult,
-    Verdict,
-)
+from conformance.report.model import Report, RequirementResult
 from conformance.report.sections import UNSECTIONED, section_key
+from conformance.verdict.difference import Difference
+from conformance.verdict.evidence import Evidence
+from conformance.verdict.outcome import Outcome
+from conformance.verdict.run_verdict import Level, Verdict
 
 ABSENT = "absent"  # a cell's outcome when its report does not hold the id
 DIFFERS = "differs"  # the filter name of a cell with a drop-in difference

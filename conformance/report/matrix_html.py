@@ -12,8 +12,10 @@ from html import escape
 
 from conformance.report.evidence_text import truncate
 from conformance.report.matrix import ABSENT, DIFFERS, Cell, Column, Matrix, Row
-from conformance.report.model import Difference, Evidence, Level, Verdict
 from conformance.report.vocabulary import OUTCOME_ORDER, OUTCOME_STYLES, VERDICT_STYLES
+from conformance.verdict.difference import Difference
+from conformance.verdict.evidence import Evidence
+from conformance.verdict.run_verdict import Level, Verdict
 
 TEXT_LIMIT = 2000
 DIFFERS_MARK = "◆"

@@ -11,8 +11,8 @@ from collections.abc import Callable
 
 from conformance.report.matrix import ABSENT, Cell, Column, Matrix, Row
 from conformance.report.matrix_html import DIFFERS_MARK, cell_anchor
-from conformance.report.model import Verdict
 from conformance.report.vocabulary import OUTCOME_STYLES, VERDICT_STYLES
+from conformance.verdict.run_verdict import Verdict
 
 HTML_FILE = "matrix.html"
 ESCAPED = frozenset("\\|<>[]`*_")

@@ -1,114 +1,21 @@
-"""The report model: plain dataclasses for one conformance run, and the verdict rule.
+"""The report model: plain dataclasses for one conformance run.
 
 Every output format (JSON, Markdown, HTML, JUnit, Allure) is a pure function of a ``Report``.
-Nothing in here talks to a target or to pytest.
+Nothing in here talks to a target or to pytest. The words it is made of (outcomes, verdicts,
+levels, evidence, differences) are the verdict room's (``conformance.verdict``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from dataclasses import dataclass, field
-from enum import StrEnum
 
 from conformance.json_types import JsonObject
+from conformance.verdict.difference import Difference
+from conformance.verdict.evidence import Evidence
+from conformance.verdict.outcome import JUDGED, Outcome
+from conformance.verdict.run_verdict import Level, Verdict, drop_in_verdict_of, verdict_of
 
 SCHEMA_VERSION = "1.5"  # a minor version only adds keys and values (docs/reports.md lists them)
-
-
-class Outcome(StrEnum):
-    """How one requirement (or one test) ended. A skip is never a pass."""
-
-    PASS = "pass"
-    FAIL = "fail"
-    UNSUPPORTED = "unsupported"  # the profile declared the capability absent
-    NOT_CONFIGURED = "not-configured"  # the profile leaves out an optional input the test needs
-    NOT_MEASURABLE = "not-measurable"  # not judged for an undeclared reason: verdict incomplete
-    KNOWN_FAILURE = "known-failure"  # failed, and listed in the profile's baseline
-    SPEC_DOUBT = "spec-doubt"  # failed only on a not-shown / inferred element of the contract
-    # judges an optional capability the specification does not require and the profile does not
-    # claim (round-robin, golden vectors of a hash function): not judged, not an exception
-    NOT_APPLICABLE = "not-applicable"
-
-
-# When several tests check one requirement, the requirement takes the worst of their outcomes.
-SEVERITY: dict[Outcome, int] = {
-    Outcome.PASS: 0,
-    Outcome.NOT_APPLICABLE: 1,
-    Outcome.UNSUPPORTED: 2,
-    Outcome.NOT_CONFIGURED: 3,
-    Outcome.NOT_MEASURABLE: 4,
-    Outcome.SPEC_DOUBT: 5,
-    Outcome.KNOWN_FAILURE: 6,
-    Outcome.FAIL: 7,
-}
-
-# Outcomes that are a judgement of the target: the requirement was measured.
-JUDGED = frozenset({Outcome.PASS, Outcome.FAIL, Outcome.KNOWN_FAILURE, Outcome.SPEC_DOUBT})
-# Outcomes the user declared (profile capabilities, baseline, optional inputs left out) or that
-# only doubt the contract: they keep a verdict conformant, with declared exceptions.
-DECLARED = frozenset(
-    {Outcome.UNSUPPORTED, Outcome.NOT_CONFIGURED, Outcome.KNOWN_FAILURE, Outcome.SPEC_DOUBT}
-)
-
-
-class Verdict(StrEnum):
-    CONFORMANT = "conformant"
-    CONFORMANT_WITH_EXCEPTIONS = "conformant-with-declared-exceptions"
-    INCOMPLETE = "incomplete"  # no failure, but something in scope was not measured, undeclared
-    NOT_CONFORMANT = "not-conformant"
-
-
-@dataclass(frozen=True)
-class Exchange:
-    """One request and its response, secrets already redacted, bodies already truncated."""
-
-    method: str
-    url: str
-    request_headers: dict[str, str]
-    request_body: str | None
-    status: int | None  # None: no response (transport error)
-    response_headers: dict[str, str]
-    response_body: str | None
-    elapsed_ms: float
-
-
-@dataclass(frozen=True)
-class Evidence:
-    """Why a test failed: the rule, expected against received, and how to reproduce it."""
-
-    test_id: str
-    requirement_ids: tuple[str, ...]
-    title: str
-    expected: str
-    received: str
-    curl: str | None
-    exchanges: tuple[Exchange, ...] = ()
-    check: str | None = None  # fuzz stage: the schemathesis check that failed
-    seed: int | None = None  # fuzz stage: the seed that reproduces it
-
-
-class Level(StrEnum):
-    """The two questions a run answers. Interface: the specification's words, what follows from
-    them, and what the profile declares explicitly. Drop-in: the interface, plus the production
-    conventions (every key's default) the profile leaves undeclared."""
-
-    INTERFACE = "interface"
-    DROP_IN = "drop-in"
-
-
-@dataclass(frozen=True)
-class Difference:
-    """Where the target departs from a production convention its profile does not declare (a
-    key's default): a drop-in difference, never an interface failure. ``key`` is the profile key
-    that would declare the target's own choice."""
-
-    requirement_ids: tuple[str, ...]
-    key: str
-    convention: str  # the convention's value, as the key's default has it
-    received: str  # what the target did instead
-    title: str
-    test_id: str = ""
-    curl: str | None = None
 
 
 @dataclass(frozen=True)
@@ -209,28 +116,3 @@ class Report:
             for r in self.requirements
             if r.outcome not in JUDGED and r.outcome is not Outcome.NOT_APPLICABLE
         )
-
-
-def worst(outcomes: Iterable[Outcome]) -> Outcome:
-    """The outcome a requirement takes from its tests' outcomes (PASS when there are none)."""
-    return max(outcomes, key=SEVERITY.__getitem__, default=Outcome.PASS)
-
-
-def verdict_of(outcomes: Iterable[Outcome]) -> Verdict:
-    """FAIL anywhere: not conformant. Else anything not measurable (not declared): incomplete.
-    Else declared exceptions or doubts: conformant with exceptions. Else conformant (a
-    not-applicable requirement, an optional capability not claimed, changes nothing)."""
-    seen = set(outcomes)
-    if Outcome.FAIL in seen:
-        return Verdict.NOT_CONFORMANT
-    if Outcome.NOT_MEASURABLE in seen:
-        return Verdict.INCOMPLETE
-    if seen & DECLARED:
-        return Verdict.CONFORMANT_WITH_EXCEPTIONS
-    return Verdict.CONFORMANT
-
-
-def drop_in_verdict_of(interface: Verdict, differs: bool) -> Verdict:
-    """Drop-in compatibility needs the interface first: a difference from a convention makes a
-    run not drop-in compatible (``NOT_CONFORMANT`` at that level), whatever the interface says."""
-    return Verdict.NOT_CONFORMANT if differs else interface

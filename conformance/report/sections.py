@@ -5,7 +5,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from conformance.report.model import Outcome, Report, RequirementResult
+from conformance.report.model import Report, RequirementResult
+from conformance.verdict.outcome import Outcome
 
 _NUMBER = re.compile(r"\d+|\D+")
 UNSECTIONED = "(no section)"

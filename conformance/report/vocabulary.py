@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from conformance.report.model import Outcome, Verdict
+from conformance.verdict.outcome import Outcome
+from conformance.verdict.run_verdict import Verdict
 
 
 class OutcomeStyle(NamedTuple):

@@ -1,3 +1,4 @@
 """One run's lifecycle under pytest: the plugin's hooks, fixtures, phases, deadline, stop signals,
-and the controller's collector.
+the controller's collector, and the fold of the run's records into its ``Report`` (``folding``,
+``run_report``).
 """

@@ -16,8 +16,9 @@ from conformance.profile.loading import written_keys
 from conformance.redaction.run_outputs import OutputRedaction
 from conformance.report import step_summary
 from conformance.report.headline import blocked_sentence, summary_line
-from conformance.report.model import Outcome, Report
+from conformance.report.model import Report
 from conformance.report.writer import write_reports
+from conformance.run.run_report import report_for_run
 from conformance.session import stop_signals, wire
 from conformance.session.state import (
     COLLECTOR_NAME,
@@ -32,8 +33,8 @@ from conformance.session.state import (
 from conformance.stages import Stage, answered_by, named
 from conformance.stages.declaration import Details
 from conformance.target.resolution import Target
+from conformance.verdict.outcome import Outcome
 from conformance.verdict.records import TestRecord
-from conformance.verdict.run_report import report_for_run
 
 _WRITE_ERROR = pytest.StashKey[str]()
 

@@ -21,7 +21,6 @@ from conformance.catalogue.requirements import load_catalogue
 from conformance.drivers import observation
 from conformance.errors import UsageError
 from conformance.profile import Profile
-from conformance.report.model import Difference
 from conformance.run import requirement_ids
 from conformance.session.state import (
     HANDED_OVER,
@@ -33,6 +32,7 @@ from conformance.session.state import (
 )
 from conformance.stages import Stage, answered_by, collected_by, default_answered
 from conformance.target.resolution import Target, establish
+from conformance.verdict.difference import Difference
 
 WORKERINPUT_KEY = "conformance_target"
 OBSERVATION_TEST_ID = "observation before the tests: the target's own payload names"

@@ -29,7 +29,7 @@ import pytest
 
 from conformance.errors import UsageError
 from conformance.report.headline import blocked_sentence, summary_line
-from conformance.report.model import DECLARED, Level, Report, Verdict
+from conformance.report.model import Report
 from conformance.run import requirement_ids
 from conformance.run.collector import ReportCapture
 from conformance.run.handover import HandedOver, observe
@@ -38,6 +38,8 @@ from conformance.run.workers import auto
 from conformance.session import stop_signals
 from conformance.stages import REGISTRY, Stage, by_name
 from conformance.target.resolution import Target, establish
+from conformance.verdict.outcome import DECLARED
+from conformance.verdict.run_verdict import Level, Verdict
 
 EXIT_CONFORMANT = 0
 EXIT_NOT_CONFORMANT = 1

@@ -33,10 +33,10 @@ from conformance.profile import reads as profile_reads
 from conformance.redaction.run_outputs import OutputRedaction
 from conformance.report.allure_labels import apply_allure_labels, attach_exchanges
 from conformance.report.body_cut import cut_exchange
-from conformance.report.model import Outcome
 from conformance.run import failure_view, handover
 from conformance.run.collector import RunCollector, declaration, selected_ids
 from conformance.run.failure_view import TRANSCRIPT_SHOWN
+from conformance.run.run_report import selected_requirements
 from conformance.session import wire
 from conformance.session.deadline import DEFAULT_SECONDS, RunDeadline, seconds_option
 from conformance.session.state import (
@@ -55,8 +55,8 @@ from conformance.stages import add_pytest_options, collected_by, of_module
 from conformance.target.resolution import Target, new_run_id
 from conformance.verdict.classification import classify
 from conformance.verdict.levels import at_their_levels
+from conformance.verdict.outcome import Outcome
 from conformance.verdict.records import TestRecord
-from conformance.verdict.run_report import selected_requirements
 
 pytest_plugins = (
     "conformance.run.fixtures",

@@ -18,8 +18,8 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from conformance.report.model import Verdict
 from conformance.stages import REGISTRY
+from conformance.verdict.run_verdict import Verdict
 
 RUN_TIMEOUT_SECONDS = 1800
 PASSING_VERDICTS = frozenset({Verdict.CONFORMANT.value, Verdict.CONFORMANT_WITH_EXCEPTIONS.value})

@@ -19,10 +19,10 @@ import httpx
 
 from conformance.errors import UsageError
 from conformance.profile import Profile, load
-from conformance.report.model import Difference
 from conformance.target import door
 from conformance.target.embedded import start_embedded
 from conformance.traffic.client import TIMEOUT, Client
+from conformance.verdict.difference import Difference
 
 # The door waits as long as the run's own exchanges do (a slow or distant correct target passes
 # it), and never beyond the profile's responses.max_seconds for a whole answer.

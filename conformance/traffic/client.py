@@ -29,7 +29,6 @@ from conformance.profile import Profile
 from conformance.profile.limits import RateLimit
 from conformance.redaction.placeholders import Redactor
 from conformance.report.body_cut import cut as cut_body
-from conformance.report.model import Exchange
 from conformance.traffic import raw_socket
 from conformance.traffic.call_kind import CallKind, call_kind
 from conformance.traffic.curl import curl_command
@@ -47,6 +46,7 @@ from conformance.traffic.raw_socket import RawAnswer
 from conformance.traffic.reception import may_resend, receive, transport_problem
 from conformance.traffic.token_bucket import Limit
 from conformance.traffic.transcript import Reply, Transcript
+from conformance.verdict.evidence import Exchange
 
 TIMEOUT = httpx.Timeout(10.0, connect=5.0)
 USER_AGENT = "rces-conformance"

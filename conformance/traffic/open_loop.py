@@ -40,9 +40,9 @@ import httpx
 
 from conformance.profile.defaults import DEFAULTS
 from conformance.report.body_cut import cut
-from conformance.report.model import Exchange
 from conformance.traffic.client import Client
 from conformance.traffic.transcript import Reply
+from conformance.verdict.evidence import Exchange
 
 USER_AGENT = "rces-conformance"
 POOL_MARGIN = 1.5  # connections opened per request expected in flight

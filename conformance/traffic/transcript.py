@@ -18,7 +18,7 @@ import httpx
 
 from conformance.errors import ContractViolation
 from conformance.report.body_cut import DESCRIBED_BYTES, TERMINAL_BYTES, cut
-from conformance.report.model import Exchange
+from conformance.verdict.evidence import Exchange
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,9 @@ from conformance.errors import (
     SetupRefused,
     Unsupported,
 )
-from conformance.report.model import Difference, Evidence, Exchange, Outcome
+from conformance.verdict.difference import Difference
+from conformance.verdict.evidence import Evidence, Exchange
+from conformance.verdict.outcome import Outcome
 from conformance.verdict.records import TestRecord
 
 

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 
-from conformance.checks import sections_of
+from conformance.catalogue.requirements import sections_of
 from conformance.errors import ContractViolation, NotConfigured, NotMeasurable
-from conformance.report.model import Outcome
 from conformance.verdict.finding import Finding
+from conformance.verdict.outcome import Outcome
 
 
 def spec_sections(requirement_id: str) -> tuple[str, ...]:

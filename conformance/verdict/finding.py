@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from conformance.report.model import Outcome
+from conformance.verdict.outcome import Outcome
 
 EVERY = ""  # the requirement of a finding that speaks for every requirement of the test reading it
 

@@ -10,9 +10,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
 
-from conformance.report.model import Difference, Level, Outcome
+from conformance.verdict.difference import Difference
+from conformance.verdict.outcome import Outcome
 from conformance.verdict.records import TestRecord
 from conformance.verdict.requirement_info import RequirementInfo
+from conformance.verdict.run_verdict import Level
 
 UNDECLARED_NOTE = (
     "a production convention the profile does not declare: judged at the drop-in level"

@@ -1,8 +1,9 @@
 """Test records: one executed test's per-requirement outcomes, as a worker ships them.
 
 A ``TestRecord`` is plain JSON through ``to_json`` (it crosses pytest-xdist in
-``user_properties`` under ``conformance.session.wire.RECORD_KEY``); the controller reads it back
-with ``from_json`` and folds the records into a ``Report`` (``conformance.verdict.folding``).
+``user_properties`` under ``conformance.session.wire.RECORD_KEY``; its evidence and differences
+through ``conformance.verdict.record_json``); the controller reads it back with ``from_json`` and
+folds the records into a ``Report`` (``conformance.run.folding``).
 """
 
 from __future__ import annotations
@@ -11,13 +12,15 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from conformance.report.json_report import (
+from conformance.verdict.difference import Difference
+from conformance.verdict.evidence import Evidence
+from conformance.verdict.outcome import Outcome, worst
+from conformance.verdict.record_json import (
     difference_from_json,
     difference_to_json,
     evidence_from_json,
     evidence_to_json,
 )
-from conformance.report.model import Difference, Evidence, Outcome, worst
 
 
 @dataclass

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from conformance.report.model import Level
+from conformance.verdict.run_verdict import Level
 
 
 @dataclass(frozen=True)

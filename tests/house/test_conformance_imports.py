@@ -137,6 +137,7 @@ FLOORS: tuple[tuple[str, ...], ...] = (
     ("conformance", "errors", "json_types", "redaction"),
     ("catalogue",),
     ("registry",),  # the stage declarations: conformance.stages, its declaration, STAGE of each
+    ("verdict",),  # outcomes, verdicts, levels, evidence, differences, records: what reports render
     ("report",),
     ("profile",),  # what a target declares: its sections, the loader, the keys a run read
     ("traffic",),
@@ -146,7 +147,6 @@ FLOORS: tuple[tuple[str, ...], ...] = (
     ("contract",),
     ("session",),
     ("drivers",),
-    ("verdict",),
     ("stages",),
     ("run",),
     ("selftest",),

@@ -9,17 +9,11 @@ import sys
 from dataclasses import replace
 from pathlib import Path
 
-from conformance.report.model import (
-    Difference,
-    Evidence,
-    Exchange,
-    Outcome,
-    Report,
-    RequirementResult,
-    StageSummary,
-    TestResult,
-)
+from conformance.report.model import Report, RequirementResult, StageSummary, TestResult
 from conformance.report.writer import write_reports
+from conformance.verdict.difference import Difference
+from conformance.verdict.evidence import Evidence, Exchange
+from conformance.verdict.outcome import Outcome
 
 STARTED_AT = "2026-01-02T03:04:05Z"
 CONTRACT_SHA = "a" * 64

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from conformance.report.model import Difference
 from conformance.stages.client.settings import ClientSettings
+from conformance.verdict.difference import Difference
 from conformance.verdict.finding import Finding, failed
 
 Judged = Finding | Difference

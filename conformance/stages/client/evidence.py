@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from typing import NotRequired, TypedDict
 
-from conformance.report.model import Exchange
 from conformance.stages.client.recording import Recorded
 from conformance.stages.client.runs import ScenarioRun
 from conformance.stages.client.timeline import gaps, hint_bound
+from conformance.verdict.evidence import Exchange
 
 TIMELINE_LINES = 80
 EXCHANGES = 6

@@ -13,9 +13,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from conformance.json_types import JsonArray, JsonObject
-from conformance.report.model import Evidence, Outcome
 from conformance.stages.fuzz import corpus
 from conformance.stages.fuzz.replay import FAILS, FIXED, INCONCLUSIVE, Replayed
+from conformance.verdict.evidence import Evidence
+from conformance.verdict.outcome import Outcome
 from conformance.verdict.records import TestRecord
 
 REPLAY_TEST_ID = "conformance.stages.fuzz.test_fuzz::corpus_replay"

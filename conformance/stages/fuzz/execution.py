@@ -21,7 +21,6 @@ from schemathesis.core.failures import Failure, FailureGroup
 from conformance.contract.document import contract_sha256, operations
 from conformance.contract.specialisation import declared_keys, document_sha256
 from conformance.redaction.placeholders import Redactor
-from conformance.report.model import SEVERITY, Difference, Evidence, Outcome
 from conformance.stages.fuzz.aiming import FuzzTarget
 from conformance.stages.fuzz.auth import AUTH_REQUIREMENTS, AuthMode, kind_of
 from conformance.stages.fuzz.budget import Tier
@@ -51,6 +50,9 @@ from conformance.traffic.ledger import (
     sdk_bucket_key,
 )
 from conformance.traffic.token_bucket import Limit
+from conformance.verdict.difference import Difference
+from conformance.verdict.evidence import Evidence
+from conformance.verdict.outcome import SEVERITY, Outcome
 from conformance.verdict.records import TestRecord
 
 if TYPE_CHECKING:

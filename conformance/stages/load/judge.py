@@ -12,12 +12,12 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass, field
 
-from conformance.report.model import Outcome
 from conformance.stages.load.plan import Plan
 from conformance.stages.load.records import ANONYMOUS, NOISY, WELL_BEHAVED, Poll, Results
 from conformance.stages.load.rules import OUTSIDE_UNIT, VALUES
 from conformance.stages.load.series import Rate
 from conformance.verdict.finding import EVERY, Finding, failed, passed, unconfigured, unmeasured
+from conformance.verdict.outcome import Outcome
 
 SHORTFALL = 0.8  # the generator offered less than this share of its plan: its own shortfall
 HINT_SHARE = 0.8  # least share of 200s above the threshold band that must carry the hint

@@ -13,11 +13,11 @@ import itertools
 import math
 from collections import defaultdict
 
-from conformance.report.model import Outcome
 from conformance.stages.load.judge import Declared
 from conformance.stages.load.records import Poll, Results
 from conformance.stages.load.series import percentile
 from conformance.verdict.finding import EVERY, Finding, failed, passed, unconfigured, unmeasured
+from conformance.verdict.outcome import Outcome
 
 # requirement id -> the profile keys (under ``load:``) that declare it
 KEYS = {

@@ -9,8 +9,8 @@ from conformance.checks.conventions import NOTEBOOK
 from conformance.checks.declared import expect_declared_field, expect_declared_status, status_holds
 from conformance.errors import ContractViolation, ConventionMiss
 from conformance.profile import parse
-from conformance.report.model import Exchange
 from conformance.traffic.transcript import Reply
+from conformance.verdict.evidence import Exchange
 
 MINIMAL = """\
 credentials: {pat: svc_pat_unit, sdk_keys: [{key: svc_pk_dev, environments: [development]}]}

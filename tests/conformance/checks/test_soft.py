@@ -6,8 +6,8 @@ import pytest
 
 from conformance.checks import IndependentChecks
 from conformance.errors import ContractViolation, NotMeasurable
-from conformance.report.model import Outcome
 from conformance.verdict.classification import classify
+from conformance.verdict.outcome import Outcome
 
 IDS = ["A", "B", "C", "D"]
 

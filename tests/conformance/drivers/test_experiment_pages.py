@@ -6,8 +6,8 @@ import httpx
 import pytest
 
 from conformance.drivers.experiment_pages import list_name, next_link
-from conformance.report.model import Exchange
 from conformance.traffic.transcript import Reply
+from conformance.verdict.evidence import Exchange
 
 
 def _reply(*links: str) -> Reply:

@@ -14,8 +14,9 @@ import pytest
 from conformance.redaction.placeholders import Redactor, spelled
 from conformance.redaction.report_files import profile_secrets, redact, redact_profile
 from conformance.redaction.run_outputs import redact_files, scrub
-from conformance.report.model import Evidence, Exchange, Report, StageSummary
+from conformance.report.model import Report, StageSummary
 from conformance.report.writer import FORMATS, write_reports
+from conformance.verdict.evidence import Evidence, Exchange
 from tests.support import sample_reports as samples
 
 PAT = "svc_pat_Zq8/+rT\"<&>'x9"  # characters every escaper changes

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from conformance.report.body_cut import BODY_BYTES, cut, cut_exchange, cut_optional
-from conformance.report.model import Exchange
+from conformance.verdict.evidence import Exchange
 
 BIG = '{"configurations": [' + ", ".join(['{"id": 1}'] * 5000) + "]}"
 

@@ -43,7 +43,7 @@ import pytest
 import schemathesis
 from hypothesis import settings
 from conformance.report.allure_labels import attach_exchanges, label_fuzzed_operation
-from conformance.report.model import Exchange
+from conformance.verdict.evidence import Exchange
 
 EXCHANGE = Exchange("GET", "http://127.0.0.1:1/sdk/v2/status", {"authorization": "svc_pk_SECRET"},
                     None, 304, {"etag": '"h"'}, None, 1.5)

@@ -11,7 +11,8 @@ import pytest
 from conformance.cli import main
 from conformance.report.badge import COLOURS, render
 from conformance.report.json_report import dumps
-from conformance.report.model import Level, Report, Verdict
+from conformance.report.model import Report
+from conformance.verdict.run_verdict import Level, Verdict
 from tests.support import sample_reports as samples
 
 SVG = "{http://www.w3.org/2000/svg}"

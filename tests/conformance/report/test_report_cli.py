@@ -11,7 +11,6 @@ from pathlib import Path
 import pytest
 
 from conformance.cli import EPILOG, main
-from conformance.report.model import Outcome, Verdict
 from conformance.report.writer import write_reports
 from conformance.run.launch import (
     EXIT_CONFORMANT,
@@ -20,6 +19,8 @@ from conformance.run.launch import (
     EXIT_USAGE,
     exit_status,
 )
+from conformance.verdict.outcome import Outcome
+from conformance.verdict.run_verdict import Verdict
 from tests.support import sample_reports as samples
 from tests.support.conformance_cli import run_conformance
 

@@ -8,7 +8,8 @@ from dataclasses import replace
 import pytest
 
 from conformance.report.diff import OutcomeChange, diff_reports, format_diff
-from conformance.report.model import Outcome, Report, RequirementResult
+from conformance.report.model import Report, RequirementResult
+from conformance.verdict.outcome import Outcome
 from tests.support import sample_reports as samples
 
 

@@ -13,7 +13,7 @@ import pytest
 
 from conformance.catalogue.kill_rates import load_kill_rates
 from conformance.report.html_report import _e, render
-from conformance.report.model import Outcome
+from conformance.verdict.outcome import Outcome
 from tests.support import sample_reports as samples
 
 REMOTE = re.compile(r"^\s*(?:[a-z][a-z0-9+.-]*:)?//", re.IGNORECASE)  # http://, https://, //cdn

@@ -9,9 +9,10 @@ from pathlib import Path
 import pytest
 
 from conformance.report.json_report import dumps, from_json, loads, to_json
-from conformance.report.model import Outcome, Report
+from conformance.report.model import Report
 from conformance.report.report_schema import schema_errors
 from conformance.report.writer import write_reports
+from conformance.verdict.outcome import Outcome
 from tests.support import sample_reports as samples
 
 

@@ -6,7 +6,7 @@ import xml.etree.ElementTree as ET
 from dataclasses import replace
 
 from conformance.report.junit_report import render
-from conformance.report.model import Outcome
+from conformance.verdict.outcome import Outcome
 from tests.support import sample_reports as samples
 
 

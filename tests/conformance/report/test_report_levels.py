@@ -14,8 +14,8 @@ from conformance.report.json_report import dumps, loads
 from conformance.report.junit_report import render as render_junit
 from conformance.report.levels import by_key, drop_in_phrase, levels_sentence
 from conformance.report.markdown_report import render as render_markdown
-from conformance.report.model import Level, Verdict, drop_in_verdict_of
 from conformance.report.report_schema import schema_errors
+from conformance.verdict.run_verdict import Level, Verdict, drop_in_verdict_of
 from tests.support import sample_reports as samples
 
 KEYS = ("statuses.create_configuration", "errors.code_field")

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from conformance.report.markdown_report import render
-from conformance.report.model import Outcome
+from conformance.verdict.outcome import Outcome
 from tests.support import sample_reports as samples
 
 

@@ -14,7 +14,9 @@ from conformance.report import matrix_markdown
 from conformance.report.json_report import dumps
 from conformance.report.matrix import ABSENT, build, default_label
 from conformance.report.matrix_html import render
-from conformance.report.model import Outcome, Report, Verdict
+from conformance.report.model import Report
+from conformance.verdict.outcome import Outcome
+from conformance.verdict.run_verdict import Verdict
 from tests.conformance.report.test_report_html import external_references
 from tests.support import sample_reports as samples
 

@@ -16,9 +16,9 @@ BROKEN = """
 import pytest
 
 from conformance.checks import expect
-from conformance.report.model import Exchange
 from conformance.session.state import TRANSCRIPT
 from conformance.traffic.transcript import Transcript
+from conformance.verdict.evidence import Exchange
 
 BIG = "[" + ", ".join(["1234567"] * 6000) + "]"
 
@@ -134,8 +134,8 @@ TIMELINE = """
 import pytest
 
 from conformance.checks import expect
-from conformance.report.model import Exchange
 from conformance.session.state import TRANSCRIPT
+from conformance.verdict.evidence import Exchange
 
 
 class Timeline:  # as the client stage stashes it: exchanges, and render() without arguments

@@ -10,8 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from conformance.report.model import Outcome, Report, RequirementResult
+from conformance.report.model import Report, RequirementResult
 from conformance.run.launch import declared_exceptions
+from conformance.verdict.outcome import Outcome
 from refserver.runner import start_server
 from tests.support.conformance_cli import run_conformance
 from tests.support.profiles import with_overrides

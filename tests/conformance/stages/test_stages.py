@@ -17,6 +17,7 @@ from conformance import cli
 from conformance.catalogue.requirements import load_catalogue
 from conformance.errors import UsageError
 from conformance.run import launch
+from conformance.run.run_report import selected_requirements
 from conformance.session import wire
 from conformance.stages import (
     CUSTOM,
@@ -31,7 +32,6 @@ from conformance.stages import (
 )
 from conformance.stages.client.scenarios import requirement_ids as client_scenario_ids
 from conformance.stages.fuzz.plugin import stage_requirements
-from conformance.verdict.run_report import selected_requirements
 
 PACKAGE = Path(conformance.__file__).parent
 STAGES_DIR = PACKAGE / "stages"

@@ -197,8 +197,8 @@ def test_a_non_json_body_in_a_violation_is_redacted() -> None:
     import httpx as _httpx
 
     from conformance.errors import ContractViolation as _Violation
-    from conformance.report.model import Exchange as _Exchange
     from conformance.traffic.transcript import Reply
+    from conformance.verdict.evidence import Exchange as _Exchange
 
     secret = "svc_pat_echoed_secret_value"
     exchange = _Exchange("GET", "http://127.0.0.1:1/x", {}, None, 500, {}, "oops $RCES_PAT", 1.0)

@@ -16,11 +16,11 @@ import pytest
 
 from conformance.errors import ContractViolation, NoAnswer, UnboundedAnswer, UsageError
 from conformance.profile import Profile, parse
-from conformance.report.model import Outcome
 from conformance.target import resolution as targets
 from conformance.target.resolution import Target
 from conformance.traffic.client import Client
 from conformance.verdict.classification import classify
+from conformance.verdict.outcome import Outcome
 from tests.support.hostile_servers import (
     PROFILE,
     Behaviour,

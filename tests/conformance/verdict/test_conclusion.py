@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 
 from conformance.errors import ContractViolation, NotConfigured, NotMeasurable
-from conformance.report.model import Outcome
 from conformance.verdict.classification import classify
 from conformance.verdict.conclusion import conclude, spec_sections
 from conformance.verdict.finding import EVERY, Finding, failed, passed, unconfigured, unmeasured
+from conformance.verdict.outcome import Outcome
 from conformance.verdict.records import TestRecord
 
 

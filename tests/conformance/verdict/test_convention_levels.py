@@ -11,10 +11,13 @@ import pytest
 from conformance.catalogue.requirements import Requirement, load_catalogue
 from conformance.report import json_report, markdown_report
 from conformance.report.levels import by_key, drop_in_phrase
-from conformance.report.model import Evidence, Outcome, Report, Verdict
+from conformance.report.model import Report
+from conformance.run.run_report import report_for_run
+from conformance.verdict.evidence import Evidence
 from conformance.verdict.levels import UNDECLARED_NOTE
+from conformance.verdict.outcome import Outcome
 from conformance.verdict.records import TestRecord
-from conformance.verdict.run_report import report_for_run
+from conformance.verdict.run_verdict import Verdict
 
 CONVENTIONS = [r for r in load_catalogue() if r.basis == "convention"]
 CASES = [pytest.param(r, stage, id=f"{r.id}-{stage}") for r in CONVENTIONS for stage in r.stages]

@@ -24,11 +24,14 @@ from conformance.errors import (
     NotMeasurable,
     Unsupported,
 )
-from conformance.report.model import Difference, Evidence, Outcome, Verdict, verdict_of
+from conformance.run.folding import RequirementInfo, fold
+from conformance.run.run_report import report_for_run
 from conformance.verdict.classification import classify, meaning
-from conformance.verdict.folding import RequirementInfo, fold
+from conformance.verdict.difference import Difference
+from conformance.verdict.evidence import Evidence
+from conformance.verdict.outcome import Outcome
 from conformance.verdict.records import TestRecord
-from conformance.verdict.run_report import report_for_run
+from conformance.verdict.run_verdict import Verdict, verdict_of
 
 
 def info(*ids: str) -> list[RequirementInfo]:

@@ -9,14 +9,14 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from conformance.report.model import Difference
-from conformance.report.model import Outcome as Judged
 from conformance.stages.client.dropin import split
 from conformance.stages.client.judging import judge
 from conformance.stages.client.runs import run_scenarios
 from conformance.stages.client.scenarios import SCENARIOS
 from conformance.stages.client.settings import settings_from
+from conformance.verdict.difference import Difference
 from conformance.verdict.finding import Finding
+from conformance.verdict.outcome import Outcome as Judged
 from tests.faulty.clients.catalogue import ClientVariant
 
 FAIL, PASS, UNMEASURED = Judged.FAIL, Judged.PASS, Judged.NOT_MEASURABLE

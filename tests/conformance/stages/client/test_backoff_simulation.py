@@ -12,9 +12,9 @@ import statistics
 
 import pytest
 
-from conformance.report.model import Outcome
 from conformance.stages.client.backoff_criterion import TREND_Z, trend
 from conformance.stages.client.judge_failures import closed_waits, judge_backoff
+from conformance.verdict.outcome import Outcome
 from tests.conformance.stages.client.backoff_forms import FORMS, Form, simulate
 
 FAIL, PASS = Outcome.FAIL, Outcome.PASS

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from conformance.report.model import Difference, Outcome
 from conformance.stages.client.dropin import Judged, split
 from conformance.stages.client.judge_failures import judge_backoff
 from conformance.stages.client.judge_hash import judge_last_hash
@@ -16,6 +15,8 @@ from conformance.stages.client.recording import KEY_PLACEHOLDER, Recorded
 from conformance.stages.client.runs import ScenarioRun
 from conformance.stages.client.server import ScriptedApp
 from conformance.stages.client.settings import ClientSettings, settings_from
+from conformance.verdict.difference import Difference
+from conformance.verdict.outcome import Outcome
 from tests.conformance.stages.client.timelines import (
     SETTINGS,
     instance,

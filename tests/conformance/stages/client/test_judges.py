@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import random
 
-from conformance.report.model import Outcome
 from conformance.stages.client.judge_failures import judge_backoff, judge_retry_after
 from conformance.stages.client.judge_hash import judge_last_hash
 from conformance.stages.client.judge_headers import judge_headers
 from conformance.stages.client.judge_hint import judge_hint, judge_jitter, judge_release
 from conformance.stages.client.judge_refetch import judge_refetch
 from conformance.verdict.finding import Finding
+from conformance.verdict.outcome import Outcome
 from tests.conformance.stages.client.timelines import (
     SETTINGS,
     every,

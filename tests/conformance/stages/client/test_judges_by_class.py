@@ -9,14 +9,15 @@ import random
 from collections.abc import Sequence
 from typing import Any
 
-from conformance.report.model import Difference, Outcome
 from conformance.stages.client.dropin import split
 from conformance.stages.client.judge_hash import judge_last_hash
 from conformance.stages.client.judge_headers import judge_headers
 from conformance.stages.client.judge_hint import judge_jitter
 from conformance.stages.client.runs import ScenarioRun
 from conformance.stages.client.spread_criterion import per_poll_spread
+from conformance.verdict.difference import Difference
 from conformance.verdict.finding import Finding
+from conformance.verdict.outcome import Outcome
 from tests.conformance.stages.client.test_judges import hint_instance, jittered
 from tests.conformance.stages.client.timelines import instance, poll, scenario_run, settings
 

@@ -12,8 +12,10 @@ from conformance.report.html_report import render as render_html
 from conformance.report.json_report import from_json, to_json
 from conformance.report.junit_report import render as render_junit
 from conformance.report.markdown_report import render as render_markdown
-from conformance.report.model import SCHEMA_VERSION, Evidence, Outcome, Report, RequirementResult
+from conformance.report.model import SCHEMA_VERSION, Report, RequirementResult
 from conformance.report.report_schema import schema_errors
+from conformance.verdict.evidence import Evidence
+from conformance.verdict.outcome import Outcome
 from tests.support import sample_reports as samples
 
 CLIENT_ID = "POLL-CLIENT-HONOUR-HINT"

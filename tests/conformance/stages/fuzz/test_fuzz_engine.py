@@ -14,7 +14,6 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from conformance.profile import load
-from conformance.report.model import Outcome
 from conformance.stages.fuzz import engine
 from conformance.stages.fuzz.aiming import FuzzTarget
 from conformance.stages.fuzz.auth import AuthMode
@@ -25,6 +24,7 @@ from conformance.stages.fuzz.execution import FuzzRun
 from conformance.stages.fuzz.response_checks import RuleFailure
 from conformance.stages.fuzz.schema import build_schema
 from conformance.traffic.client import Client
+from conformance.verdict.outcome import Outcome
 from tests.conformance.stages.fuzz.conftest import response
 from tests.support.latency_proxy import LatencyProxy
 

@@ -198,10 +198,10 @@ def test_the_numeric_header_is_a_number_as_the_specification_says() -> None:
 
 
 def test_a_drop_in_failure_is_a_difference_in_the_record_never_a_fail(schema: Any) -> None:
-    from conformance.report.model import Outcome
     from conformance.stages.fuzz.aiming import FuzzTarget
     from conformance.stages.fuzz.budget import tier as tier_of
     from conformance.stages.fuzz.execution import FuzzRun, OperationTally
+    from conformance.verdict.outcome import Outcome
 
     run = FuzzRun(tier_of("smoke"), 5, FuzzTarget("http://127.0.0.1:1", NONE, "cf-unit"))
     run.tallies[("getExperiment", "valid")] = OperationTally(cases=3)
@@ -292,7 +292,6 @@ def test_an_accepted_invalid_body_is_judged_by_the_keywords_it_breaks(
 
 
 def test_a_failure_on_an_error_answer_never_lands_on_a_success_requirement(schema: Any) -> None:
-    from conformance.report.model import Outcome
     from conformance.stages.fuzz.aiming import FuzzTarget
     from conformance.stages.fuzz.budget import tier as tier_of
     from conformance.stages.fuzz.execution import FuzzRun, OperationTally
@@ -303,6 +302,7 @@ def test_a_failure_on_an_error_answer_never_lands_on_a_success_requirement(schem
         SUCCESS_REQUIREMENTS,
         requirements_for,
     )
+    from conformance.verdict.outcome import Outcome
 
     checks = [*BUILTIN_REQUIREMENTS, *(c.name for c in CUSTOM_CHECKS)]
     for op in SHAPE_REQUIREMENTS:

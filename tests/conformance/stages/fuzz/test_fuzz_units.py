@@ -15,7 +15,7 @@ from schemathesis.openapi.checks import UndefinedStatusCode
 from conformance.contract.document import operations
 from conformance.errors import UsageError
 from conformance.profile.building import build
-from conformance.report.model import Outcome
+from conformance.run.folding import RequirementInfo, fold
 from conformance.stages.fuzz import pytest_args
 from conformance.stages.fuzz.aiming import FuzzTarget, RealObjects
 from conformance.stages.fuzz.auth import (
@@ -41,7 +41,7 @@ from conformance.stages.fuzz.response_checks import (
 from conformance.stages.fuzz.schema import INFERRED_LINKS, build_schema, contract_document
 from conformance.stages.fuzz.summary import merge_details, summary_lines
 from conformance.traffic.ledger import LEDGER, Ledger
-from conformance.verdict.folding import RequirementInfo, fold
+from conformance.verdict.outcome import Outcome
 from tests.conformance.stages.fuzz.conftest import KEYS, PAT, operation, response, status_case
 
 # ------------------------------------------------------------------ tiers and arguments

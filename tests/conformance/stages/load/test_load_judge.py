@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import random
 
-from conformance.report.model import Outcome
 from conformance.stages.load import judge
 from conformance.stages.load.plan import Plan
 from conformance.stages.load.records import ANONYMOUS, NOISY, WELL_BEHAVED, Poll, Results, Write
@@ -18,6 +17,7 @@ from conformance.stages.load.rules import (
     read_snapshot,
 )
 from conformance.stages.load.series import Rate, per_second
+from conformance.verdict.outcome import Outcome
 
 PASS, FAIL, NOT_MEASURABLE, NOT_CONFIGURED = (
     Outcome.PASS,

@@ -4,10 +4,10 @@ for the generator's own shortfall, with the figure."""
 
 from __future__ import annotations
 
-from conformance.report.model import Outcome
 from conformance.stages.load import objectives
 from conformance.stages.load.judge import Declared
 from conformance.stages.load.records import WELL_BEHAVED, Poll, Results, Write
+from conformance.verdict.outcome import Outcome
 
 FAIL, NOT_CONFIGURED, NOT_MEASURABLE, PASS = (
     Outcome.FAIL,

@@ -1,6 +1,6 @@
 """The run's report: which requirements a run reports on, and its ``Report`` from the records and
 what is known of the target. What the run answers for (``answers_for``: the requirements of the
-stages that ran) comes from the caller, as data: this room imports no stage."""
+stages that ran) comes from the caller, as data: this module imports no stage."""
 
 from __future__ import annotations
 
@@ -10,9 +10,10 @@ from conformance import __version__
 from conformance.catalogue.requirements import catalogue_index, current_baseline, load_catalogue
 from conformance.contract.document import contract_sha256
 from conformance.json_types import JsonObject
-from conformance.report.model import Level, Report
-from conformance.verdict.folding import RequirementInfo, build_report
+from conformance.report.model import Report
+from conformance.run.folding import RequirementInfo, build_report
 from conformance.verdict.records import TestRecord
+from conformance.verdict.run_verdict import Level
 
 # Which profile keys the target declares (``Profile.declares``), and whether it declares every
 # convention (``conventions: production``); a run with no profile declares none.

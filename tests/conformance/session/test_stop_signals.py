@@ -22,10 +22,10 @@ from typing import Any
 import pytest
 
 from conformance import cli
-from conformance.report.model import Verdict
 from conformance.report.writer import write_whole
 from conformance.run import launch
 from conformance.session import stop_signals
+from conformance.verdict.run_verdict import Verdict
 from tests.support.conformance_cli import start_conformance
 from tests.support.ports import free_port
 

@@ -9,17 +9,11 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 
 from conformance.json_types import JsonObject
-from conformance.report.model import (
-    Difference,
-    Evidence,
-    Outcome,
-    Report,
-    RequirementResult,
-    StageSummary,
-    TestResult,
-    worst,
-)
+from conformance.report.model import Report, RequirementResult, StageSummary, TestResult
+from conformance.verdict.difference import Difference
+from conformance.verdict.evidence import Evidence
 from conformance.verdict.levels import at_their_levels
+from conformance.verdict.outcome import Outcome, worst
 from conformance.verdict.records import TestRecord
 from conformance.verdict.requirement_info import RequirementInfo as RequirementInfo
 
