@@ -43,7 +43,8 @@ from conformance.json_types import JsonObject, JsonValue
 from conformance.oracles.experiment_changeset import as_json_patch
 from conformance.oracles.json_equality import same_json
 from conformance.profile.experiments import BootstrapPayload, ExperimentPayload
-from conformance.traffic.client import UNSET, Client
+from conformance.traffic.client import Client
+from conformance.traffic.sdk_options import UNSET
 from conformance.traffic.transcript import Reply
 
 if TYPE_CHECKING:

@@ -11,7 +11,8 @@ from conformance.drivers import document_paths
 from conformance.drivers.call_options import Environment
 from conformance.drivers.steps import body_of, judges, ok, setup_failed
 from conformance.json_types import JsonObject
-from conformance.traffic.client import UNSET, Client
+from conformance.traffic.client import Client
+from conformance.traffic.sdk_options import UNSET
 from conformance.traffic.transcript import Reply
 
 

@@ -13,7 +13,8 @@ from conformance.oracles.header_grammar import ENTITY_TAG, EntityTag, Problem, e
 from conformance.oracles.json_equality import same_json
 from conformance.profile.access import SdkKey
 from conformance.session.serial_phase import require_serial_phase
-from conformance.traffic.client import Client, SdkCallOptions
+from conformance.traffic.client import Client
+from conformance.traffic.sdk_options import SdkCallOptions
 from conformance.traffic.transcript import Reply
 
 # Spec 4.3 (responses, 3) and 5: an environment alias outside the SDK key's scope is rejected

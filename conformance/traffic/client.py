@@ -13,7 +13,7 @@ import secrets
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Required, TypedDict, Unpack
+from typing import Unpack
 from urllib.parse import urlencode
 
 import httpx
@@ -44,20 +44,13 @@ from conformance.traffic.ledger import (
 from conformance.traffic.pacing import Allowance, Pacer
 from conformance.traffic.raw_socket import RawAnswer
 from conformance.traffic.reception import may_resend, receive, transport_problem
+from conformance.traffic.sdk_options import UNSET, SdkOptions
 from conformance.traffic.token_bucket import Limit
 from conformance.traffic.transcript import Reply, Transcript
 from conformance.verdict.evidence import Exchange
 
 TIMEOUT = httpx.Timeout(10.0, connect=5.0)
 USER_AGENT = "rces-conformance"
-
-
-class _Unset:
-    def __repr__(self) -> str:
-        return "UNSET"
-
-
-UNSET: Any = _Unset()  # "use the default": distinct from None, which means "omit"
 
 
 @dataclass(frozen=True)
@@ -76,25 +69,6 @@ class _Spend:
 def new_http_client(timeout: httpx.Timeout = TIMEOUT) -> httpx.Client:
     """A keep-alive HTTP client; one per session can serve every test's ``Client``."""
     return httpx.Client(timeout=timeout, headers={"user-agent": USER_AGENT})
-
-
-class SdkCallOptions(TypedDict, total=False):
-    """The keywords of ``Client.sdk`` a caller passes on as they are (a driver that picks the key
-    and the environment itself takes these)."""
-
-    instance_id: str | None
-    headers: Mapping[str, str] | None
-    params: Mapping[str, str] | None
-    allow_rate_limit: bool
-    allow_server_error: bool
-    pace: bool
-
-
-class SdkOptions(SdkCallOptions, total=False):
-    """The keywords of ``Client.sdk`` after the path (``status`` and ``bootstrap`` take them)."""
-
-    key: Required[str | None]
-    environment: str | None
 
 
 class Client:

@@ -12,8 +12,8 @@ from typing import Unpack
 from conformance.drivers.management import Configurations
 from conformance.drivers.sdk import Snapshots
 from conformance.errors import NotConfigured
-from conformance.traffic.client import SdkCallOptions
 from conformance.traffic.open_loop import Planned, Record, reply_of, send, uniform
+from conformance.traffic.sdk_options import SdkCallOptions
 from conformance.traffic.transcript import Reply
 
 UNLIKELY_ID = 2_000_000_017

@@ -22,7 +22,7 @@ from conformance.drivers.steps import body_of, ok
 from conformance.errors import NotConfigured
 from conformance.json_types import JsonObject, JsonValue
 from conformance.oracles.json_equality import same_json
-from conformance.traffic.client import UNSET
+from conformance.traffic.sdk_options import UNSET
 from conformance.traffic.transcript import Reply
 
 requirement = pytest.mark.requirement

@@ -9,7 +9,7 @@ from conformance.checks import IndependentChecks
 from conformance.drivers.experiments import Experiments
 from conformance.drivers.management import Configurations
 from conformance.errors import Unsupported
-from conformance.traffic.client import UNSET
+from conformance.traffic.sdk_options import UNSET
 
 requirement = pytest.mark.requirement
 IDS = ("EXP-PATH-IDS-NUMERIC",)
