@@ -100,6 +100,24 @@ def chi_square_p(statistic: float, degrees_of_freedom: int) -> float:
     return upper_gamma_q(degrees_of_freedom / 2.0, statistic / 2.0)
 
 
+def noncentral_chi_square_cdf(
+    statistic: float, degrees_of_freedom: int, noncentrality: float
+) -> float:
+    """P(X <= statistic) for X noncentral chi-square: a Poisson(noncentrality / 2) mixture of
+    central chi-squares with ``degrees_of_freedom + 2j`` degrees of freedom."""
+    if statistic <= 0:
+        return 0.0
+    half = noncentrality / 2.0
+    if half <= 0:
+        return 1.0 - chi_square_p(statistic, degrees_of_freedom)
+    last = int(half + 12.0 * math.sqrt(half) + 60)
+    total = 0.0
+    for j in range(last + 1):
+        weight = math.exp(-half + j * math.log(half) - math.lgamma(j + 1.0))
+        total += weight * (1.0 - chi_square_p(statistic, degrees_of_freedom + 2 * j))
+    return min(1.0, total)
+
+
 @dataclass(frozen=True)
 class GoodnessOfFit:
     """A chi-square goodness-of-fit test of observed counts against expected shares."""

@@ -13,6 +13,7 @@ from conformance.oracles.bucketing import (
     chi_square_p,
     goodness_of_fit,
     group_index,
+    noncentral_chi_square_cdf,
     upper_gamma_q,
 )
 
@@ -94,3 +95,31 @@ def test_the_split_test_passes_the_right_weights_and_catches_wrong_ones() -> Non
     assert _split([5000, 3000, 2000], [5000, 3000, 2000]) >= 0.001
     assert _split([5000, 3000, 2000], [3334, 3333, 3333]) < 0.001
     assert _split([5000, 3000, 2000], [3000, 5000, 2000]) < 0.001
+
+
+def test_the_noncentral_cdf_is_the_central_one_without_noncentrality() -> None:
+    for statistic in (0.1, 1.0, 5.99, 13.82):
+        central = 1.0 - chi_square_p(statistic, 2)
+        assert noncentral_chi_square_cdf(statistic, 2, 0.0) == pytest.approx(central)
+
+
+@pytest.mark.parametrize(
+    ("statistic", "noncentrality", "expected"),
+    [(13.82, 30.0, 0.0311), (2.457, 20.0, 0.00104), (5.0, 4.0, 0.4973)],
+)
+def test_the_noncentral_cdf_matches_a_simulation(
+    statistic: float, noncentrality: float, expected: float
+) -> None:
+    """``expected``: the share of 200,000 simulated draws (two squared normals, one shifted by
+    the square root of the noncentrality) at or below ``statistic``."""
+    found = noncentral_chi_square_cdf(statistic, 2, noncentrality)
+    assert found == pytest.approx(expected, abs=0.003)
+
+
+def test_a_split_on_the_weights_stops_early_and_one_off_them_never_does() -> None:
+    from conformance.stages.scenarios.test_bucketing import on_weights
+
+    on = goodness_of_fit([500, 300, 200], [5, 3, 2])
+    off = goodness_of_fit([450, 330, 220], [5, 3, 2])  # Cohen's w 0.1: the least to show
+    assert on_weights(on, 1000)
+    assert not on_weights(off, 1000) and not on_weights(off, 2000)
