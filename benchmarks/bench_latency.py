@@ -13,7 +13,10 @@ average is printed with each run, since other work on the machine moves the figu
 
 ``--caps`` also caps the proxy's throughput (``N-outstanding``: answers outstanding at most;
 ``N-per-second``: requests let through a second), each cap at each delay; ratios are to the
-first row (0 ms, no cap).
+first row (0 ms, no cap) of the same kit. ``--baseline DIR`` (another checkout of this project,
+say ``git worktree add /tmp/before <rev>``) runs that checkout's kit too (``PYTHONPATH=DIR``, the
+server still this checkout's), each delay and cap right before this one's, and prints both
+kits' rows side by side.
 """
 
 from __future__ import annotations
@@ -94,7 +97,17 @@ def proxy_caps(cap: str) -> dict[str, float]:
     return {key: int(number) if kind == "outstanding" else float(number)}
 
 
-def one_run(delay_ms: int, cap: str, workers: str, extra: list[str]) -> Row:
+def kit_env(baseline: Path | None) -> dict[str, str]:
+    """The environment of a ``conformance run`` child: ``baseline``'s kit first on the path."""
+    env = dict(os.environ)
+    if baseline is not None:
+        env["PYTHONPATH"] = os.pathsep.join(p for p in (str(baseline), env.get("PYTHONPATH")) if p)
+    return env
+
+
+def one_run(
+    delay_ms: int, cap: str, workers: str, extra: list[str], baseline: Path | None = None
+) -> Row:
     with tempfile.TemporaryDirectory(prefix="bench-latency-") as folder:
         work = Path(folder)
         server = start_server(work / "refserver.db", profile_path=work / "profile.yaml")
@@ -130,6 +143,7 @@ def one_run(delay_ms: int, cap: str, workers: str, extra: list[str]) -> Row:
                     capture_output=True,
                     text=True,
                     check=False,
+                    env=kit_env(baseline),
                 )  # fmt: skip
                 wall = time.perf_counter() - started
                 after = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -151,6 +165,7 @@ def main() -> int:
     parser.add_argument("--delays", default="0,40,100", help="added round trips in ms")
     parser.add_argument("--caps", default="none", help="proxy throughput caps, comma-separated")
     parser.add_argument("--workers", default="auto")
+    parser.add_argument("--baseline", type=Path, help="another checkout, run beside this one")
     parser.add_argument("--offer", nargs=2, metavar=("URL", "PROFILE"), help=argparse.SUPPRESS)
     parser.add_argument("extra", nargs="*", help="arguments passed on to conformance run")
     options = parser.parse_args()
@@ -159,32 +174,37 @@ def main() -> int:
         profile = load(Path(profile_path))
         print("\n".join(offers(url, profile, round_trip(url, profile))))
         return 0
-    rows = []
+    kits: list[tuple[str, Path | None]] = [("after", None)]
+    if options.baseline is not None:
+        kits.insert(0, ("before", options.baseline.resolve()))
+    rows: dict[str, list[Row]] = {name: [] for name, _ in kits}
     runs = [(cap, int(d)) for cap in options.caps.split(",") for d in options.delays.split(",")]
     for cap, delay in runs:
-        row = one_run(delay, cap, options.workers, options.extra)
-        rows.append(row)
-        print(
-            f"{delay:4d} ms, cap {cap}: round trip {row.round_trip * 1000:5.1f} ms, "
-            f"{row.workers} workers, "
-            f"{row.wall:5.1f} s wall, {row.cpu:5.1f} CPU-s, load average {row.load:.2f}",
-            flush=True,
-        )
-        for line in row.offers:
-            print(f"         {line}", flush=True)
-        print(f"         {row.summary}", flush=True)
-    base = rows[0].wall
-    print("\ndelay  cap              workers   wall s  ratio  CPU-s")
-    for row in rows:
-        print(
-            f"{row.delay_ms:4d} ms {row.cap:16} {row.workers:>8} {row.wall:8.1f} "
-            f"{row.wall / base:6.2f} {row.cpu:6.1f}"
-        )
-    at_40 = next((r for r in rows if r.delay_ms == 40 and r.cap == "none"), None)
-    if at_40 is not None and rows[0].delay_ms == 0:
-        ratio = at_40.wall / base
-        verdict = "met" if ratio <= GOAL_AT_40 else "NOT met"
-        print(f"goal: 40 ms within {GOAL_AT_40:g}x of 0 ms: {ratio:.2f}x ({verdict})")
+        for name, checkout in kits:
+            row = one_run(delay, cap, options.workers, options.extra, checkout)
+            rows[name].append(row)
+            print(
+                f"{name:6} {delay:4d} ms, cap {cap}: round trip {row.round_trip * 1000:5.1f} ms, "
+                f"{row.workers} workers, "
+                f"{row.wall:5.1f} s wall, {row.cpu:5.1f} CPU-s, load average {row.load:.2f}",
+                flush=True,
+            )
+            for line in row.offers:
+                print(f"         {line}", flush=True)
+            print(f"         {row.summary}", flush=True)
+    for name, _ in kits:
+        base = rows[name][0].wall
+        print(f"\n{name}: delay  cap              workers   wall s  ratio  CPU-s")
+        for row in rows[name]:
+            print(
+                f"{'':{len(name) + 2}}{row.delay_ms:4d} ms {row.cap:16} {row.workers:>8} "
+                f"{row.wall:8.1f} {row.wall / base:6.2f} {row.cpu:6.1f}"
+            )
+        at_40 = next((r for r in rows[name] if r.delay_ms == 40 and r.cap == "none"), None)
+        if at_40 is not None and rows[name][0].delay_ms == 0:
+            ratio = at_40.wall / base
+            verdict = "met" if ratio <= GOAL_AT_40 else "NOT met"
+            print(f"{name}: 40 ms within {GOAL_AT_40:g}x of 0 ms: {ratio:.2f}x ({verdict})")
     return 0
 
 

@@ -13,6 +13,7 @@ import sys
 from collections.abc import Sequence
 
 from conformance.errors import UsageError
+from conformance.report.writer import RUN_FORMATS, run_formats
 from conformance.run import launch
 from conformance.session.deadline import seconds_option
 from conformance.stages import REGISTRY, by_name, commands
@@ -71,6 +72,14 @@ one ends the process at once.
 """
 
 
+def _formats(text: str) -> tuple[str, ...]:
+    """``--formats``: the run's report formats (``report.writer.run_formats``)."""
+    try:
+        return run_formats(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="conformance",
@@ -95,6 +104,14 @@ def _parser() -> argparse.ArgumentParser:
     )
     run.add_argument(
         "--report-dir", metavar="DIR", default="reports", help="where reports go (default: reports)"
+    )
+    run.add_argument(
+        "--formats",
+        metavar="FORMAT,...",
+        type=_formats,
+        default=RUN_FORMATS,
+        help=f"the reports to write: {', '.join(RUN_FORMATS)} (default: all; json is always "
+        "written: the record the others render and `conformance report` reads back)",
     )
     run.add_argument(
         "--requirements",

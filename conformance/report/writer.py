@@ -25,11 +25,29 @@ FORMATS: dict[str, tuple[str, str, str]] = {
 }
 
 
-def _renderers() -> dict[str, tuple[str, Renderer]]:
-    """Each format's file name and renderer, imported lazily (a format not asked for costs
-    nothing)."""
+ALLURE = "allure"  # allure-pytest's results, written while the tests run (``--alluredir``)
+RUN_FORMATS = (*FORMATS, ALLURE)  # what ``conformance run --formats`` chooses from
+
+
+def run_formats(text: str) -> tuple[str, ...]:
+    """``--formats json,md,...`` as the formats a run writes, in ``RUN_FORMATS`` order; JSON is
+    always among them (the record of the run, which every other format renders and ``conformance
+    report`` reads back). ValueError names an unknown one."""
+    asked = [name.strip().lower() for name in text.split(",") if name.strip()]
+    unknown = [name for name in asked if name not in RUN_FORMATS]
+    if unknown:
+        raise ValueError(
+            f"unknown report format(s) {', '.join(unknown)}; known: {', '.join(RUN_FORMATS)}"
+        )
+    return tuple(name for name in RUN_FORMATS if name == "json" or name in asked)
+
+
+def _renderers(names: Iterable[str]) -> dict[str, tuple[str, Renderer]]:
+    """The file name and renderer of each format named, imported lazily (a format not asked for
+    costs nothing)."""
     table: dict[str, tuple[str, Renderer]] = {}
-    for name, (file_name, module_name, function) in FORMATS.items():
+    for name in names:
+        file_name, module_name, function = FORMATS[name]
         table[name] = (file_name, getattr(importlib.import_module(module_name), function))
     return table
 
@@ -58,13 +76,13 @@ def write_reports(
     When ``report_dir`` holds Allure results, their environment.properties gets the headline.
     Each file is written whole or not at all (a stop signal or a crash midway leaves the previous
     file, never half of one)."""
-    wanted = sorted(dict.fromkeys(formats), key=lambda n: n != "json")  # JSON first
-    unknown = [name for name in wanted if name not in FORMATS]
+    wanted = sorted(dict.fromkeys(f for f in formats if f != ALLURE), key=lambda n: n != "json")
+    unknown = [name for name in wanted if name not in FORMATS]  # JSON first, then as asked
     if unknown:
         raise ValueError(
             f"unknown report format(s) {', '.join(unknown)}; known: {', '.join(FORMATS)}"
         )
-    renderers = _renderers()
+    renderers = _renderers(wanted)
     clean, secret_list = sanitize(report, secrets)
     report_dir = Path(report_dir)
     report_dir.mkdir(parents=True, exist_ok=True)

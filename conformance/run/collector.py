@@ -17,7 +17,7 @@ from conformance.redaction.run_outputs import OutputRedaction
 from conformance.report import step_summary
 from conformance.report.headline import blocked_sentence, summary_line
 from conformance.report.model import Report
-from conformance.report.writer import write_reports
+from conformance.report.writer import FORMATS, run_formats, write_reports
 from conformance.run.run_report import report_for_run
 from conformance.session import stop_signals, wire
 from conformance.session.state import (
@@ -121,7 +121,9 @@ class RunCollector:
             redaction.extra_paths.append(report_dir)
         secrets: tuple[str, ...] = config.stash.get(SECRETS, ())
         try:
-            self.written = write_reports(self.report, report_dir, secrets=secrets)
+            formats = config.getoption("report_formats", None)
+            chosen = run_formats(formats) if formats else FORMATS
+            self.written = write_reports(self.report, report_dir, chosen, secrets)
         except OSError as error:
             self.written = []
             config.stash[_WRITE_ERROR] = f"could not write reports to {report_dir}: {error}"

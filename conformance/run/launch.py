@@ -30,6 +30,7 @@ import pytest
 from conformance.errors import UsageError
 from conformance.report.headline import blocked_sentence, summary_line
 from conformance.report.model import Report
+from conformance.report.writer import ALLURE, RUN_FORMATS
 from conformance.run import requirement_ids
 from conformance.run.collector import ReportCapture
 from conformance.run.handover import HandedOver, observe
@@ -107,7 +108,11 @@ def pytest_args(options: argparse.Namespace, ini: Path, workers: int) -> list[st
     args += ["--pyargs", *stage_modules(options.stage)]
     report_dir = Path(options.report_dir)
     args += ["--report-dir", str(report_dir)]
-    args += ["--alluredir", str(report_dir / "allure-results"), "--clean-alluredir"]
+    formats = getattr(options, "formats", None) or RUN_FORMATS
+    if ALLURE in formats:
+        args += ["--alluredir", str(report_dir / "allure-results"), "--clean-alluredir"]
+    if tuple(formats) != RUN_FORMATS:
+        args += ["--report-formats", ",".join(formats)]
     if getattr(options, "profile", None) and not _judges_a_server(chosen):
         args += ["--target-profile", str(options.profile)]  # a client stage reads its sections
     if options.requirements:

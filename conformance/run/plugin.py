@@ -95,6 +95,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "conformance test ran)",
     )
     group.addoption(
+        "--report-formats",
+        metavar="FORMAT,...",
+        default=None,
+        help="the report files to write: json (always), md, html, junit (default: all four; "
+        "allure-pytest's results come with --alluredir)",
+    )
+    group.addoption(
         "--run-deadline",
         metavar="SECONDS",
         type=seconds_option,

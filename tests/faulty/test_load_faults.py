@@ -45,7 +45,7 @@ def run_load_fault(fault: Fault, workdir: Path, port: int) -> tuple[dict[str, st
         done = run_conformance(
             "run", "--stage", "load",
             "--base-url", str(server.base_url), "--profile", str(profile),
-            "--report-dir", str(report), "--workers", "0", "--quiet",
+            "--report-dir", str(report), "--formats", "json", "--workers", "0", "--quiet",
             "--load-workers", "1", "--load-port", str(port),
             timeout=TIMEOUT_S, cwd=workdir,
         )  # fmt: skip

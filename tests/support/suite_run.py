@@ -21,12 +21,15 @@ def certify(
     cwd: Path | None = None,
 ) -> tuple[dict[str, Any], str]:
     """Run the suite (``arguments``: a stage, a tier, ``--requirements``...) and return its
-    ``conformance.json`` (empty when none was written) and its output."""
+    ``conformance.json`` (empty when none was written) and its output. Only the JSON report is
+    written unless ``arguments`` name ``--formats``: the other formats are read by no caller."""
+    formats = () if "--formats" in arguments else ("--formats", "json")
     done = run_conformance(
         "run",
         "--base-url", base_url,
         "--profile", str(profile),
         "--report-dir", str(report_dir),
+        *formats,
         *arguments,
         "--quiet",
         timeout=RUN_TIMEOUT_SECONDS,

@@ -37,7 +37,7 @@ def _load_run(workdir: Path, conventions: bool) -> tuple[dict[str, str], dict[st
         done = run_conformance(
             "run", "--stage", "load",
             "--base-url", str(server.base_url), "--profile", str(profile),
-            "--report-dir", str(report), "--workers", "0", "--quiet",
+            "--report-dir", str(report), "--formats", "json", "--workers", "0", "--quiet",
             "--load-workers", "1", "--load-port", str(PORT),
             timeout=300, cwd=workdir,
         )  # fmt: skip
