@@ -43,6 +43,7 @@ HORIZON_SECONDS = 15.0  # the longest a drain goes on without evidence either wa
 TAIL_ANSWERS = 10  # answers read after the first 429 before a drain stops
 EARLY_CHECKED = 20  # refusals (the first ones sent) checked against the declared floor
 MARGIN_TOKENS = 1.0  # rounding between the target's clock and ours
+OVERLAP_WAIT_SECONDS = 0.1  # a drain that waited longer for a free connection was not alone
 DRAIN = "drain"  # the tag of a drain's polls (others probe or pace)
 
 
@@ -110,10 +111,13 @@ class Evidence:
     after_refusal: int = 0
     hold: Callable[[], bool] | None = None  # while it answers True, keep draining past the tail
     limited: threading.Event = field(default_factory=threading.Event)  # a 429 was answered
+    side_by_side: bool = False  # sent beside other drains: stop at once when crowded
 
     def __call__(self, record: Record) -> bool:
         if record.planned.tag != DRAIN or record.sent is None:
             return False
+        if self.side_by_side and crowded(self.snapshots, record):
+            return True  # the target or its path does not keep up: sent again alone
         self.first_send = min(self.first_send, record.sent)
         refusal = limited_status(self.snapshots)
         if record.status not in (200, refusal):
@@ -127,6 +131,15 @@ class Evidence:
         self.latest_served = max(self.latest_served, record.answered or 0.0)
         span = self.latest_served - self.first_send
         return self.served > declared_allows(self.snapshots, span) + MARGIN_TOKENS
+
+
+def crowded(snapshots: Snapshots, record: Record) -> bool:
+    """A poll sent beside other drains that shows the target (or its path) not keeping up: it
+    waited past ``OVERLAP_WAIT_SECONDS`` for a free connection, or was answered neither 200 nor
+    429 (no answer included)."""
+    ended = record.answered is not None or record.error is not None  # an answer, or none will come
+    answered = record.status in (200, limited_status(snapshots))
+    return record.waited > OVERLAP_WAIT_SECONDS or (ended and not answered)
 
 
 def drain(

@@ -12,8 +12,8 @@ another, as before: the overlap follows the evidence, never the other way round.
 Drains side by side ask the target (and the path to it) for several drains' throughput at once.
 A correct target that is slow, or behind a capped path, may not keep up: overlapped traffic that
 was not ``undisturbed`` (a poll unanswered or answered otherwise, requests waiting for a free
-connection) is sent again, alone, when its test runs, and only that is judged; its exchanges
-stay in the test's transcript.
+connection: the traffic stops at the first such poll, told it is not alone) is sent again, alone,
+when its test runs, and only that is judged; its exchanges stay in the test's transcript.
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ class _Pending(Generic[T]):
     """One test's traffic on its way: its own client, and what came of it."""
 
     snapshots: Snapshots
-    send: Callable[[Snapshots], T]
+    send: Callable[[Snapshots, bool], T]
     result: list[T] = field(default_factory=list)
     error: list[BaseException] = field(default_factory=list)
     thread: threading.Thread | None = None
@@ -53,7 +53,7 @@ class _Pending(Generic[T]):
 
     def _run(self) -> None:
         try:
-            self.result.append(self.send(self.snapshots))
+            self.result.append(self.send(self.snapshots, False))
         except BaseException as error:  # handed to the test that takes this traffic
             self.error.append(error)
 
@@ -70,7 +70,7 @@ class SideBySide(Generic[T]):
     """The traffic of the named tests (test function name -> what it sends), started together
     once ``independent`` was called in this session, for the tests it still runs."""
 
-    traffic: dict[str, Callable[[Snapshots], T]]
+    traffic: dict[str, Callable[[Snapshots, bool], T]]  # (snapshots, alone) -> what it sent
     undisturbed: Callable[[Snapshots, T], bool]  # overlapped traffic fit to judge as it is
     key: pytest.StashKey[_Session[T]] = field(default_factory=pytest.StashKey)
 
@@ -93,7 +93,7 @@ class SideBySide(Generic[T]):
                 pending.start(other)
         waiting = state.pending.pop(name, None)
         if waiting is None:
-            return self.traffic[name](snapshots)
+            return self.traffic[name](snapshots, True)
         try:
             overlapped: T | None = waiting.wait()
         except Exception:  # a transport error under several drains at once, say: alone again
@@ -102,7 +102,7 @@ class SideBySide(Generic[T]):
             snapshots.client.transcript.add(exchange)
         if overlapped is not None and self.undisturbed(snapshots, overlapped):
             return overlapped
-        return self.traffic[name](snapshots)
+        return self.traffic[name](snapshots, True)
 
     def _session(self, request: pytest.FixtureRequest) -> _Session[T]:
         stash = request.session.stash

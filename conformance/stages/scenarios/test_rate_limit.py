@@ -10,6 +10,7 @@ import math
 import threading
 import time
 from dataclasses import dataclass
+from functools import partial
 
 import pytest
 
@@ -21,9 +22,11 @@ from conformance.stages.scenarios.rate_drains import (
     DRAIN,
     HORIZON_SECONDS,
     MAX_WAIT_SECONDS,
+    OVERLAP_WAIT_SECONDS,
     Evidence,
     Traffic,
     answer_time,
+    crowded,
     declared,
     drain,
     judge_drain,
@@ -46,7 +49,6 @@ PROBES = 5  # polls of a fresh instance while the drained one is refused
 SPARE_SHARE = 0.1  # of the burst, left unspent by the within-budget run
 STEADY_SHARE = 0.8  # of the refill rate, the within-budget run's steady pace
 SLOW_SHARE = 0.5  # a refill this much slower than declared must show within the steady part
-OVERLAP_WAIT_SECONDS = 0.1  # a drain that waited longer for a free connection was not alone
 
 
 @dataclass(frozen=True)
@@ -122,11 +124,12 @@ def test_each_instance_has_its_own_bucket(
         SIDE_BY_SIDE.independent(request)  # and the drain went out as planned: room for more
 
 
-def burst_traffic(snapshots: Snapshots) -> Traffic:
+def burst_traffic(snapshots: Snapshots, alone: bool) -> Traffic:
     """One instance id drained, then (when a 429 said when, within ``MAX_WAIT_SECONDS``) one
     poll of it after the freshest such 429's Retry-After."""
     instance = snapshots.client.new_instance_id()
-    offered = drain(snapshots, instance, "one instance", answer_time(snapshots))
+    watch = Evidence(snapshots, side_by_side=not alone)
+    offered = drain(snapshots, instance, "one instance", answer_time(snapshots), watch)
     timed = [
         r
         for r in offered.sent(DRAIN)
@@ -221,12 +224,13 @@ def test_burst_is_limited_and_recovers(
         )
 
 
-def anonymous_traffic(snapshots: Snapshots) -> Traffic:
+def anonymous_traffic(snapshots: Snapshots, alone: bool) -> Traffic:
     """A drain without an instance id, then the wait for its bucket to refill (whatever the
     verdict: the bucket is the anonymous callers', shared by every poll without an id)."""
     refused: list[Record] = []
     try:
-        offered = drain(snapshots, None, "no instance id", answer_time(snapshots))
+        watch = Evidence(snapshots, side_by_side=not alone)
+        offered = drain(snapshots, None, "no instance id", answer_time(snapshots), watch)
         refusal = limited_status(snapshots)
         drained = sorted(offered.sent(DRAIN), key=lambda r: r.sent or 0.0)
         refused = [r for r in drained if r.status == refusal]
@@ -275,11 +279,12 @@ class Paced:
         return uniform(self.at_once, 0.05) + steady
 
 
-def paced_traffic(snapshots: Snapshots) -> Traffic:
+def paced_traffic(snapshots: Snapshots, alone: bool) -> Traffic:
     instance = snapshots.client.new_instance_id()
     latency = answer_time(snapshots)
     plan = [poll(snapshots, at, instance) for at in Paced.of(declared(snapshots)).times()]
-    return Traffic(send(snapshots.client, plan, latency, "within the budget"))
+    until = None if alone else partial(crowded, snapshots)  # beside drains: stop when crowded
+    return Traffic(send(snapshots.client, plan, latency, "within the budget", until=until))
 
 
 @requirement("LIMIT-RATE-WITHIN-BUDGET")
@@ -333,8 +338,7 @@ def undisturbed(snapshots: Snapshots, traffic: Traffic) -> bool:
     answered 200 or 429, none waiting long for a free connection, the pool never at its cap
     (else the target or its path did not keep up with several drains at once: alone again)."""
     offered = traffic.offered
-    answered = all(r.status in (200, limited_status(snapshots)) for r in offered.sent())
-    return answered and not offered.cap_reached and offered.waited <= OVERLAP_WAIT_SECONDS
+    return not offered.cap_reached and not any(crowded(snapshots, r) for r in offered.sent())
 
 
 SIDE_BY_SIDE = SideBySide(
