@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 import json
 from pathlib import Path
 
@@ -46,22 +45,3 @@ def rerender(report_dir: Path, formats: tuple[str, ...] = RERENDERED) -> list[Pa
     """Write conformance.md and conformance.html next to ``report_dir``/conformance.json."""
     report_dir = Path(report_dir)
     return write_reports(load_report(report_dir / FILE_NAME), report_dir, formats)
-
-
-def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """The ``conformance report DIR`` subcommand."""
-    parser = commands.add_parser(
-        "report",
-        help="re-render conformance.md and conformance.html from DIR/conformance.json",
-        description="Re-render the Markdown and HTML reports from a report directory's "
-        "conformance.json, with no run against any target.",
-    )
-    parser.add_argument(
-        "report_dir", metavar="DIR", nargs="?", default="reports", help="(default: reports)"
-    )
-
-
-def main(options: argparse.Namespace) -> int:
-    for path in rerender(Path(options.report_dir)):
-        print(path)
-    return 0
