@@ -18,6 +18,7 @@ from conformance.report import step_summary
 from conformance.report.headline import blocked_sentence, summary_line
 from conformance.report.model import Report
 from conformance.report.writer import write_reports
+from conformance.run import requirement_ids
 from conformance.run.run_report import report_for_run
 from conformance.session import stop_signals, wire
 from conformance.session.state import (
@@ -41,10 +42,7 @@ _WRITE_ERROR = pytest.StashKey[str]()
 
 def selected_ids(config: pytest.Config) -> set[str] | None:
     """The ``--requirements`` ids (None: every requirement)."""
-    raw = config.getoption("requirements")
-    if not raw:
-        return None
-    return {part.strip() for part in str(raw).split(",") if part.strip()}
+    return requirement_ids.selected(config.getoption("requirements"))
 
 
 def observation_records(target: Target | None, records: Sequence[TestRecord]) -> list[TestRecord]:
