@@ -6,6 +6,7 @@ import argparse
 from pathlib import Path
 
 from conformance.report.rerender import rerender
+from conformance.stages import by_name
 
 
 def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -22,6 +23,6 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def main(options: argparse.Namespace) -> int:
-    for path in rerender(Path(options.report_dir)):
+    for path in rerender(Path(options.report_dir), readings=by_name()):
         print(path)
     return 0

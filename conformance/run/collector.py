@@ -31,7 +31,7 @@ from conformance.session.state import (
     TARGET_INFO,
     target_of,
 )
-from conformance.stages import Stage, answered_by, named
+from conformance.stages import Stage, answered_by, by_name, named
 from conformance.stages.declaration import Details
 from conformance.target.resolution import Target
 from conformance.verdict.outcome import Outcome
@@ -119,7 +119,9 @@ class RunCollector:
             redaction.extra_paths.append(report_dir)
         secrets: tuple[str, ...] = config.stash.get(SECRETS, ())
         try:
-            self.written = write_reports(self.report, report_dir, secrets=secrets)
+            self.written = write_reports(
+                self.report, report_dir, secrets=secrets, readings=by_name()
+            )
         except OSError as error:
             self.written = []
             config.stash[_WRITE_ERROR] = f"could not write reports to {report_dir}: {error}"

@@ -136,9 +136,9 @@ def test_the_stage_declarations_stay_light() -> None:
 FLOORS: tuple[tuple[str, ...], ...] = (
     ("conformance", "errors", "json_types", "redaction"),
     ("catalogue",),
-    ("registry",),  # the stage declarations: conformance.stages, its declaration, STAGE of each
     ("verdict",),  # outcomes, verdicts, levels, evidence, differences, records: what reports render
-    ("report",),
+    ("report",),  # the model and its renderers: a stage's own lines and HTML reach them in it
+    ("registry",),  # the stage declarations: conformance.stages, its declaration, STAGE of each
     ("profile",),  # what a target declares: its sections, the loader, the keys a run read
     ("traffic",),
     ("target",),
