@@ -244,6 +244,28 @@ def test_imports_inside_functions_count_for_the_floors() -> None:
     assert upward(swapped) == {(lazy[1], lazy[0])}
 
 
+def test_subcommands_are_parsed_on_the_cli_floor_only() -> None:
+    """A subparser is added (``add_parser``, ``add_subparsers``) only in ``conformance/cli/``,
+    one module per subcommand, and in the stages' own commands (declared by their stage); every
+    module of ``conformance/cli/`` is a subcommand the CLI dispatches to."""
+    from conformance import cli
+
+    parsing = {
+        module
+        for module in MODULES
+        for node in ast.walk(_tree(module))
+        if isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr in ("add_parser", "add_subparsers")
+    }
+    subcommands = {cli.RUN_COMMAND, *cli.GENERAL_COMMANDS.values()}
+    cli_modules = {m for m in MODULES if m.startswith("conformance.cli.")} - {
+        "conformance.cli.__main__"
+    }
+    assert cli_modules == subcommands
+    assert parsing - subcommands - _commands() == {"conformance.cli"}  # the top parser
+
+
 def test_every_room_is_on_a_floor() -> None:
     for module in MODULES:
         floor_of(module)  # one floor each, or ValueError
