@@ -1,4 +1,4 @@
-"""What a stage declares about itself: the one record the CLI, the plugin and the reports read.
+"""What a stage declares about itself: the one record the CLI, the plugin and the run read.
 
 A stage is one package under ``conformance/stages/`` whose ``__init__`` defines ``STAGE``, a
 ``Stage``; the registry (``conformance.stages``) lists them. The declaration must stay cheap to
