@@ -1,5 +1,4 @@
-"""``conformance run``: its arguments (with each stage's options, from the registry), handed to
-``conformance.run.launch``."""
+"""``conformance run``: its arguments and each stage's options, handed to ``run.launch``."""
 
 from __future__ import annotations
 
