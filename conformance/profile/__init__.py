@@ -23,7 +23,7 @@ To add a key or a section (say ``paging:``), in three places and with one defaul
    the page equal).
 """
 
-from conformance.profile.loading import load, parse
-from conformance.profile.model import Profile
-
-__all__ = ["Profile", "load", "parse"]
+# Re-exported by name (``X as X``), not through ``__all__``: a string "load" would spell a stage.
+from conformance.profile.loading import load as load
+from conformance.profile.loading import parse as parse
+from conformance.profile.model import Profile as Profile

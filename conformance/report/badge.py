@@ -4,13 +4,9 @@ verdict. The drop-in form gives the second level ("drop-in | not compatible · 2
 
 from __future__ import annotations
 
-import argparse
 from html import escape
-from pathlib import Path
 
 from conformance.report.model import Report
-from conformance.report.rerender import load_report, report_file
-from conformance.report.writer import write_whole
 from conformance.verdict.outcome import Outcome
 from conformance.verdict.run_verdict import Level, Verdict
 
@@ -80,29 +76,3 @@ def render(report: Report, level: Level = Level.INTERFACE) -> str:
         f'<text x="{left + right / 2:.1f}" y="14" class="message">{escape(value)}</text>'
         "</g></svg>\n"
     )
-
-
-def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    parser = commands.add_parser(
-        "badge",
-        help="write a report's verdict as an SVG badge (interface, or --level drop-in)",
-        description="Write a shields-style SVG badge from a conformance.json: the verdict and "
-        "the count of requirements passed, coloured by the verdict.",
-    )
-    parser.add_argument("report", metavar="REPORT", help="a conformance.json, or its directory")
-    parser.add_argument("--output", required=True, metavar="FILE", help="the SVG to write")
-    parser.add_argument(
-        "--level",
-        choices=[level.value for level in Level],
-        default=Level.INTERFACE.value,
-        help="which level the badge gives (default: interface)",
-    )
-
-
-def main(options: argparse.Namespace) -> int:
-    report = load_report(report_file(options.report))
-    output = Path(options.output)
-    output.parent.mkdir(parents=True, exist_ok=True)
-    write_whole(output, render(report, Level(options.level)), "utf-8")
-    print(output)
-    return 0

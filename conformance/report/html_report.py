@@ -9,12 +9,11 @@ from __future__ import annotations
 
 from html import escape
 
-from conformance.json_types import JsonObject
 from conformance.report import html_kill_rates
 from conformance.report.evidence_text import request_text, response_text, truncate
 from conformance.report.headline import decided_by, measured_share
 from conformance.report.levels import by_key, levels_sentence
-from conformance.report.model import Report, RequirementResult
+from conformance.report.model import Report, RequirementResult, StageSummary
 from conformance.report.sections import by_section, outcome_counts
 from conformance.report.stage_text import summary_lines
 from conformance.report.vocabulary import (
@@ -23,7 +22,6 @@ from conformance.report.vocabulary import (
     VERDICT_STYLES,
     not_measured_sentence,
 )
-from conformance.stages import named
 from conformance.verdict.evidence import Evidence, Exchange
 from conformance.verdict.outcome import DECLARED, Outcome
 
@@ -403,24 +401,22 @@ def _stages(report: Report) -> str:
         return ""
     rows = "".join(
         f"<tr><td>{_e(s.name)}</td><td>{s.tests}</td><td>{s.duration_s:.1f} s</td>"
-        f"<td>{'<br>'.join(_e(d) for d in summary_lines(s.name, s.details))}</td></tr>"
+        f"<td>{'<br>'.join(_e(d) for d in summary_lines(s))}</td></tr>"
         for s in report.stages
     )
     return (
         "<h2>Stages</h2><table><thead><tr><th>Stage</th><th>Tests</th>"
         '<th title="test durations added up: parallel workers run tests at once">Test time</th>'
         f"<th>Details</th></tr></thead><tbody>{rows}</tbody></table>"
-        + "".join(_stage_html(s.name, s.details) for s in report.stages)
+        + "".join(_stage_html(s) for s in report.stages)
     )
 
 
-def _stage_html(name: str, details: JsonObject) -> str:
-    """What a stage draws itself (its ``html`` in the registry), in a section of its own."""
-
-    stage = named(name)
-    if stage is None or stage.html is None:
+def _stage_html(stage: StageSummary) -> str:
+    """What a stage draws itself (``StageSummary.html``), in a section of its own."""
+    if stage.html is None:
         return ""
-    return f'<section class="stage" data-stage="{_e(name)}">{stage.drawn(details)}</section>'
+    return f'<section class="stage" data-stage="{_e(stage.name)}">{stage.html}</section>'
 
 
 def render(report: Report) -> str:

@@ -195,7 +195,7 @@ def _stages(report: Report) -> list[str]:
         return []
     lines = ["## Stages", "", "| Stage | Tests | Test time | Details |", "|---|---:|---:|---|"]
     for stage in report.stages:
-        details = "<br>".join(_cell(line) for line in summary_lines(stage.name, stage.details))
+        details = "<br>".join(_cell(line) for line in summary_lines(stage))
         lines.append(
             f"| {_cell(stage.name)} | {stage.tests} | {stage.duration_s:.1f} s | {details} |"
         )

@@ -51,6 +51,11 @@ class StageSummary:
     tests: int
     duration_s: float
     details: JsonObject = field(default_factory=dict)  # fuzz cases and seed, p-values, ...
+    # The stage's own reading of its details (``report.stage_text.read_stages``): its lines for
+    # the reports people read (None: key/value lines) and its HTML for conformance.html (None: it
+    # draws nothing). Not in conformance.json: the writer reads them from the details each time.
+    lines: tuple[str, ...] | None = None
+    html: str | None = None
 
 
 @dataclass(frozen=True)

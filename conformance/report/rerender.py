@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
-import argparse
 import json
+from collections.abc import Mapping
 from pathlib import Path
 
 from conformance.errors import UsageError
 from conformance.report.json_report import FILE_NAME, ReportJson, from_json
 from conformance.report.model import Report
 from conformance.report.report_schema import schema_errors
-from conformance.report.writer import write_reports
+from conformance.report.stage_text import StageReading
+from conformance.report.writer import NO_READINGS, write_reports
 
 RERENDERED = ("md", "html")
 
@@ -42,26 +43,13 @@ def report_file(given: str | Path) -> Path:
     return path / FILE_NAME if path.is_dir() else path
 
 
-def rerender(report_dir: Path, formats: tuple[str, ...] = RERENDERED) -> list[Path]:
-    """Write conformance.md and conformance.html next to ``report_dir``/conformance.json."""
+def rerender(
+    report_dir: Path,
+    formats: tuple[str, ...] = RERENDERED,
+    readings: Mapping[str, StageReading] = NO_READINGS,
+) -> list[Path]:
+    """Write conformance.md and conformance.html next to ``report_dir``/conformance.json, each
+    stage read as ``readings`` say (``conformance report`` hands over the registry's stages)."""
     report_dir = Path(report_dir)
-    return write_reports(load_report(report_dir / FILE_NAME), report_dir, formats)
-
-
-def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    """The ``conformance report DIR`` subcommand."""
-    parser = commands.add_parser(
-        "report",
-        help="re-render conformance.md and conformance.html from DIR/conformance.json",
-        description="Re-render the Markdown and HTML reports from a report directory's "
-        "conformance.json, with no run against any target.",
-    )
-    parser.add_argument(
-        "report_dir", metavar="DIR", nargs="?", default="reports", help="(default: reports)"
-    )
-
-
-def main(options: argparse.Namespace) -> int:
-    for path in rerender(Path(options.report_dir)):
-        print(path)
-    return 0
+    report = load_report(report_dir / FILE_NAME)
+    return write_reports(report, report_dir, formats, readings=readings)

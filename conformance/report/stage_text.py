@@ -1,17 +1,30 @@
 """Stage summaries as short readable lines, for the reports people read (Markdown and HTML).
 
 A stage records its details as plain data (``StageSummary.details``). A stage that declares how
-its details read (``Stage.describe`` in the registry, imported when used) is read that way;
-otherwise records with a known meaning (the bucketing test) read as a sentence and anything else
-as ``key: value`` pairs.
+its details read (``Stage.describe`` and ``Stage.html`` in the registry) is read that way by
+``read_stages``, given the stage readings by whoever writes the reports (the run's collector,
+``conformance report``): the renderers see only the model. Otherwise records with a known meaning
+(the bucketing test) read as a sentence and anything else as ``key: value`` pairs.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from dataclasses import replace
+from typing import Protocol
 
 from conformance.json_types import JsonObject
-from conformance.stages import named
+from conformance.report.model import Report, StageSummary
+
+
+class StageReading(Protocol):
+    """How a stage reads its own details, as it declares (the registry's ``Stage`` is one)."""
+
+    def lines(self, details: JsonObject) -> list[str] | None:
+        """Its lines for ``details``; None: it declares no reading."""
+
+    def drawn(self, details: JsonObject) -> str | None:
+        """Its HTML for ``details``; None: it draws nothing."""
 
 
 def value_text(value: object) -> str:
@@ -80,14 +93,31 @@ def stage_lines(details: Mapping[str, object]) -> list[str]:
     return lines
 
 
-def summary_lines(name: str, details: JsonObject) -> list[str]:
-    """A stage's details as the stage declares they read, then the outcome counts."""
+def summary_lines(stage: StageSummary) -> list[str]:
+    """A stage's details as the stage reads them (``StageSummary.lines``), else key by key."""
+    return list(stage.lines) if stage.lines is not None else stage_lines(stage.details)
 
-    stage = named(name)
-    if stage is None or stage.describe is None:
-        return stage_lines(details)
+
+def read_stages(report: Report, readings: Mapping[str, StageReading]) -> Report:
+    """The report with each stage's own lines and HTML, as its reading (by stage name) gives
+    them for its details; a stage with no reading here keeps what it has."""
+    return replace(
+        report,
+        stages=tuple(
+            _read(stage, readings[stage.name]) if stage.name in readings else stage
+            for stage in report.stages
+        ),
+    )
+
+
+def _read(stage: StageSummary, reading: StageReading) -> StageSummary:
+    """The stage's declared lines for its details, then the outcome counts (details of outcome
+    counts alone read key by key: the same line); and its HTML."""
+    details = stage.details
     own = {k: v for k, v in details.items() if k != "outcomes"}
-    lines = (stage.lines(own) or []) if own else []
-    if "outcomes" in details:
-        lines.append(f"outcomes: {value_text(details['outcomes'])}")
-    return lines
+    described = reading.lines(own) if own else None
+    lines = None
+    if described is not None:
+        counts = [f"outcomes: {value_text(details['outcomes'])}"] if "outcomes" in details else []
+        lines = (*described, *counts)
+    return replace(stage, lines=lines, html=reading.drawn(details))

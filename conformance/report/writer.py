@@ -4,16 +4,19 @@ from __future__ import annotations
 
 import importlib
 import os
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
 from pathlib import Path
+from types import MappingProxyType
 
 from conformance.redaction.report_files import profile_secrets, redact, redact_profile, redact_value
 from conformance.report import allure_environment
 from conformance.report.model import Report
+from conformance.report.stage_text import StageReading, read_stages
 
 DEFAULT_DIR = Path("reports")
 Renderer = Callable[[Report], str]
+NO_READINGS: Mapping[str, StageReading] = MappingProxyType({})
 
 
 # format name -> (file name, module, function): each renderer is a pure ``Report -> str``.
@@ -69,10 +72,14 @@ def write_reports(
     report_dir: Path,
     formats: Iterable[str] = ("json", "md", "html", "junit"),
     secrets: Iterable[str] = (),
+    readings: Mapping[str, StageReading] = NO_READINGS,
 ) -> list[Path]:
     """Write each format's file into ``report_dir`` (created if absent); return the paths written.
 
     Secrets are removed twice: from the model before rendering, and from each rendered text.
+    ``readings`` (stage name -> how the stage reads its details: the registry's stages, handed
+    over by the caller) give each stage's own lines and HTML, read from its details once their
+    secrets are removed, as a re-render of conformance.json reads them.
     When ``report_dir`` holds Allure results, their environment.properties gets the headline.
     Each file is written whole or not at all (a stop signal or a crash midway leaves the previous
     file, never half of one)."""
@@ -84,6 +91,7 @@ def write_reports(
         )
     renderers = _renderers(wanted)
     clean, secret_list = sanitize(report, secrets)
+    clean = read_stages(clean, readings)
     report_dir = Path(report_dir)
     report_dir.mkdir(parents=True, exist_ok=True)
     written: list[Path] = []

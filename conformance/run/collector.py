@@ -18,6 +18,7 @@ from conformance.report import step_summary
 from conformance.report.headline import blocked_sentence, summary_line
 from conformance.report.model import Report
 from conformance.report.writer import FORMATS, run_formats, write_reports
+from conformance.run import requirement_ids
 from conformance.run.run_report import report_for_run
 from conformance.session import stop_signals, wire
 from conformance.session.state import (
@@ -30,7 +31,7 @@ from conformance.session.state import (
     TARGET_INFO,
     target_of,
 )
-from conformance.stages import Stage, answered_by, named
+from conformance.stages import Stage, answered_by, by_name, named
 from conformance.stages.declaration import Details
 from conformance.target.resolution import Target
 from conformance.verdict.outcome import Outcome
@@ -41,10 +42,7 @@ _WRITE_ERROR = pytest.StashKey[str]()
 
 def selected_ids(config: pytest.Config) -> set[str] | None:
     """The ``--requirements`` ids (None: every requirement)."""
-    raw = config.getoption("requirements")
-    if not raw:
-        return None
-    return {part.strip() for part in str(raw).split(",") if part.strip()}
+    return requirement_ids.selected(config.getoption("requirements"))
 
 
 def observation_records(target: Target | None, records: Sequence[TestRecord]) -> list[TestRecord]:
@@ -123,7 +121,9 @@ class RunCollector:
         try:
             formats = config.getoption("report_formats", None)
             chosen = run_formats(formats) if formats else FORMATS
-            self.written = write_reports(self.report, report_dir, chosen, secrets)
+            self.written = write_reports(
+                self.report, report_dir, chosen, secrets=secrets, readings=by_name()
+            )
         except OSError as error:
             self.written = []
             config.stash[_WRITE_ERROR] = f"could not write reports to {report_dir}: {error}"

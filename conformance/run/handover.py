@@ -97,7 +97,7 @@ def observe(target: Target, stages: Sequence[Stage], requirements: str | None) -
     """Before the tests: the payload names the profile leaves to convention, as the target
     spells them (``conformance.drivers.observation``), when the run judges a requirement resting
     on one: the target's spellings go into its profile, each departure into ``observed``."""
-    wanted = {part.strip() for part in (requirements or "").split(",") if part.strip()}
+    wanted = set(requirement_ids.given(requirements))
     resting = _resting_on_observed()
     judged = wanted or answered_by(stage.name for stage in stages) or default_answered()
     if not judged & set().union(*resting.values()):

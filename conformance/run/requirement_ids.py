@@ -1,6 +1,7 @@
-"""The ``--requirements`` ids of a run, held against the catalogue and the chosen stages' scope
-before anything starts: an id no chosen stage answers for is one usage error, with the close
-match ("did you mean") or the stage that judges it.
+"""The ``--requirements`` ids of a run: the one parser of the option's value (``given``,
+``selected``), and the ids held against the catalogue and the chosen stages' scope before anything
+starts: an id no chosen stage answers for is one usage error, with the close match ("did you
+mean") or the stage that judges it.
 """
 
 from __future__ import annotations
@@ -20,6 +21,13 @@ def given(raw: str | None) -> list[str]:
     if not raw:
         return []
     return list(dict.fromkeys(part.strip() for part in str(raw).split(",") if part.strip()))
+
+
+def selected(raw: str | None) -> set[str] | None:
+    """The ids a run is narrowed to; None when no ``--requirements`` was given (every id)."""
+    if not raw:
+        return None
+    return set(given(raw))
 
 
 def check(raw: str | None, stages: Sequence[Stage]) -> None:

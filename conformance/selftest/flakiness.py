@@ -9,7 +9,6 @@ exits 1.
 
 from __future__ import annotations
 
-import argparse
 import json
 import subprocess
 import sys
@@ -18,30 +17,10 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from conformance.stages import REGISTRY
 from conformance.verdict.run_verdict import Verdict
 
 RUN_TIMEOUT_SECONDS = 1800
 PASSING_VERDICTS = frozenset({Verdict.CONFORMANT.value, Verdict.CONFORMANT_WITH_EXCEPTIONS.value})
-
-
-def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    parser = commands.add_parser(
-        "flaky",
-        help="run the suite N times against the reference server and report any difference",
-        description="Certify the embedded reference server N times and compare, per "
-        "requirement, the outcomes of the runs.",
-    )
-    parser.add_argument("--runs", type=int, default=20, help="how many runs (default: 20)")
-    parser.add_argument(
-        "--stage",
-        default=REGISTRY[0].name,
-        help=f"the stage each run uses (default: {REGISTRY[0].name})",
-    )
-    parser.add_argument(
-        "-n", "--workers", default="auto", metavar="N", help="workers of each run (default: auto)"
-    )
-    parser.add_argument("--keep", metavar="DIR", help="keep each run's reports under DIR")
 
 
 def run_once(report_dir: Path, stage: str, workers: str) -> tuple[dict[str, str], str, float]:
@@ -66,27 +45,26 @@ def differences(runs: list[dict[str, str]]) -> dict[str, Counter[str]]:
     return {i: c for i, c in seen.items() if len(c) > 1}
 
 
-def main(options: argparse.Namespace) -> int:
-    if options.runs < 2:
+def flaky(count: int, stage: str, workers: str, keep: str | None) -> int:
+    """``conformance flaky``: ``count`` runs of ``stage``, a line for each, the differences."""
+    if count < 2:
         print("conformance flaky: --runs must be 2 or more", file=sys.stderr)
         return 2
-    base = Path(options.keep) if options.keep else Path(tempfile.mkdtemp(prefix="cf-flaky-"))
+    base = Path(keep) if keep else Path(tempfile.mkdtemp(prefix="cf-flaky-"))
     runs: list[dict[str, str]] = []
     verdicts: list[str] = []
     started = time.monotonic()
-    for index in range(options.runs):
-        outcomes, verdict, seconds = run_once(
-            base / f"run-{index + 1:02d}", options.stage, str(options.workers)
-        )
+    for index in range(count):
+        outcomes, verdict, seconds = run_once(base / f"run-{index + 1:02d}", stage, workers)
         runs.append(outcomes)
         verdicts.append(verdict)
         counts = Counter(outcomes.values())
         shown = ", ".join(f"{n} {o}" for o, n in sorted(counts.items()))
-        print(f"run {index + 1}/{options.runs}: {verdict} ({shown}) in {seconds:.0f}s", flush=True)
+        print(f"run {index + 1}/{count}: {verdict} ({shown}) in {seconds:.0f}s", flush=True)
     changed = differences(runs)
     elapsed = time.monotonic() - started
     print(
-        f"conformance flaky: {options.runs} runs in {elapsed:.0f}s; verdicts "
+        f"conformance flaky: {count} runs in {elapsed:.0f}s; verdicts "
         f"{dict(Counter(verdicts))}; {len(changed)} requirement(s) with differing outcomes"
     )
     for requirement_id, counter in changed.items():

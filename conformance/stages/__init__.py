@@ -4,7 +4,8 @@ The only place that knows which stages exist. A new stage is one package under
 ``conformance/stages/`` (declaring ``STAGE``) plus one line in ``REGISTRY``; from it the CLI takes
 ``--stage`` choices, each stage's options and commands, the run plugin registers each stage's
 pytest options and plugin, the outcomes take what each stage answers for (the catalogue's ``stages``
-field) and the reports each stage's summary.
+field) and the report writer each stage's summary (handed the stages by the run's collector and
+``conformance report``: the reports import no stage).
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from conformance.stages.fuzz import STAGE as FUZZ
 from conformance.stages.load import STAGE as LOAD
 from conformance.stages.scenarios import STAGE as SCENARIOS
 
-if TYPE_CHECKING:  # the registry is imported by the reports too, where pytest has no part
+if TYPE_CHECKING:  # the registry stays light: pytest is not imported for its typing alone
     import pytest
 
 __all__ = [

@@ -1,4 +1,4 @@
-"""What a stage declares about itself: the one record the CLI, the plugin and the reports read.
+"""What a stage declares about itself: the one record the CLI, the plugin and the run read.
 
 A stage is one package under ``conformance/stages/`` whose ``__init__`` defines ``STAGE``, a
 ``Stage``; the registry (``conformance.stages``) lists them. The declaration must stay cheap to
@@ -119,10 +119,10 @@ class Stage:
         describe: Callable[[Details], list[str]] = named_attribute(self.describe)
         return list(describe(details))
 
-    def drawn(self, details: Details) -> str:
-        """The stage's own HTML for its details (``html``); "": it draws nothing."""
+    def drawn(self, details: Details) -> str | None:
+        """The stage's own HTML for its details (``html``); None: it draws nothing."""
         if self.html is None:
-            return ""
+            return None
         draw: Callable[[Details], str] = named_attribute(self.html)
         return str(draw(details))
 

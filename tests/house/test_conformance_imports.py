@@ -136,9 +136,9 @@ def test_the_stage_declarations_stay_light() -> None:
 FLOORS: tuple[tuple[str, ...], ...] = (
     ("conformance", "errors", "json_types", "redaction"),
     ("catalogue",),
-    ("registry",),  # the stage declarations: conformance.stages, its declaration, STAGE of each
     ("verdict",),  # outcomes, verdicts, levels, evidence, differences, records: what reports render
-    ("report",),
+    ("report",),  # the model and its renderers: a stage's own lines and HTML reach them in it
+    ("registry",),  # the stage declarations: conformance.stages, its declaration, STAGE of each
     ("profile",),  # what a target declares: its sections, the loader, the keys a run read
     ("traffic",),
     ("target",),
@@ -242,6 +242,28 @@ def test_imports_inside_functions_count_for_the_floors() -> None:
     assert lazy[1] in _every_import()[lazy[0]] and lazy[1] not in _graph()[lazy[0]]
     swapped = {lazy[1]: {lazy[0]}}  # the engine's module reaching up to the command, lazily
     assert upward(swapped) == {(lazy[1], lazy[0])}
+
+
+def test_subcommands_are_parsed_on_the_cli_floor_only() -> None:
+    """A subparser is added (``add_parser``, ``add_subparsers``) only in ``conformance/cli/``,
+    one module per subcommand, and in the stages' own commands (declared by their stage); every
+    module of ``conformance/cli/`` is a subcommand the CLI dispatches to."""
+    from conformance import cli
+
+    parsing = {
+        module
+        for module in MODULES
+        for node in ast.walk(_tree(module))
+        if isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr in ("add_parser", "add_subparsers")
+    }
+    subcommands = {cli.RUN_COMMAND, *cli.GENERAL_COMMANDS.values()}
+    cli_modules = {m for m in MODULES if m.startswith("conformance.cli.")} - {
+        "conformance.cli.__main__"
+    }
+    assert cli_modules == subcommands
+    assert parsing - subcommands - _commands() == {"conformance.cli"}  # the top parser
 
 
 def test_every_room_is_on_a_floor() -> None:

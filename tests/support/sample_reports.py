@@ -11,6 +11,7 @@ from pathlib import Path
 
 from conformance.report.model import Report, RequirementResult, StageSummary, TestResult
 from conformance.report.writer import write_reports
+from conformance.stages import by_name
 from conformance.verdict.difference import Difference
 from conformance.verdict.evidence import Evidence, Exchange
 from conformance.verdict.outcome import Outcome
@@ -350,7 +351,7 @@ def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
     out = Path(args[0] if args else "reports/samples")
     for name, build in SAMPLES.items():
-        for path in write_reports(build(), out / name):
+        for path in write_reports(build(), out / name, readings=by_name()):
             print(path)
     return 0
 

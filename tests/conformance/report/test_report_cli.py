@@ -36,7 +36,9 @@ def _write(report_dir: Path, outcome: Outcome) -> Path:
 def test_report_rerenders_markdown_and_html(tmp_path: Path) -> None:
     _write(tmp_path, Outcome.PASS)
     assert main(["report", str(tmp_path)]) == 0
-    assert (tmp_path / "conformance.md").read_text(encoding="utf-8").startswith("# ")
+    markdown = (tmp_path / "conformance.md").read_text(encoding="utf-8")
+    assert markdown.startswith("# ")
+    assert "tier pr, seed 12345: 1900 cases" in markdown  # the fuzz stage reads its details
     assert "<html" in (tmp_path / "conformance.html").read_text(encoding="utf-8")
 
 

@@ -12,8 +12,9 @@ from typing import Any
 
 import pytest
 
+from conformance.cli import selftest as selftest_command
 from conformance.errors import UsageError
-from conformance.selftest import command as selftest
+from conformance.selftest import running as selftest
 from conformance.selftest import score, sides, verdicts
 from conformance.selftest.verdicts import EXACT, MISSED, OTHER, FaultReport, SideRun
 
@@ -22,7 +23,7 @@ ROOT = Path("/checkout")
 
 def _parse(*argv: str) -> argparse.Namespace:
     parser = argparse.ArgumentParser()
-    selftest.add_parser(parser.add_subparsers(dest="command"))
+    selftest_command.add_parser(parser.add_subparsers(dest="command"))
     return parser.parse_args(["selftest", *argv])
 
 

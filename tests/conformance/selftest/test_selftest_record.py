@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from conformance.selftest import command as selftest
+from conformance.cli import selftest as selftest_command
+from conformance.selftest import running as selftest
 from conformance.selftest.record import FORMAT, exact_by_entry, read_record, record
 from conformance.selftest.sides import Side
 from conformance.selftest.verdicts import FaultReport, SideRun
@@ -74,9 +75,9 @@ def test_the_command_writes_the_record_after_the_score(
     monkeypatch.setattr(selftest, "run_side", run_side)
     path = tmp_path / "record.json"
     parser = argparse.ArgumentParser()
-    selftest.add_parser(parser.add_subparsers(dest="command"))
+    selftest_command.add_parser(parser.add_subparsers(dest="command"))
     options = parser.parse_args(["selftest", "--only", "exact", "--record", str(path)])
-    assert selftest.main(options) == 1  # not every fault caught exactly
+    assert selftest.run_selftest(options) == 1  # not every fault caught exactly
     data = read_record(path)
     assert data == json.loads(path.read_text("utf-8"))
     assert data["sides"] == ["server"] and data["selection"] == {"only": "exact"}
