@@ -35,9 +35,9 @@ from typing import TYPE_CHECKING
 import schemathesis
 from schemathesis.engine import events, from_schema
 
+from conformance.stages.fuzz.answers import EXCLUDED_BUILTINS, UNPROVOKED, FuzzRun
 from conformance.stages.fuzz.auth import AuthMode
-from conformance.stages.fuzz.capture import Sent
-from conformance.stages.fuzz.execution import EXCLUDED_BUILTINS, UNPROVOKED, FuzzRun
+from conformance.stages.fuzz.failures import Sent
 from conformance.stages.fuzz.response_checks import CUSTOM_BY_NAME, check_name_of, operation_id_of
 from conformance.stages.fuzz.schema import build_schema
 
@@ -236,7 +236,7 @@ def fuzz(
         _keep_chains(run, active, recorder)
     if errors:
         raise EngineErrors(run.redactor.text("; ".join(errors))[:2000])
-    return run.real_failures(kind, operation_id)
+    return run.failures.real_lines(kind, operation_id)
 
 
 def _keep_chains(run: FuzzRun, active: _Active, recorder: ScenarioRecorder) -> None:
@@ -253,4 +253,4 @@ def _keep_chains(run: FuzzRun, active: _Active, recorder: ScenarioRecorder) -> N
         for check in recorder.checks.get(case_id, []):
             if check.failure_info is not None:
                 name = check_name_of(check.failure_info.failure)
-                run.keep_chain((operation_id_of(node.value), "stateful", name), chain)
+                run.failures.keep_chain((operation_id_of(node.value), "stateful", name), chain)

@@ -39,14 +39,15 @@ from conformance.session import wire
 from conformance.session.state import DEFAULT_REPORT_DIR, RUN_ID, target_of
 from conformance.stages.declaration import Details
 from conformance.stages.fuzz.aiming import FuzzTarget
+from conformance.stages.fuzz.answers import FuzzRun
 from conformance.stages.fuzz.auth import auth_requirements
 from conformance.stages.fuzz.budget import DEFAULT_SEED, DEFAULT_TIER, Tier, tier
 from conformance.stages.fuzz.capture import corpus_cases
 from conformance.stages.fuzz.corpus import DIRECTORY_NAME
 from conformance.stages.fuzz.corpus_run import CorpusRun
-from conformance.stages.fuzz.execution import FuzzRun
 from conformance.stages.fuzz.replay import forget, replay_once
 from conformance.stages.fuzz.response_checks import operation_requirements
+from conformance.stages.fuzz.results import details, record_for
 from conformance.stages.fuzz.schema import HTTP_METHODS, contract_document
 from conformance.stages.fuzz.settings import profile_corpus
 from conformance.stages.fuzz.summary import merge_details, summary_lines
@@ -81,6 +82,7 @@ class FuzzSettings:
 
 SETTINGS = pytest.StashKey[FuzzSettings]()
 RUN = pytest.StashKey[FuzzRun]()
+CORPUS = pytest.StashKey[CorpusRun]()
 
 
 def settings_of(config: pytest.Config) -> FuzzSettings:
@@ -225,7 +227,7 @@ def fuzz_run(request: pytest.FixtureRequest, target: Target, run_prefix: str) ->
     kept = CorpusRun(corpus_directory(request.config, target.profile))
     kept.replayed, kept.owner = replay_once(run, kept.directory, request.config.stash[RUN_ID])
     kept.replay_seconds = time.monotonic() - started
-    run.corpus = kept
+    request.config.stash[CORPUS] = kept
     request.config.stash[RUN] = run
     try:
         yield run
@@ -253,7 +255,8 @@ def pytest_conformance_records(
         return None
     modes = {"valid": ("valid",), "auth": ("missing", "wrong"), "stateful": ("stateful",)}
     error = call.excinfo.value if call.excinfo is not None else None
-    record = run.record_for(
+    record = record_for(
+        run,
         item.nodeid,
         described.operation_id,
         modes[described.kind],
@@ -262,7 +265,7 @@ def pytest_conformance_records(
         error,
     )
     records = [record.to_json()]
-    kept = run.corpus
+    kept = item.config.stash.get(CORPUS, None)
     if kept is not None:
         found_by = {"tier": run.tier.name, "seed": run.seed}
         operation, kinds = described.operation_id, modes[described.kind]
@@ -271,9 +274,9 @@ def pytest_conformance_records(
         if replayed is not None:
             records.append(replayed.to_json())
         kept.reported = True
-    details = run.details()
-    details["worker"] = wire.this_process()
-    wire.publish(item.config, "fuzz", details)
+    published = details(run, None if kept is None else kept.details())
+    published["worker"] = wire.this_process()
+    wire.publish(item.config, "fuzz", published)
     return records
 
 

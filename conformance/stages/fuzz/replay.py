@@ -23,9 +23,9 @@ from typing import TYPE_CHECKING, TypedDict
 from conformance.contract.document import load_contract
 from conformance.contract.renamer import Renamer
 from conformance.stages.fuzz import corpus
+from conformance.stages.fuzz.answers import FuzzRun
 from conformance.stages.fuzz.auth import AuthMode
 from conformance.stages.fuzz.capture import captures, renamed_generation
-from conformance.stages.fuzz.execution import FuzzRun
 from conformance.stages.fuzz.failure_level import INTERFACE, judge
 from conformance.stages.fuzz.response_checks import check_name_of, operation_id_of
 from conformance.stages.fuzz.schema import REQUEST_TIMEOUT_S, build_schema
