@@ -87,7 +87,7 @@ def main(options: argparse.Namespace) -> int:
 
 
 def replay_one(options: argparse.Namespace) -> int:
-    from conformance.stages.fuzz.replay import FAILS, FIXED, replay_case, replay_schema
+    from conformance.stages.fuzz.corpus.replay import FAILS, FIXED, replay_case, replay_schema
 
     path: Path = options.file
     try:
@@ -117,7 +117,7 @@ def replay_one(options: argparse.Namespace) -> int:
 
 
 def prune(options: argparse.Namespace) -> int:
-    from conformance.stages.fuzz.replay import FAILS, FIXED, replay_corpus
+    from conformance.stages.fuzz.corpus.replay import FAILS, FIXED, replay_corpus
 
     with fuzz_run(options) as run:
         directory = options.corpus or profile_corpus(run.target.profile) or DEFAULT_CORPUS

@@ -42,10 +42,10 @@ from conformance.stages.fuzz.aiming import FuzzTarget
 from conformance.stages.fuzz.answers import FuzzRun
 from conformance.stages.fuzz.auth import auth_requirements
 from conformance.stages.fuzz.budget import DEFAULT_SEED, DEFAULT_TIER, Tier, tier
-from conformance.stages.fuzz.capture import corpus_cases
 from conformance.stages.fuzz.corpus import DIRECTORY_NAME
-from conformance.stages.fuzz.corpus_run import CorpusRun
-from conformance.stages.fuzz.replay import forget, replay_once
+from conformance.stages.fuzz.corpus.capture import corpus_cases
+from conformance.stages.fuzz.corpus.keeping import CorpusRun
+from conformance.stages.fuzz.corpus.replay import forget, replay_once
 from conformance.stages.fuzz.response_checks import operation_requirements
 from conformance.stages.fuzz.results import details, record_for
 from conformance.stages.fuzz.schema import HTTP_METHODS, contract_document

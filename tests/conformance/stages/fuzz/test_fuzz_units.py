@@ -395,7 +395,7 @@ def test_invalid_input_may_be_refused_with_the_declared_validation_status(profil
     from schemathesis.core.failures import FailureGroup
     from schemathesis.specs.openapi.checks import negative_data_rejection
 
-    from conformance.stages.fuzz.replay import _meta
+    from conformance.stages.fuzz.corpus.replay import _meta
 
     data = json.loads(json.dumps(profile.raw))
     data["errors"]["validation_status"] = 499

@@ -101,7 +101,7 @@ class Case(TypedDict):
 
 @cache
 def schema() -> JsonObject:
-    text = resources.files("conformance.stages.fuzz").joinpath(SCHEMA_FILE).read_text("utf-8")
+    text = resources.files(__name__).joinpath(SCHEMA_FILE).read_text("utf-8")
     loaded: JsonObject = json.loads(text)
     return loaded
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from conformance.json_types import JsonArray, JsonObject
 from conformance.stages.fuzz import corpus
-from conformance.stages.fuzz.replay import FAILS, FIXED, INCONCLUSIVE, Replayed
+from conformance.stages.fuzz.corpus.replay import FAILS, FIXED, INCONCLUSIVE, Replayed
 from conformance.verdict.evidence import Evidence
 from conformance.verdict.outcome import Outcome
 from conformance.verdict.records import TestRecord
