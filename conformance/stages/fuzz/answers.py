@@ -29,7 +29,6 @@ from conformance.stages.fuzz.case_log import CaseLog
 from conformance.stages.fuzz.failure_level import judge
 from conformance.stages.fuzz.failures import Failures, SeenFailure, Sent
 from conformance.stages.fuzz.response_checks import (
-    CUSTOM_BY_NAME,
     CheckFunction,
     RuleFailure,
     check_name_of,
@@ -80,6 +79,8 @@ class CredentialsNotRejected(RuleFailure):
 
 @dataclass(repr=False)  # its failures hold the requests as sent, credentials and all
 class FuzzRun:
+    """The session's fuzz run: its budget, tallies and failures, and its judgement of answers."""
+
     tier: Tier
     seed: int
     target: FuzzTarget
@@ -99,10 +100,10 @@ class FuzzRun:
         self.suite_errors: list[str] = []
         self.contract = contract_details(self.target.profile)
 
-    # ------------------------------------------------------------------ one example
-
     def __repr__(self) -> str:
         return f"FuzzRun(tier={self.tier.name!r}, seed={self.seed}, failures={len(self.failures)})"
+
+    # ------------------------------------------------------------------ one answer
 
     def budget_left(self) -> float:
         """Seconds of the tier's time budget still to spend (0: spent)."""
@@ -294,6 +295,3 @@ def curl_line(request: requests.PreparedRequest, redactor: Redactor) -> str:
             body.decode("utf-8", "replace") if isinstance(body, bytes) else str(body)
         )
     return curl_command(str(request.method), redactor.text(str(request.url)), headers, text)
-
-
-__all__ = ["CUSTOM_BY_NAME", "FuzzRun", "curl_line"]

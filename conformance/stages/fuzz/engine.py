@@ -1,9 +1,10 @@
-"""Sending the fuzz stage's cases: schemathesis's own engine (the one behind ``schemathesis run``,
-with its phases and its feedback from answers to generation), run once per fuzz item.
+"""Sending the fuzz stage's cases on schemathesis's own engine, run once per fuzz item.
 
-``EngineSchemas`` holds the two schemas of a session (valid input in both generation modes; valid
-input only, for the credentials runs), built once. ``fuzz`` runs the engine on one item's share:
-one operation in one credentials mode, or every operation statefully. The engine sends the cases
+The engine is the one behind ``schemathesis run``, with its phases and its feedback from answers
+to generation. ``EngineSchemas`` holds the two schemas of a session (valid input in both
+generation modes; valid input only, for the credentials runs), built once. ``fuzz`` runs the
+engine on one item's share: one operation in one credentials mode, or every operation
+statefully (the failures noted for it: ``FuzzRun.failures``). The engine sends the cases
 in its own thread; the kit takes part through hooks and checks that schemathesis keeps in
 process-wide registries, so they are registered once, here, and serve only the run in progress
 (``_ACTIVE``), keyed by the schema object it runs: any other schemathesis use in the process (the

@@ -10,6 +10,8 @@ from conformance.traffic.ledger import RATE_LIMITED, Refusal, Replay, judge_429
 
 @dataclass
 class OperationTally:
+    """The answers to one operation's cases in one mode, and those the run itself excused."""
+
     cases: int = 0
     statuses: Counter[int] = field(default_factory=Counter)
     rate_limited: int = 0  # 429s the fuzzer's own traffic caused (the declared bucket replayed)

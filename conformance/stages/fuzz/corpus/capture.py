@@ -1,4 +1,4 @@
-"""A failure's requests as a corpus case: in the contract's names, secrets and ids as references.
+"""The real failures of a fuzz test as corpus cases: contract names, secrets as placeholders.
 
 ``corpus_cases`` turns the real failures of one test into corpus cases (``corpus``): for each,
 the last request that failed (``failures.Sent``: the shrunk minimal case) or the stateful call
