@@ -245,9 +245,9 @@ def replay_timing(count: int, work: Path) -> None:
     from conformance.profile import load
     from conformance.stages.fuzz import corpus
     from conformance.stages.fuzz.aiming import FuzzTarget
+    from conformance.stages.fuzz.answers import FuzzRun
     from conformance.stages.fuzz.budget import tier
-    from conformance.stages.fuzz.execution import FuzzRun
-    from conformance.stages.fuzz.replay import replay_corpus
+    from conformance.stages.fuzz.corpus.replay import replay_corpus
     from conformance.traffic.client import Client
 
     directory = work / "corpus"

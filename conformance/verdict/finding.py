@@ -1,7 +1,9 @@
 """Findings: the one vocabulary in which every stage's judges speak. A ``Finding`` is one
 requirement judged (or not) from what the stage recorded: passed, failed (what was expected, what
-was received), not measurable (with why) or not configured (with the profile key that would
-enable it). ``conclusion.conclude`` turns a test's findings into its ending."""
+was received), a spec doubt (failed only on an element the contract does not show or infers,
+with which), not measurable (with why) or not configured (with the profile key that would enable
+it). ``conclusion.conclude`` raises a test's findings as its ending (a spec doubt has none);
+``records.record_of`` folds them into its record, for a stage that records its tests itself."""
 
 from __future__ import annotations
 
@@ -17,11 +19,11 @@ class Finding:
     """One requirement, judged (or not) on what a stage recorded."""
 
     requirement: str  # EVERY: each requirement of the test that reads the finding
-    outcome: Outcome  # PASS, FAIL, NOT_MEASURABLE or NOT_CONFIGURED
+    outcome: Outcome  # PASS, FAIL, SPEC_DOUBT, NOT_MEASURABLE or NOT_CONFIGURED
     title: str = ""
     expected: str = ""
     received: str = ""
-    note: str = ""  # why not judged (not measurable, not configured)
+    note: str = ""  # why not judged (not measurable, not configured), or doubted
     key: str = ""  # not configured: the profile key that would enable it
 
 
@@ -33,6 +35,12 @@ def passed(requirement: str, title: str = "", received: str = "") -> Finding:
 def failed(requirement: str, title: str, expected: str, received: str) -> Finding:
     """The target broke the requirement: what was expected, what was received."""
     return Finding(requirement, Outcome.FAIL, title, expected, received)
+
+
+def doubted(requirement: str, title: str, expected: str, received: str, note: str) -> Finding:
+    """The target failed a check that touches only an element the contract does not show or
+    infers (``note`` says which): a spec doubt, not a failure."""
+    return Finding(requirement, Outcome.SPEC_DOUBT, title, expected, received, note)
 
 
 def unmeasured(requirement: str, note: str) -> Finding:

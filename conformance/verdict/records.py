@@ -3,17 +3,19 @@
 A ``TestRecord`` is plain JSON through ``to_json`` (it crosses pytest-xdist in
 ``user_properties`` under ``conformance.session.wire.RECORD_KEY``; its evidence and differences
 through ``conformance.verdict.record_json``); the controller reads it back with ``from_json`` and
-folds the records into a ``Report`` (``conformance.run.folding``).
+folds the records into a ``Report`` (``conformance.run.folding``). ``record_of`` folds a test's
+``Finding``s into its record, for a stage that records its tests itself.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from conformance.verdict.difference import Difference
 from conformance.verdict.evidence import Evidence
+from conformance.verdict.finding import EVERY, Finding
 from conformance.verdict.outcome import Outcome, worst
 from conformance.verdict.record_json import (
     difference_from_json,
@@ -82,3 +84,42 @@ class TestRecord:
             differences=tuple(difference_from_json(d) for d in data.get("differences", ())),
             breakdown=str(data.get("breakdown", "")),
         )
+
+
+def record_of(
+    test_id: str,
+    stage: str,
+    requirement_ids: Sequence[str],
+    findings: Iterable[Finding],
+    *,
+    duration_s: float = 0.0,
+    message: str = "",
+    evidence: Evidence | None = None,
+    evidence_by_requirement: Mapping[str, Evidence] | None = None,
+    differences: Sequence[Difference] = (),
+) -> TestRecord:
+    """A test's record folded from its findings: each requirement takes the worst outcome its
+    findings give it (``worst``; a finding of ``EVERY`` requirement counts for each of
+    ``requirement_ids``, one that none names passes) and the note of the last finding that has
+    one. The record's requirements are ``requirement_ids``, then any other a finding names, in
+    the order first named. Evidence and differences are the stage's, as given."""
+    given = tuple(dict.fromkeys(requirement_ids))
+    judged: dict[str, list[Outcome]] = {rid: [] for rid in given}
+    note: dict[str, str] = {}
+    for finding in findings:
+        for rid in given if finding.requirement == EVERY else (finding.requirement,):
+            judged.setdefault(rid, []).append(finding.outcome)
+            if finding.note:
+                note[rid] = finding.note
+    return TestRecord(
+        test_id=test_id,
+        stage=stage,
+        requirement_ids=tuple(judged),
+        outcomes={rid: worst(outcomes) for rid, outcomes in judged.items()},
+        duration_s=duration_s,
+        message=message,
+        evidence=evidence,
+        note=note,
+        evidence_by_requirement=dict(evidence_by_requirement or {}),
+        differences=tuple(differences),
+    )

@@ -1,5 +1,9 @@
-"""The cases a fuzz run generated, as one digest: the same seed against the same target gives
-the same digest, so two runs can be compared case for case.
+"""The cases a fuzz run generated, as one digest, so two runs can be compared case for case.
+
+The same seed against the same target gives the same digest, with the same code: Hypothesis
+also draws constants from the source of the local modules it finds loaded (a source checkout's,
+not those installed in site-packages), so changing a literal anywhere in them may change the
+cases generated.
 
 Each case is logged as the engine generated it, before the stage aims it at real objects
 (``aiming``): the family it ran in, the operation, and the generated path parameters, query,

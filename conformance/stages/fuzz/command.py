@@ -27,7 +27,7 @@ from conformance.target.resolution import new_run_id, preflight, resolve
 from conformance.traffic.client import Client
 
 if TYPE_CHECKING:  # schemathesis comes in only when a replay runs
-    from conformance.stages.fuzz.execution import FuzzRun
+    from conformance.stages.fuzz.answers import FuzzRun
 
 EXIT_PASS, EXIT_FAILS, EXIT_USAGE, EXIT_INCONCLUSIVE = 0, 1, 2, 3
 DEFAULT_CORPUS = Path("reports") / "fuzz-corpus"  # as a run with the default --report-dir
@@ -61,7 +61,7 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 @contextmanager
 def fuzz_run(options: argparse.Namespace) -> Iterator[FuzzRun]:
     """A ``FuzzRun`` against the chosen target, with the objects cases refer to created."""
-    from conformance.stages.fuzz.execution import FuzzRun
+    from conformance.stages.fuzz.answers import FuzzRun
 
     target = resolve(options.base_url, options.profile)
     try:
@@ -87,7 +87,7 @@ def main(options: argparse.Namespace) -> int:
 
 
 def replay_one(options: argparse.Namespace) -> int:
-    from conformance.stages.fuzz.replay import FAILS, FIXED, replay_case, replay_schema
+    from conformance.stages.fuzz.corpus.replay import FAILS, FIXED, replay_case, replay_schema
 
     path: Path = options.file
     try:
@@ -117,7 +117,7 @@ def replay_one(options: argparse.Namespace) -> int:
 
 
 def prune(options: argparse.Namespace) -> int:
-    from conformance.stages.fuzz.replay import FAILS, FIXED, replay_corpus
+    from conformance.stages.fuzz.corpus.replay import FAILS, FIXED, replay_corpus
 
     with fuzz_run(options) as run:
         directory = options.corpus or profile_corpus(run.target.profile) or DEFAULT_CORPUS

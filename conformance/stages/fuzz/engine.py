@@ -1,9 +1,10 @@
-"""Sending the fuzz stage's cases: schemathesis's own engine (the one behind ``schemathesis run``,
-with its phases and its feedback from answers to generation), run once per fuzz item.
+"""Sending the fuzz stage's cases on schemathesis's own engine, run once per fuzz item.
 
-``EngineSchemas`` holds the two schemas of a session (valid input in both generation modes; valid
-input only, for the credentials runs), built once. ``fuzz`` runs the engine on one item's share:
-one operation in one credentials mode, or every operation statefully. The engine sends the cases
+The engine is the one behind ``schemathesis run``, with its phases and its feedback from answers
+to generation. ``EngineSchemas`` holds the two schemas of a session (valid input in both
+generation modes; valid input only, for the credentials runs), built once. ``fuzz`` runs the
+engine on one item's share: one operation in one credentials mode, or every operation
+statefully (the failures noted for it: ``FuzzRun.failures``). The engine sends the cases
 in its own thread; the kit takes part through hooks and checks that schemathesis keeps in
 process-wide registries, so they are registered once, here, and serve only the run in progress
 (``_ACTIVE``), keyed by the schema object it runs: any other schemathesis use in the process (the
@@ -35,9 +36,9 @@ from typing import TYPE_CHECKING
 import schemathesis
 from schemathesis.engine import events, from_schema
 
+from conformance.stages.fuzz.answers import EXCLUDED_BUILTINS, UNPROVOKED, FuzzRun
 from conformance.stages.fuzz.auth import AuthMode
-from conformance.stages.fuzz.capture import Sent
-from conformance.stages.fuzz.execution import EXCLUDED_BUILTINS, UNPROVOKED, FuzzRun
+from conformance.stages.fuzz.failures import Sent
 from conformance.stages.fuzz.response_checks import CUSTOM_BY_NAME, check_name_of, operation_id_of
 from conformance.stages.fuzz.schema import build_schema
 
@@ -236,7 +237,7 @@ def fuzz(
         _keep_chains(run, active, recorder)
     if errors:
         raise EngineErrors(run.redactor.text("; ".join(errors))[:2000])
-    return run.real_failures(kind, operation_id)
+    return run.failures.real_lines(kind, operation_id)
 
 
 def _keep_chains(run: FuzzRun, active: _Active, recorder: ScenarioRecorder) -> None:
@@ -253,4 +254,4 @@ def _keep_chains(run: FuzzRun, active: _Active, recorder: ScenarioRecorder) -> N
         for check in recorder.checks.get(case_id, []):
             if check.failure_info is not None:
                 name = check_name_of(check.failure_info.failure)
-                run.keep_chain((operation_id_of(node.value), "stateful", name), chain)
+                run.failures.keep_chain((operation_id_of(node.value), "stateful", name), chain)

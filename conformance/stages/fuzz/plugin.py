@@ -1,6 +1,7 @@
-"""The fuzz stage's pytest plugin: settings, fixture, outcomes. Registered by
-``conformance.run.plugin`` for a run that collects the fuzz stage; its options are declared with
-the stage (``conformance.stages.fuzz``).
+"""The fuzz stage's pytest plugin: settings, items, the session's run, records, details.
+
+Registered by ``conformance.run.plugin`` for a run that collects the fuzz stage; its options are
+declared with the stage (``conformance.stages.fuzz``).
 
 - ``--fuzz-tier`` / ``--fuzz-seed`` choose the budget (``settings_of``, kept in the config's
   stash), and the target profile (the run's hand-over) gives the terms the contract is fuzzed in.
@@ -12,13 +13,14 @@ the stage (``conformance.stages.fuzz``).
   ``<report dir>/fuzz-corpus``).
 - ``fuzz_run``: the session's ``FuzzRun`` (provisions real objects first, replays the corpus
   once per run before any case is generated, terminates the experiments it created at the end).
-- After each fuzz test its new real failures are written to the corpus; the replay's record
-  (regressions fail their requirements) rides on the first fuzz report of the replaying process.
-- Each fuzz item gets the ``requirement`` marker of what it speaks for, and its record (per
-  requirement: pass, fail, spec-doubt, not measurable) replaces the generic one.
-- Its records replace the generic one through the wire's ``pytest_conformance_records`` hook;
-  its cumulative summary is published after each fuzz test (``conformance.session.wire``) and
-  ``stage_details`` merges the workers' on the controller.
+- Records: a fuzz item's record (per requirement: pass, fail, spec-doubt, not measurable;
+  ``results``) replaces the generic one through the wire's ``pytest_conformance_records`` hook,
+  which answers records only; the replay's record (regressions fail their requirements) rides
+  on the first fuzz report of the replaying process.
+- After each fuzz item's call is reported (``pytest_runtest_makereport``, ``keep_and_publish``)
+  its new real failures are written to the corpus and the stage's cumulative details are
+  published (``conformance.session.wire``); ``stage_details`` merges the workers' on the
+  controller.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ from __future__ import annotations
 import dataclasses
 import gc
 import time
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -38,14 +40,15 @@ from conformance.contract.specialisation import default_profile
 from conformance.session import wire
 from conformance.session.state import DEFAULT_REPORT_DIR, RUN_ID, target_of
 from conformance.stages.declaration import Details
+from conformance.stages.fuzz import results
 from conformance.stages.fuzz.aiming import FuzzTarget
+from conformance.stages.fuzz.answers import FuzzRun
 from conformance.stages.fuzz.auth import auth_requirements
 from conformance.stages.fuzz.budget import DEFAULT_SEED, DEFAULT_TIER, Tier, tier
-from conformance.stages.fuzz.capture import corpus_cases
 from conformance.stages.fuzz.corpus import DIRECTORY_NAME
-from conformance.stages.fuzz.corpus_run import CorpusRun
-from conformance.stages.fuzz.execution import FuzzRun
-from conformance.stages.fuzz.replay import forget, replay_once
+from conformance.stages.fuzz.corpus.capture import corpus_cases
+from conformance.stages.fuzz.corpus.keeping import CorpusRun
+from conformance.stages.fuzz.corpus.replay import forget, replay_once
 from conformance.stages.fuzz.response_checks import operation_requirements
 from conformance.stages.fuzz.schema import HTTP_METHODS, contract_document
 from conformance.stages.fuzz.settings import profile_corpus
@@ -81,6 +84,7 @@ class FuzzSettings:
 
 SETTINGS = pytest.StashKey[FuzzSettings]()
 RUN = pytest.StashKey[FuzzRun]()
+CORPUS = pytest.StashKey[CorpusRun]()
 
 
 def settings_of(config: pytest.Config) -> FuzzSettings:
@@ -225,7 +229,7 @@ def fuzz_run(request: pytest.FixtureRequest, target: Target, run_prefix: str) ->
     kept = CorpusRun(corpus_directory(request.config, target.profile))
     kept.replayed, kept.owner = replay_once(run, kept.directory, request.config.stash[RUN_ID])
     kept.replay_seconds = time.monotonic() - started
-    run.corpus = kept
+    request.config.stash[CORPUS] = kept
     request.config.stash[RUN] = run
     try:
         yield run
@@ -238,43 +242,73 @@ def fuzz_run(request: pytest.FixtureRequest, target: Target, run_prefix: str) ->
         run.session.close()
 
 
-# ------------------------------------------------------------------ outcomes
+# ------------------------------------------------------------------ records, corpus, details
+
+
+# The tallies each family's items count in (``answers.FuzzRun.tally``).
+MODES: dict[str, tuple[str, ...]] = {
+    VALID: ("valid",),
+    AUTH: ("missing", "wrong"),
+    STATEFUL: ("stateful",),
+}
 
 
 def pytest_conformance_records(
     item: pytest.Item, call: pytest.CallInfo[None], report: pytest.TestReport
 ) -> list[wire.Record] | None:
     """A fuzz item's records (``conformance.session.wire``): per requirement, from what the
-    fuzzing found, plus the corpus replay's on the first report of the replaying process; the
-    stage's cumulative details are published again."""
+    fuzzing found (``results.record_for``), plus the corpus replay's on the first report of the
+    replaying process."""
     described = fuzz_item(item)
     run = item.config.stash.get(RUN, None)
     if described is None or run is None or report.when != "call":
         return None
-    modes = {"valid": ("valid",), "auth": ("missing", "wrong"), "stateful": ("stateful",)}
     error = call.excinfo.value if call.excinfo is not None else None
-    record = run.record_for(
+    record = results.record_for(
+        run,
         item.nodeid,
         described.operation_id,
-        modes[described.kind],
+        MODES[described.kind],
         described.requirement_ids,
         report.duration,
         error,
     )
     records = [record.to_json()]
-    kept = run.corpus
+    kept = item.config.stash.get(CORPUS, None)
     if kept is not None:
-        found_by = {"tier": run.tier.name, "seed": run.seed}
-        operation, kinds = described.operation_id, modes[described.kind]
-        kept.keep(corpus_cases(run.failures, run.target, found_by, operation, kinds))
         replayed = None if kept.reported or not kept.owner else kept.record()
         if replayed is not None:
             records.append(replayed.to_json())
         kept.reported = True
-    details = run.details()
+    return records
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(
+    item: pytest.Item, call: pytest.CallInfo[None]
+) -> Generator[None, pytest.TestReport, pytest.TestReport]:
+    """After a fuzz item's call is reported: its new failures kept, the details published."""
+    report = yield
+    if report.when == "call":
+        keep_and_publish(item)
+    return report
+
+
+def keep_and_publish(item: pytest.Item) -> None:
+    """Write the new real failures of a fuzz item to the corpus (``corpus.keeping``), and
+    publish the stage's cumulative details again (``conformance.session.wire.publish``)."""
+    described = fuzz_item(item)
+    run = item.config.stash.get(RUN, None)
+    if described is None or run is None:
+        return
+    kept = item.config.stash.get(CORPUS, None)
+    if kept is not None:
+        found_by = {"tier": run.tier.name, "seed": run.seed}
+        operation, kinds = described.operation_id, MODES[described.kind]
+        kept.keep(corpus_cases(run.failures, run.target, found_by, operation, kinds))
+    details = results.details(run, None if kept is None else kept.details())
     details["worker"] = wire.this_process()
     wire.publish(item.config, "fuzz", details)
-    return records
 
 
 @pytest.hookimpl(tryfirst=True)

@@ -144,7 +144,7 @@ PER_OPERATION: dict[str, dict[str, tuple[str, ...]]] = {
         "getSdkBootstrap": ("SDK-BOOTSTRAP-304",),
     },
     "rate_limited_has_retry_after": {"getSdkStatus": ("LIMIT-RATE-429-RETRY-AFTER",)},
-    # a refusal the fuzzer's own pace does not explain (execution.UNPROVOKED): the budget's rule
+    # a refusal the fuzzer's own pace does not explain (answers.UNPROVOKED): the budget's rule
     "unprovoked_rate_limit": {"getSdkStatus": ("LIMIT-RATE-WITHIN-BUDGET",)},
     "etag_grammar": {
         "getSdkStatus": ("SDK-STATUS-ETAG-EQUALS-HASH", "SDK-STATUS-304-ETAG"),

@@ -1,19 +1,24 @@
-"""The fuzzed schema: the contract in the target's terms, loaded into schemathesis, configured
-by a tier and a seed.
+"""The fuzzed schema: the contract in the target's terms, loaded into schemathesis, configured.
 
 The contract is data; this module only (1) takes it as the target profile specialises it
 (``conformance.contract.specialisation``: the header, parameter and field names, statuses, enums
 and bounds the target declares), (2) adds the inferred links of ``INFERRED_LINKS`` (a status poll
 after each change, a conditional re-poll with the ETag just received), and (3) sets examples,
-phases, generation modes and the seed.
+phases, generation modes and the seed, by a tier and a seed. ``contract_details`` says which
+document was fuzzed.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from conformance.contract.document import load_contract
-from conformance.contract.specialisation import default_profile, specialise
+from conformance.contract.document import contract_sha256, load_contract
+from conformance.contract.specialisation import (
+    declared_keys,
+    default_profile,
+    document_sha256,
+    specialise,
+)
 from conformance.json_types import JsonObject
 from conformance.stages.fuzz.budget import Tier
 
@@ -105,6 +110,19 @@ REFUSAL_STATUS_KEYS = (
     "malformed_body_status",
     "not_found_status",
 )
+
+
+def contract_details(profile: Profile) -> dict[str, object]:
+    """Which document was fuzzed: the contract file's digest (the report's contract_sha256),
+    the digest of the contract as ``profile`` specialised it, and the keys that made them
+    differ (none: the contract as it is, in the reference server's terms)."""
+
+    document = contract_document(profile, inferred_links=False)
+    return {
+        "sha256": contract_sha256(),
+        "specialised_sha256": document_sha256(document),
+        "declared": declared_keys(document, profile),
+    }
 
 
 def declared_error_statuses(profile: Profile) -> list[str]:

@@ -1,5 +1,7 @@
-"""The fuzz stage's section of the target profile (``fuzz:``), typed by the stage that reads it:
-where the failure corpus lives (docs/fuzzing.md). The schema keeps its key and default."""
+"""The fuzz stage's section of the target profile (``fuzz:``): where the failure corpus lives.
+
+Typed by the stage that reads it (docs/fuzzing.md); the schema keeps its key and default.
+"""
 
 from __future__ import annotations
 

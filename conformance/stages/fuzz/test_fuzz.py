@@ -19,9 +19,9 @@ from __future__ import annotations
 import allure
 import pytest
 
+from conformance.stages.fuzz.answers import FuzzRun
 from conformance.stages.fuzz.auth import AuthMode
 from conformance.stages.fuzz.engine import EngineSchemas, fuzz
-from conformance.stages.fuzz.execution import FuzzRun
 from conformance.stages.fuzz.plugin import (
     AUTH,
     STATEFUL_ITEM,

@@ -13,7 +13,8 @@ from urllib.parse import quote
 import pytest
 from corpus_cases import mixed_cases
 
-from conformance.stages.fuzz import corpus, replay
+from conformance.stages.fuzz import corpus
+from conformance.stages.fuzz.corpus import replay
 from conformance.stages.fuzz.summary import merge_details, summary_lines
 
 PAT = "svc_pat_0123456789abcdefSECRET"
@@ -179,8 +180,8 @@ def fuzz_run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     """A ``FuzzRun`` against the reference server, with its configuration and experiment."""
     from conformance.profile import load
     from conformance.stages.fuzz.aiming import FuzzTarget
+    from conformance.stages.fuzz.answers import FuzzRun
     from conformance.stages.fuzz.budget import tier
-    from conformance.stages.fuzz.execution import FuzzRun
     from conformance.traffic.client import Client
     from refserver.runner import start_server
 
@@ -219,7 +220,8 @@ def test_a_call_sequence_refers_to_what_earlier_steps_received() -> None:
 
     from conformance.profile import parse
     from conformance.stages.fuzz.aiming import FuzzTarget
-    from conformance.stages.fuzz.capture import Sent, encode_steps
+    from conformance.stages.fuzz.corpus.capture import encode_steps
+    from conformance.stages.fuzz.failures import Sent
 
     profile = parse(
         f"credentials:\n  pat: {PAT}\n  sdk_keys:\n    - {{key: {SDK_KEY}, "
@@ -279,7 +281,7 @@ def test_a_call_sequence_refers_to_what_earlier_steps_received() -> None:
 
 
 def test_a_corpus_that_cannot_be_written_is_reported_not_fatal(tmp_path: Path) -> None:
-    from conformance.stages.fuzz.corpus_run import CorpusRun
+    from conformance.stages.fuzz.corpus.keeping import CorpusRun
 
     blocked = tmp_path / "file-not-dir"
     blocked.write_text("", "utf-8")
@@ -294,9 +296,10 @@ def test_a_case_is_kept_in_the_contracts_names_and_replayed_in_the_runs() -> Non
 
     from conformance.profile import parse
     from conformance.stages.fuzz.aiming import FuzzTarget
+    from conformance.stages.fuzz.answers import FuzzRun
     from conformance.stages.fuzz.budget import tier
-    from conformance.stages.fuzz.capture import Sent, encode_steps
-    from conformance.stages.fuzz.execution import FuzzRun
+    from conformance.stages.fuzz.corpus.capture import encode_steps
+    from conformance.stages.fuzz.failures import Sent
 
     def profile(names: str) -> Any:
         return parse(

@@ -16,12 +16,13 @@ import pytest
 from conformance.profile import load
 from conformance.stages.fuzz import engine
 from conformance.stages.fuzz.aiming import FuzzTarget
+from conformance.stages.fuzz.answers import FuzzRun
 from conformance.stages.fuzz.auth import AuthMode
 from conformance.stages.fuzz.budget import tier
-from conformance.stages.fuzz.capture import Sent
 from conformance.stages.fuzz.engine import EngineErrors, EngineSchemas, fuzz
-from conformance.stages.fuzz.execution import FuzzRun
+from conformance.stages.fuzz.failures import Sent
 from conformance.stages.fuzz.response_checks import RuleFailure
+from conformance.stages.fuzz.results import record_for
 from conformance.stages.fuzz.schema import build_schema
 from conformance.traffic.client import Client
 from conformance.verdict.outcome import Outcome
@@ -120,7 +121,7 @@ def test_the_time_budget_stops_the_engine_inside_an_item(
     assert 0 < bootstrap.cases < 500 and bootstrap.unsent == 1
     status = run.tallies[("getSdkStatus", "valid")]
     assert status.cases == 0 and status.unsent == 1, "an item past the budget sends nothing"
-    record = run.record_for("t", "getSdkStatus", ("valid",), ("R-1",), 0.0, None)
+    record = record_for(run, "t", "getSdkStatus", ("valid",), ("R-1",), 0.0, None)
     assert record.outcomes["R-1"] is Outcome.NOT_MEASURABLE
     assert "time budget" in record.note["R-1"]
 
@@ -135,7 +136,7 @@ def test_a_target_that_refuses_connections_fails_the_item(
     with pytest.raises(EngineErrors) as raised:
         fuzz(run, schemas, "getSdkStatus", AuthMode.VALID)
 
-    record = run.record_for("t", "getSdkStatus", ("valid",), ("R-1",), 0.0, raised.value)
+    record = record_for(run, "t", "getSdkStatus", ("valid",), ("R-1",), 0.0, raised.value)
     assert record.outcomes["R-1"] is Outcome.FAIL
     assert "EngineErrors" in record.message and "Connection" in record.message, record.message
     assert profile.credentials.pat not in record.message
@@ -202,11 +203,11 @@ def test_the_stateful_record_speaks_only_for_operations_its_scenarios_reached(
 ) -> None:
     ids = ("ERR-NO-SERVER-ERROR", "SDK-STATUS-ETAG-EQUALS-HASH")
     run.tally("createConfiguration", "stateful").cases = 3
-    record = run.record_for("t", None, ("stateful",), ids, 0.0, None)
+    record = record_for(run, "t", None, ("stateful",), ids, 0.0, None)
     # No scenario polled the status: the stateful test claims nothing about its ETag.
     assert record.outcomes == {"ERR-NO-SERVER-ERROR": Outcome.PASS}
     run.tally("getSdkStatus", "stateful").cases = 1
-    record = run.record_for("t", None, ("stateful",), ids, 0.0, None)
+    record = record_for(run, "t", None, ("stateful",), ids, 0.0, None)
     assert record.outcomes == dict.fromkeys(ids, Outcome.PASS)
 
 
@@ -249,5 +250,5 @@ def test_a_failure_does_not_stop_the_operation_every_case_runs_every_check(
     assert counts.statuses[500] == 1, counts.statuses
     assert counts.cases >= run.tier.max_examples, counts.cases
     assert counts.statuses[200] > 1, counts.statuses
-    record = run.record_for("t", "getSdkStatus", ("valid",), ("ERR-NO-SERVER-ERROR",), 0.0, None)
+    record = record_for(run, "t", "getSdkStatus", ("valid",), ("ERR-NO-SERVER-ERROR",), 0.0, None)
     assert record.outcomes["ERR-NO-SERVER-ERROR"] is Outcome.FAIL

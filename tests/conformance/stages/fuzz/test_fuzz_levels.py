@@ -199,8 +199,10 @@ def test_the_numeric_header_is_a_number_as_the_specification_says() -> None:
 
 def test_a_drop_in_failure_is_a_difference_in_the_record_never_a_fail(schema: Any) -> None:
     from conformance.stages.fuzz.aiming import FuzzTarget
+    from conformance.stages.fuzz.answers import FuzzRun
     from conformance.stages.fuzz.budget import tier as tier_of
-    from conformance.stages.fuzz.execution import FuzzRun, OperationTally
+    from conformance.stages.fuzz.results import details, record_for
+    from conformance.stages.fuzz.tally import OperationTally
     from conformance.verdict.outcome import Outcome
 
     run = FuzzRun(tier_of("smoke"), 5, FuzzTarget("http://127.0.0.1:1", NONE, "cf-unit"))
@@ -212,7 +214,7 @@ def test_a_drop_in_failure_is_a_difference_in_the_record_never_a_fail(schema: An
             assert run.note("getExperiment", "valid", case, kebab, failure) is False
     broken = _answer(case, 500, b"")
     ids = ("EXP-GET", "ERR-BODY-SHAPE", "ERR-NO-SERVER-ERROR")
-    record = run.record_for("t", "getExperiment", ("valid",), ids, 1.0, None)
+    record = record_for(run, "t", "getExperiment", ("valid",), ids, 1.0, None)
     assert set(record.outcomes.values()) == {Outcome.PASS}
     [difference] = record.differences
     assert difference.key == "contract: ErrorBody.errorCode (pattern)"
@@ -228,11 +230,11 @@ def test_a_drop_in_failure_is_a_difference_in_the_record_never_a_fail(schema: An
         message="m",
     )
     assert run.note("getExperiment", "valid", case, broken, real) is True
-    record = run.record_for("t", "getExperiment", ("valid",), ids, 1.0, None)
+    record = record_for(run, "t", "getExperiment", ("valid",), ids, 1.0, None)
     assert record.outcomes["ERR-NO-SERVER-ERROR"] is Outcome.FAIL
     assert record.outcomes["EXP-GET"] is Outcome.PASS
     assert len(record.differences) == 1
-    assert run.details()["differences_by_key"] == {"contract: ErrorBody.errorCode (pattern)": 1}
+    assert details(run)["differences_by_key"] == {"contract: ErrorBody.errorCode (pattern)": 1}
 
 
 def test_declaring_a_list_field_declares_its_name_not_its_entries_fields(schema: Any) -> None:
@@ -293,8 +295,8 @@ def test_an_accepted_invalid_body_is_judged_by_the_keywords_it_breaks(
 
 def test_a_failure_on_an_error_answer_never_lands_on_a_success_requirement(schema: Any) -> None:
     from conformance.stages.fuzz.aiming import FuzzTarget
+    from conformance.stages.fuzz.answers import FuzzRun
     from conformance.stages.fuzz.budget import tier as tier_of
-    from conformance.stages.fuzz.execution import FuzzRun, OperationTally
     from conformance.stages.fuzz.response_checks import (
         BUILTIN_REQUIREMENTS,
         CUSTOM_CHECKS,
@@ -302,6 +304,8 @@ def test_a_failure_on_an_error_answer_never_lands_on_a_success_requirement(schem
         SUCCESS_REQUIREMENTS,
         requirements_for,
     )
+    from conformance.stages.fuzz.results import record_for
+    from conformance.stages.fuzz.tally import OperationTally
     from conformance.verdict.outcome import Outcome
 
     checks = [*BUILTIN_REQUIREMENTS, *(c.name for c in CUSTOM_CHECKS)]
@@ -321,7 +325,7 @@ def test_a_failure_on_an_error_answer_never_lands_on_a_success_requirement(schem
     for failure in _failures(case, answer):
         run.note("getSdkStatus", "valid", case, answer, failure)
     ids = ("SDK-STATUS-200-SNAPSHOT", "ERR-STATUS-BODY-JSON")
-    record = run.record_for("t", "getSdkStatus", ("valid",), ids, 1.0, None)
+    record = record_for(run, "t", "getSdkStatus", ("valid",), ids, 1.0, None)
     assert record.outcomes["ERR-STATUS-BODY-JSON"] is Outcome.FAIL
     assert record.outcomes["SDK-STATUS-200-SNAPSHOT"] is Outcome.PASS
 

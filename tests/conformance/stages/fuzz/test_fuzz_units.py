@@ -18,6 +18,7 @@ from conformance.profile.building import build
 from conformance.run.folding import RequirementInfo, fold
 from conformance.stages.fuzz import pytest_args
 from conformance.stages.fuzz.aiming import FuzzTarget, RealObjects
+from conformance.stages.fuzz.answers import FuzzRun
 from conformance.stages.fuzz.auth import (
     AUTH_REQUIREMENTS,
     WRONG_PAT,
@@ -29,7 +30,7 @@ from conformance.stages.fuzz.auth import (
     sdk_key_for,
 )
 from conformance.stages.fuzz.budget import TIERS, tier
-from conformance.stages.fuzz.execution import FuzzRun, OperationTally, SeenFailure
+from conformance.stages.fuzz.failures import Failures, SeenFailure
 from conformance.stages.fuzz.response_checks import (
     BUILTIN_REQUIREMENTS,
     CUSTOM_CHECKS,
@@ -38,8 +39,10 @@ from conformance.stages.fuzz.response_checks import (
     operation_requirements,
     requirements_for,
 )
+from conformance.stages.fuzz.results import record_for
 from conformance.stages.fuzz.schema import INFERRED_LINKS, build_schema, contract_document
 from conformance.stages.fuzz.summary import merge_details, summary_lines
+from conformance.stages.fuzz.tally import OperationTally
 from conformance.traffic.ledger import LEDGER, Ledger
 from conformance.verdict.outcome import Outcome
 from tests.conformance.stages.fuzz.conftest import KEYS, PAT, operation, response, status_case
@@ -278,7 +281,7 @@ def test_merge_details_sums_workers() -> None:
 
 def test_curl_line_redacts_secrets_as_variables(profile: Any) -> None:
     from conformance.redaction.placeholders import Redactor
-    from conformance.stages.fuzz.execution import curl_line
+    from conformance.stages.fuzz.answers import curl_line
 
     request = requests.Request(
         "PATCH",
@@ -303,15 +306,17 @@ def test_record_gives_each_requirement_the_evidence_of_its_own_check(profile: An
         message = f"Expected: {check} to hold\nReceived: not"
         return SeenFailure("getSdkStatus", "valid", check, ids, doubt, "broke", message, curl, 200)
 
-    run.failures = {
-        ("getSdkStatus", "valid", "etag_equals_body_hash"): seen(
-            "etag_equals_body_hash", ("R-ETAG",), None, "curl etag"
-        ),
-        ("getSdkStatus", "valid", "response_schema_conformance"): seen(
-            "response_schema_conformance", ("R-SHAPE",), "not-shown", "curl shape"
-        ),
-    }
-    record = run.record_for("t", "getSdkStatus", ("valid",), ("R-ETAG", "R-SHAPE"), 0.1, None)
+    run.failures = Failures(
+        {
+            ("getSdkStatus", "valid", "etag_equals_body_hash"): seen(
+                "etag_equals_body_hash", ("R-ETAG",), None, "curl etag"
+            ),
+            ("getSdkStatus", "valid", "response_schema_conformance"): seen(
+                "response_schema_conformance", ("R-SHAPE",), "not-shown", "curl shape"
+            ),
+        }
+    )
+    record = record_for(run, "t", "getSdkStatus", ("valid",), ("R-ETAG", "R-SHAPE"), 0.1, None)
     assert record.outcomes == {"R-ETAG": Outcome.FAIL, "R-SHAPE": Outcome.SPEC_DOUBT}
     results = {
         r.id: r
@@ -326,7 +331,7 @@ def test_record_gives_each_requirement_the_evidence_of_its_own_check(profile: An
 def test_curl_line_masks_a_credential_the_profile_does_not_know(profile: Any) -> None:
     """A generated or run-time token is not a profile secret, but it is still a credential."""
     from conformance.redaction.placeholders import Redactor
-    from conformance.stages.fuzz.execution import curl_line
+    from conformance.stages.fuzz.answers import curl_line
 
     stranger = "svc_pk_generated_0123456789"
     request = requests.Request(
@@ -390,7 +395,7 @@ def test_invalid_input_may_be_refused_with_the_declared_validation_status(profil
     from schemathesis.core.failures import FailureGroup
     from schemathesis.specs.openapi.checks import negative_data_rejection
 
-    from conformance.stages.fuzz.replay import _meta
+    from conformance.stages.fuzz.corpus.replay import _meta
 
     data = json.loads(json.dumps(profile.raw))
     data["errors"]["validation_status"] = 499

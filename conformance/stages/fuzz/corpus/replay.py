@@ -18,24 +18,48 @@ import tempfile
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, TypedDict
+from typing import TYPE_CHECKING, Protocol, TypedDict
 
 from conformance.contract.document import load_contract
 from conformance.contract.renamer import Renamer
 from conformance.stages.fuzz import corpus
 from conformance.stages.fuzz.auth import AuthMode
-from conformance.stages.fuzz.capture import captures, renamed_generation
-from conformance.stages.fuzz.execution import FuzzRun
+from conformance.stages.fuzz.corpus.capture import captures, renamed_generation
 from conformance.stages.fuzz.failure_level import INTERFACE, judge
 from conformance.stages.fuzz.response_checks import check_name_of, operation_id_of
 from conformance.stages.fuzz.schema import REQUEST_TIMEOUT_S, build_schema
 
 if TYPE_CHECKING:
+    import requests
     from schemathesis import BaseSchema, Response
+    from schemathesis.core.failures import Failure
     from schemathesis.generation.meta import CaseMetadata
     from schemathesis.specs.openapi.schemas import OpenApiCase
 
+    from conformance.redaction.placeholders import Redactor
+    from conformance.stages.fuzz.aiming import FuzzTarget
+    from conformance.stages.fuzz.budget import Tier
+    from conformance.stages.fuzz.tally import OperationTally
+
 FAILS, FIXED, INCONCLUSIVE = "fails", "fixed", "inconclusive"
+
+
+class ReplayRun(Protocol):
+    """What a replay needs of the fuzz run it replays in (``answers.FuzzRun`` is one): the
+    target and the session to send on, the tier and seed its schema is built with, and the
+    run's own judgement of one answer, counted in no tally."""
+
+    tier: Tier
+    seed: int
+    target: FuzzTarget
+    session: requests.Session
+    redactor: Redactor
+
+    def curl_of(self, response: Response) -> str: ...
+
+    def judge(
+        self, case: OpenApiCase, response: Response, mode: AuthMode, sent_at: float
+    ) -> tuple[list[Failure], OperationTally]: ...
 
 
 class ReplayedExchange(TypedDict):
@@ -77,7 +101,7 @@ class Replayed:
         return asdict(self)
 
 
-def bindings(run: FuzzRun) -> dict[str, object]:
+def bindings(run: ReplayRun) -> dict[str, object]:
     """What this target has for each reference a case may carry."""
     target = run.target
     objects = target.objects
@@ -130,7 +154,7 @@ def _meta(generation: corpus.Generation | None) -> CaseMetadata | None:
 
 
 def _case(
-    schema: BaseSchema, step: corpus.Step, bound: dict[str, object], run: FuzzRun
+    schema: BaseSchema, step: corpus.Step, bound: dict[str, object], run: ReplayRun
 ) -> OpenApiCase:
     """One step as a case of the run's schema, in the names the run's profile declares (a case
     keeps the contract's own)."""
@@ -159,7 +183,7 @@ def _case(
     return case
 
 
-def replay_case(run: FuzzRun, schema: BaseSchema, path: Path, data: corpus.Case) -> Replayed:
+def replay_case(run: ReplayRun, schema: BaseSchema, path: Path, data: corpus.Case) -> Replayed:
     """Send one case's steps to ``run``'s target and judge its check on the last answer."""
     started = time.perf_counter()
     result = Replayed(
@@ -219,7 +243,7 @@ def replay_case(run: FuzzRun, schema: BaseSchema, path: Path, data: corpus.Case)
     return result
 
 
-def _exchange(run: FuzzRun, response: Response) -> ReplayedExchange:
+def _exchange(run: ReplayRun, response: Response) -> ReplayedExchange:
     body = response.content[:2000].decode("utf-8", "replace") if response.content else ""
     return {
         "request": run.curl_of(response),
@@ -230,7 +254,7 @@ def _exchange(run: FuzzRun, response: Response) -> ReplayedExchange:
 
 
 def replay_corpus(
-    run: FuzzRun, directory: Path, schema: BaseSchema | None = None
+    run: ReplayRun, directory: Path, schema: BaseSchema | None = None
 ) -> list[Replayed]:
     """Every case of ``directory`` replayed in file order; an unreadable file is inconclusive."""
     paths = corpus.files(directory)
@@ -260,13 +284,13 @@ def _unreadable(path: Path, reason: str) -> Replayed:
     return Replayed(path.name, "", "", "", [], INCONCLUSIVE, "unreadable case", reason=reason)
 
 
-def replay_schema(run: FuzzRun) -> BaseSchema:
+def replay_schema(run: ReplayRun) -> BaseSchema:
     """The contract in the terms of the run's profile: the replay is judged as the run judges."""
 
     return build_schema(run.tier, run.seed, profile=run.target.profile)
 
 
-def replay_once(run: FuzzRun, directory: Path, run_id: str) -> tuple[list[Replayed], bool]:
+def replay_once(run: ReplayRun, directory: Path, run_id: str) -> tuple[list[Replayed], bool]:
     """Replay the corpus once per run: the first process to get here replays, the others wait
     for its results. Returns the results and whether this process replayed them."""
     shared = Path(tempfile.gettempdir()) / f"rces-fuzz-replay-{run_id}"

@@ -1,4 +1,9 @@
-"""The failure corpus: every failure the fuzz stage found, one small JSON file per case.
+"""The failure corpus: its case format, one small JSON file per failure found, read and written.
+
+The subpackage keeps the corpus apart from the run that fills it: ``capture`` turns a test's
+failures into cases, ``replay`` re-sends a case and judges its check again (needing of the run
+only ``replay.ReplayRun``), ``keeping`` is the corpus in one process of a run (replay first,
+the replay's record, the new cases written).
 
 A corpus case (``corpus.schema.json``) holds the steps to send (one for a stateless failure,
 the call sequence for a stateful one), the check that failed, its requirement ids, the mode of
@@ -101,7 +106,7 @@ class Case(TypedDict):
 
 @cache
 def schema() -> JsonObject:
-    text = resources.files("conformance.stages.fuzz").joinpath(SCHEMA_FILE).read_text("utf-8")
+    text = resources.files(__name__).joinpath(SCHEMA_FILE).read_text("utf-8")
     loaded: JsonObject = json.loads(text)
     return loaded
 

@@ -1,17 +1,15 @@
-"""What a fuzz run keeps of the requests behind its failures, and how they become corpus cases.
+"""The real failures of a fuzz test as corpus cases: contract names, secrets as placeholders.
 
-``Sent`` is a cheap snapshot of one request taken when a failure is noted (the case object is
-reused and re-aimed, so its headers are copied); nothing is encoded until the test ends and
-``corpus_case`` turns the last one (the shrunk minimal case) or the stateful call sequence into
-a corpus case (``corpus.py``): secrets as placeholders, run-bound ids as references, and the
-names the target's profile declares (headers, query parameters, body fields) back in the
-contract's own, so that a replay sends them in the names of the run that replays it.
+``corpus_cases`` turns the real failures of one test into corpus cases (``corpus``): for each,
+the last request that failed (``failures.Sent``: the shrunk minimal case) or the stateful call
+sequence behind it, with secrets as placeholders, run-bound ids as references, and the names the
+target's profile declares (headers, query parameters, body fields) back in the contract's own,
+so that a replay sends them in the names of the run that replays it.
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from conformance.contract.document import load_contract
@@ -23,67 +21,32 @@ if TYPE_CHECKING:
 
     from schemathesis import Response
     from schemathesis.generation.meta import CaseMetadata
-    from schemathesis.specs.openapi.schemas import OpenApiCase
 
     from conformance.stages.fuzz.aiming import FuzzTarget
-    from conformance.stages.fuzz.execution import SeenFailure
+    from conformance.stages.fuzz.failures import SeenFailure, Sent
 
 
-@dataclass(frozen=True, repr=False)  # the headers hold the credentials sent
-class Sent:
-    """One request as it was sent, and the response it got."""
-
-    operation_id: str
-    method: str
-    path: str
-    headers: dict[str, object]
-    path_parameters: dict[str, object]
-    query: dict[str, object]
-    body: object
-    has_body: bool
-    media_type: str | None
-    meta: CaseMetadata | None
-    response: Response
-
-    @classmethod
-    def of(cls, operation_id: str, case: OpenApiCase, response: Response) -> Sent:
-        from schemathesis.core import NOT_SET
-
-        return cls(
-            operation_id=operation_id,
-            method=str(case.method),
-            path=str(case.operation.path),
-            headers=dict(case.headers or {}),
-            path_parameters=dict(case.path_parameters or {}),
-            query=dict(case.query or {}),
-            body=case.body,
-            has_body=case.body is not NOT_SET,
-            media_type=case.media_type,
-            meta=case.meta,
-            response=response,
-        )
-
-    def parts(self, renamer: Renamer | None = None) -> corpus.Parts:
-        """What was sent; with ``renamer``, in the contract's names instead of the target's."""
-        op = self.operation_id
-        headers, query = self.headers, self.query
+def parts_of(sent: Sent, renamer: Renamer | None = None) -> corpus.Parts:
+    """What was sent; with ``renamer``, in the contract's names instead of the target's."""
+    op = sent.operation_id
+    headers, query = sent.headers, sent.query
+    if renamer is not None:
+        headers, query = renamer.headers(op, headers, False), renamer.query(op, query, False)
+    parts: corpus.Parts = {
+        "headers": headers,
+        "path_parameters": sent.path_parameters,
+        "query": query,
+    }
+    if sent.has_body:
+        body = _jsonable(sent.body)
+        parts["body"] = body if renamer is None else renamer.body(op, body, False)
+        parts["media_type"] = sent.media_type
+    generation = generation_of(sent.meta)
+    if generation:
         if renamer is not None:
-            headers, query = renamer.headers(op, headers, False), renamer.query(op, query, False)
-        parts: corpus.Parts = {
-            "headers": headers,
-            "path_parameters": self.path_parameters,
-            "query": query,
-        }
-        if self.has_body:
-            body = _jsonable(self.body)
-            parts["body"] = body if renamer is None else renamer.body(op, body, False)
-            parts["media_type"] = self.media_type
-        generation = generation_of(self.meta)
-        if generation:
-            if renamer is not None:
-                generation = renamed_generation(renamer, op, generation, to_target=False)
-            parts["generation"] = generation
-        return parts
+            generation = renamed_generation(renamer, op, generation, to_target=False)
+        parts["generation"] = generation
+    return parts
 
 
 def renamed_generation(
@@ -173,7 +136,7 @@ def encode_steps(target: FuzzTarget, sent: list[Sent]) -> list[corpus.Step]:
                 one.operation_id,
                 one.method,
                 one.path,
-                one.parts(renamer),
+                parts_of(one, renamer),
                 refs,
             )
         )

@@ -14,10 +14,10 @@ from pathlib import Path
 
 from conformance.json_types import JsonArray, JsonObject
 from conformance.stages.fuzz import corpus
-from conformance.stages.fuzz.replay import FAILS, FIXED, INCONCLUSIVE, Replayed
+from conformance.stages.fuzz.corpus.replay import FAILS, FIXED, INCONCLUSIVE, Replayed
 from conformance.verdict.evidence import Evidence
-from conformance.verdict.outcome import Outcome
-from conformance.verdict.records import TestRecord
+from conformance.verdict.finding import Finding, failed, passed
+from conformance.verdict.records import TestRecord, record_of
 
 REPLAY_TEST_ID = "conformance.stages.fuzz.test_fuzz::corpus_replay"
 
@@ -55,34 +55,34 @@ class CorpusRun:
         return written
 
     def record(self) -> TestRecord | None:
-        """The replay as one test record (None: an empty corpus)."""
+        """The replay as one test record (None: an empty corpus): each case's requirements as
+        findings, failed by a regression and passed by a fixed case, folded by
+        ``verdict.records.record_of``; an inconclusive case judges nothing."""
         if not self.replayed:
             return None
-        outcomes: dict[str, Outcome] = {}
+        findings: list[Finding] = []
         evidence: dict[str, Evidence] = {}
         messages = []
         for result in self.replayed:
             if result.verdict == INCONCLUSIVE:
                 messages.append(f"{result.path}: inconclusive ({result.reason})")
                 continue
-            failed = result.verdict == FAILS
+            if result.verdict != FAILS:
+                findings += [passed(rid) for rid in result.requirement_ids]
+                continue
+            found = _evidence(result)
             for rid in result.requirement_ids:
-                if failed:
-                    outcomes[rid] = Outcome.FAIL
-                    evidence.setdefault(rid, _evidence(result))
-                else:
-                    outcomes.setdefault(rid, Outcome.PASS)
-            if failed:
-                messages.append(f"regression: {result.path} [{result.check}] {result.title}")
-        first = next(iter(evidence.values()), None)
-        return TestRecord(
-            test_id=REPLAY_TEST_ID,
-            stage="fuzz",
-            requirement_ids=tuple(outcomes),
-            outcomes=outcomes,
+                findings.append(failed(rid, found.title, found.expected, found.received))
+                evidence.setdefault(rid, found)
+            messages.append(f"regression: {result.path} [{result.check}] {result.title}")
+        return record_of(
+            REPLAY_TEST_ID,
+            "fuzz",
+            (),
+            findings,
             duration_s=self.replay_seconds,
             message="; ".join(messages),
-            evidence=first,
+            evidence=next(iter(evidence.values()), None),
             evidence_by_requirement=evidence,
         )
 
