@@ -63,6 +63,13 @@ def parser() -> argparse.ArgumentParser:
         help="tokens a bucket regains per second (default: %(default)g)",
     )
     serve.add_argument(
+        "--rate-scope",
+        choices=("key-and-instance", "instance"),
+        default=defaults.rate_scope,
+        help="what one bucket is kept for: each SDK key and instance id, or the instance id "
+        "whatever the key (without an id: the caller's address) (default: %(default)s)",
+    )
+    serve.add_argument(
         "--shed-threshold",
         type=int,
         default=defaults.shed_threshold,
@@ -87,6 +94,7 @@ def serve(args: argparse.Namespace) -> int:
         args.db,
         rate_burst=args.rate_burst,
         rate_refill=args.rate_refill,
+        rate_scope=args.rate_scope,
         shed_threshold=args.shed_threshold,
         force_shedding=args.force_shedding,
     )

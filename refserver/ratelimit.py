@@ -1,8 +1,9 @@
 """Per-server rate limiting of the status endpoint: one token bucket per (key, instance).
 
 The instance is the ``server-id`` header when sent, else the client IP, so every caller behind
-one IP without an instance id shares a bucket. An empty bucket tells how long until the next
-token, which becomes ``Retry-After``.
+one IP without an instance id shares a bucket. The key is the SDK key, or ``""`` for every key
+under ``--rate-scope instance`` (then one bucket per instance id whatever the key). An empty
+bucket tells how long until the next token, which becomes ``Retry-After``.
 
 Buckets are kept in order of last use. Each call first forgets buckets from the least recently
 used end while they have refilled completely (a forgotten bucket and a full one answer alike),

@@ -207,7 +207,8 @@ async def sdk_status(request: Request) -> Response:
     state = state_of(request)
     state.load.hit()
     call = await check_call(request, state)
-    wait = state.limiter.take(call.key.key, call.instance)
+    scope_key = call.key.key if state.settings.rate_scope == "key-and-instance" else ""
+    wait = state.limiter.take(scope_key, call.instance)
     if wait:
         raise ApiError(
             429, "RATE_LIMITED", "too many status requests", headers={"retry-after": str(wait)}

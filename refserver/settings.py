@@ -15,6 +15,7 @@ class Settings:
     db_path: Path = Path("refserver.db")
     rate_burst: int = 60  # tokens a fresh bucket holds
     rate_refill: float = 30.0  # tokens added per second
+    rate_scope: str = "key-and-instance"  # one bucket per key and instance, or "instance" alone
     shed_threshold: int = 150  # SDK requests in the trailing second above which we shed
     force_shedding: bool = False  # always shed (deterministic tests)
     shed_interval_seconds: int = 30

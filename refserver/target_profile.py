@@ -90,7 +90,11 @@ def build(store: Store, settings: Settings) -> dict[str, Any]:
         },
         "statuses": {"create_configuration": 201, "create_experiment": 201},
         "conditional": {"require_list_and_weak": True},
-        "rate_limit": {"burst": settings.rate_burst, "refill_per_second": settings.rate_refill},
+        "rate_limit": {
+            "burst": settings.rate_burst,
+            "refill_per_second": settings.rate_refill,
+            "scope": settings.rate_scope,
+        },
         "load_shedding": load_shedding,
         "capabilities": dict.fromkeys(CAPABILITIES, True),
     }

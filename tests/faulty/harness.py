@@ -128,7 +128,7 @@ def run_fault(fault: Fault, workdir: Path, requirements: frozenset[str] | None =
     def wrap(app: object) -> FaultyApp:
         return FaultyApp(app, fault.make(Context.load(profile, db)))  # type: ignore[arg-type]
 
-    server = start_server(db, profile_path=profile, wrap=wrap)
+    server = start_server(db, profile_path=profile, wrap=wrap, **fault.settings)
     try:
         if fault.profile:
             with_overrides(profile, fault.profile)

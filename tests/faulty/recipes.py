@@ -111,6 +111,7 @@ class Fault:
     make: Make = field(repr=False)
     watch: frozenset[str] = frozenset()  # extra ids to run besides the broken ones' families
     profile: dict[str, Any] = field(default_factory=dict)  # merged into the target profile
+    settings: dict[str, Any] = field(default_factory=dict)  # the reference server's settings
 
 
 def fault(
@@ -120,12 +121,19 @@ def fault(
     make: Make | Handler,
     watch: str = "",
     profile: dict[str, Any] | None = None,
+    settings: dict[str, Any] | None = None,
 ) -> Fault:
     """A catalogue entry; ``make`` may be a plain handler when the fault keeps no state."""
     params = list(inspect.signature(make).parameters)
     builder: Make = make if params == ["ctx"] else (lambda ctx: make)  # type: ignore[assignment,return-value]
     return Fault(
-        name, frozenset(breaks.split()), doc, builder, frozenset(watch.split()), profile or {}
+        name,
+        frozenset(breaks.split()),
+        doc,
+        builder,
+        frozenset(watch.split()),
+        profile or {},
+        settings or {},
     )
 
 

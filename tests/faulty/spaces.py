@@ -1,10 +1,15 @@
 """The *spaces* section: defects in the parts of a stated rule's space the kit once left untried
 (the specification audit's "weaker than their own requirement text"): the bootstrap's 304 beyond
-If-None-Match, a legacy key on bootstrap, project scoping on bootstrap, and a token's reach on
-patch. Each keeps every other part of its rule, so only judging the whole space catches it.
+If-None-Match, a legacy key on bootstrap, project scoping on bootstrap, a token's reach on
+patch, the anonymous bucket across keys, and the polling hint's absence on every snapshot form
+and environment. Each keeps every other part of its rule, so only judging the whole space
+catches it.
 """
 
 from __future__ import annotations
+
+from hashlib import sha256
+from typing import Any
 
 from faulty.asgi import Forward, Handler, Request, Response, error_response
 from faulty.context import Context
@@ -16,6 +21,7 @@ from faulty.recipes import (
     STATUS,
     Fault,
     answer,
+    edit_json,
     edit_request,
     edit_response,
     fault,
@@ -24,11 +30,33 @@ from faulty.recipes import (
     without_identity,
 )
 
+INSTANCE_HEADER = "server-id"  # the reference's instance id header
+
 
 def _any_hash_not_modified(request: Request) -> Response | None:
     """A bodiless 304 for any hash a bootstrap without identity carries."""
     sent = request.header("if-none-match") or request.param("hash")
     return Response(304, {}, b"") if sent and without_identity(request) else None
+
+
+def _anonymous_bucket_per_key(request: Request) -> Request:
+    """A status poll without an instance id spends a bucket of its key alone: the server gives
+    it an instance id made of the key (so with one key it is one bucket, as it should be)."""
+    if request.header(INSTANCE_HEADER) is not None:
+        return request
+    key = request.header("authorization") or ""
+    return request.with_header(INSTANCE_HEADER, "anon-" + sha256(key.encode()).hexdigest()[:16])
+
+
+def _hint_always(data: Any, request: Request) -> Any:
+    """The polling hint on every answer, shedding or not."""
+    if isinstance(data, dict):
+        data.setdefault("polling", {"intervalSeconds": 30, "jitterRatio": 0.2})
+    return data
+
+
+def _in_production(request: Request) -> bool:
+    return STATUS(request) and request.header("environment") == "production"
 
 
 def _foreign_patch_lands_home(ctx: Context) -> Handler:
@@ -128,6 +156,33 @@ def spaces() -> tuple[Fault, ...]:
                     else r
                 ),
             ),
+        ),
+        fault(
+            "anonymous-bucket-per-key",
+            "LIMIT-RATE-SHARED-WITHOUT-ID",
+            "S133, spec 8: `Without that id, all servers behind one egress IP share a single "
+            "bucket`. The server keeps one bucket per instance id whatever the key, and says so "
+            "(rate_limit.scope: instance), but polls without an id get a bucket per key: "
+            "servers behind one address with different keys are served several budgets.",
+            edit_request(STATUS, _anonymous_bucket_per_key),
+            profile={"rate_limit": {"scope": "instance"}},
+            settings={"rate_scope": "instance"},
+        ),
+        fault(
+            "polling-on-bootstrap-always",
+            "POLL-HINT-ABSENT-NORMALLY POLL-HINT-GONE-AFTER-LOAD",
+            "S48, spec 2.4: `polling | ... | present only while the backend is shedding load`. "
+            "Bootstrap answers carry the polling hint all the time; status answers carry it "
+            "only while shedding.",
+            edit_json(BOOTSTRAP, _hint_always),
+        ),
+        fault(
+            "polling-in-production-always",
+            "POLL-HINT-ABSENT-NORMALLY POLL-HINT-GONE-AFTER-LOAD",
+            "S48, spec 2.4: `polling | ... | present only while the backend is shedding load`. "
+            "Production's status answers carry the polling hint all the time; development's "
+            "only while shedding.",
+            edit_json(_in_production, _hint_always),
         ),
         fault(
             "token-patches-across-projects",

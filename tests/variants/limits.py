@@ -65,6 +65,17 @@ VARIANTS: tuple[Variant, ...] = (
         settings={"rate_burst": 20, "rate_refill": 10.0},
     ),
     Variant(
+        "rate-limit-scope-instance",
+        "keeps one rate-limit bucket per instance id whatever the SDK key, and without an id one "
+        "per address for every key: spec 8 scopes the limit by the instance id and has 'all "
+        "servers behind one egress IP share a single bucket'",
+        frozenset({"LIMIT-RATE-SHARED-WITHOUT-ID", "LIMIT-RATE-PER-INSTANCE"}),
+        handler(),
+        declare={"rate_limit": {"scope": "instance"}},
+        settings={"rate_scope": "instance"},
+        watch=frozenset({"LIMIT-RATE-SHARED-WITHOUT-ID"}),
+    ),
+    Variant(
         "shedding-threshold-60",
         "adds the polling hint above 60 SDK requests a second: spec 2.4 says 'under load'",
         frozenset({"POLL-HINT-UNDER-LOAD"}),

@@ -70,17 +70,49 @@ def answer_time(snapshots: Snapshots) -> float:
     return reply.exchange.elapsed_ms / 1000
 
 
-def poll(snapshots: Snapshots, at: float, instance_id: str | None, tag: str = DRAIN) -> Planned:
+Caller = tuple[str, str]  # an SDK key and the environment it asks for
+
+
+def poll(
+    snapshots: Snapshots,
+    at: float,
+    instance_id: str | None,
+    tag: str = DRAIN,
+    caller: Caller | None = None,
+) -> Planned:
     names = snapshots.profile.headers
-    headers = {"authorization": snapshots.key("development").key, names.environment: "development"}
+    key, environment = caller or (snapshots.key("development").key, "development")
+    headers = {"authorization": key, names.environment: environment}
     if instance_id is not None:
         headers[names.instance_id] = instance_id
     return Planned(at, "/sdk/v2/status", headers, tag)
 
 
-def drain_plan(snapshots: Snapshots, instance_id: str | None) -> list[Planned]:
+def sharing_callers(snapshots: Snapshots) -> list[Caller]:
+    """The callers whose polls without an instance id the declared scope puts in one bucket
+    (spec 8: "all servers behind one egress IP share a single bucket"): under ``rate_limit.scope:
+    instance``, every SDK key of the profile, each in the first environment it reaches; under
+    ``key-and-instance`` (a bucket per key, the default), the development key alone."""
+    first = (snapshots.key("development").key, "development")
+    if snapshots.profile.rate_limit.scope != "instance":
+        return [first]
+    callers = [first]
+    for entry in snapshots.profile.credentials.sdk_keys:
+        if entry.environments and entry.key not in {key for key, _ in callers}:
+            callers.append((entry.key, entry.environments[0]))
+    return callers
+
+
+def drain_plan(
+    snapshots: Snapshots, instance_id: str | None, callers: Sequence[Caller] = ()
+) -> list[Planned]:
+    """The drain's polls, taking turns among ``callers`` (default: the development key)."""
     count = math.ceil(drain_rate(snapshots) * HORIZON_SECONDS)
-    return [poll(snapshots, at, instance_id) for at in uniform(count, HORIZON_SECONDS)]
+    turns = list(callers) or [None]
+    return [
+        poll(snapshots, at, instance_id, caller=turns[n % len(turns)])
+        for n, at in enumerate(uniform(count, HORIZON_SECONDS))
+    ]
 
 
 def declared_allows(snapshots: Snapshots, seconds: float) -> float:
@@ -148,9 +180,11 @@ def drain(
     what: str,
     latency: float,
     evidence: Evidence | None = None,
+    callers: Sequence[Caller] = (),
 ) -> Offer:
     watch = evidence or Evidence(snapshots)
-    return send(snapshots.client, drain_plan(snapshots, instance_id), latency, what, until=watch)
+    plan = drain_plan(snapshots, instance_id, callers)
+    return send(snapshots.client, plan, latency, what, until=watch)
 
 
 def windows(records: Sequence[Record]) -> list[Window]:
@@ -254,11 +288,13 @@ def retry_after_problem(value: str | None) -> str:
 
 
 def wait_out(
-    snapshots: Snapshots, refused: Sequence[Record], bucket: tuple[str, str | None]
+    snapshots: Snapshots, refused: Sequence[Record], keys: Sequence[str], instance: str | None
 ) -> None:
-    """Let a drained bucket refill before anyone uses it again."""
+    """Let a drained bucket refill before anyone uses it again (the bucket ``keys`` spend with
+    ``instance``, as the declared scope keeps it)."""
     delay = retry_after_seconds(refused[-1].header("retry-after")) if refused else None
     rate = snapshots.profile.rate_limit
     delay = min(MAX_WAIT_SECONDS, delay if delay is not None else 1.0)
     time.sleep(max(delay, 1.0 / rate.refill_per_second))
-    snapshots.client.forget_bucket(bucket)
+    for bucket in {rate.bucket(key, instance) for key in keys}:
+        snapshots.client.forget_bucket(bucket)

@@ -36,7 +36,7 @@ pytestmark = pytest.mark.serial(spends=True)  # "the load is gone" needs no othe
 BOOTSTRAP_SHARE = 10  # one bootstrap in this many requests of the burst, towards its end
 SEND_SHARE = 0.8  # the burst is planned inside this share of the window: room for our own lag
 STATUS, BOOTSTRAP, BOOTSTRAP_IDENTITY = "status", "bootstrap", "bootstrap with identity"
-SAMPLES = 3  # status polls after the load: the hint must be gone from every one
+SAMPLES = 3  # sweeps of every snapshot form after the load: the hint must be gone from each
 
 
 def _polling(content: bytes) -> JsonValue:
@@ -61,13 +61,15 @@ def _forms(snapshots: Snapshots) -> list[str]:
     return [BOOTSTRAP]
 
 
-def _form_headers(snapshots: Snapshots, form: str, index: int) -> dict[str, str]:
-    """Headers of one request of ``form``: the key, development, its own instance id, and for
+def _form_headers(
+    snapshots: Snapshots, form: str, index: int, environment: str = "development"
+) -> dict[str, str]:
+    """Headers of one request of ``form``: the environment's key, its own instance id, and for
     the per-unit bootstrap a unit of its own."""
     names = snapshots.profile.headers
     headers = {
-        "authorization": snapshots.key("development").key,
-        names.environment: "development",
+        "authorization": snapshots.key(environment).key,
+        names.environment: environment,
         names.instance_id: snapshots.client.new_instance_id(),
     }
     if form == BOOTSTRAP_IDENTITY:
@@ -230,12 +232,15 @@ def _absent_only(snapshots: Snapshots) -> None:
 
 @dataclass(frozen=True)
 class AfterLoad:
-    """The samples taken once the load has passed: the first that carried ``polling`` (the
-    member at all: spec 2.4 has it present only while shedding, so ``"polling": null`` is
-    present), else none. True when the hint stayed."""
+    """The sweeps taken once the load has passed, each over every snapshot form and environment
+    (``_sweep``): the first answer that carried ``polling`` (the member at all: spec 2.4 has it
+    present only while shedding, so ``"polling": null`` is present), else none. True when the
+    hint stayed."""
 
     samples: int
-    carried: int | None = None  # the sample (from 1) that carried the member
+    space: str  # what one sweep asks: its forms and environments
+    carried: int | None = None  # the sweep (from 1) that carried the member
+    where: str = ""  # the form and environment of the answer that carried it
     value: JsonValue = None
     waited_s: float = 0.0
 
@@ -244,11 +249,43 @@ class AfterLoad:
 
     @property
     def expected(self) -> str:
-        return f"no polling member in {self.samples} status polls {self.waited_s:g}s after the load"
+        return (
+            f"no polling member in {self.samples} sweeps ({self.space}) {self.waited_s:g}s after "
+            "the load"
+        )
 
     @property
     def received(self) -> str:
-        return f"polling: {json.dumps(self.value)} in poll {self.carried} of {self.samples}"
+        return (
+            f"polling: {json.dumps(self.value)} on {self.where} in sweep {self.carried} of "
+            f"{self.samples}"
+        )
+
+
+def _space(snapshots: Snapshots) -> list[tuple[str, str]]:
+    """Every snapshot form (status, and the bootstrap forms the profile declares) in every
+    environment a key reaches: the hint's absence is judged over all of them."""
+    environments = [
+        alias
+        for alias in ("development", "production")
+        if snapshots.profile.key_for(alias) is not None
+        and alias in snapshots.profile.project.environments
+    ]
+    return [(form, env) for env in environments for form in [STATUS, *_forms(snapshots)]]
+
+
+def _sweep(snapshots: Snapshots, space: list[tuple[str, str]]) -> tuple[str, JsonValue] | None:
+    """One answer of each form and environment of ``space``: the first that carries the
+    ``polling`` member (where, and its value), else None. Each must be a 200 snapshot."""
+    ids = ("POLL-HINT-GONE-AFTER-LOAD",)
+    for index, (form, environment) in enumerate(space):
+        headers = _form_headers(snapshots, form, index, environment)
+        path = "/status" if form == STATUS else "/bootstrap"
+        reply = snapshots.client.sdk(path, key=headers.pop("authorization"), headers=headers)
+        body = snapshots.body(reply, ids, f"a 200 {form} in {environment}")
+        if "polling" in body:
+            return f"{form} in {environment}", body["polling"]
+    return None
 
 
 def _release_wait(snapshots: Snapshots) -> float:
@@ -262,35 +299,38 @@ def _release_wait(snapshots: Snapshots) -> float:
     return shed.settle_seconds + (2 * shed.window_seconds if hysteresis else 0.0)
 
 
-def _sample_gap(snapshots: Snapshots) -> float:
-    """Seconds between samples: half a window, and slow enough that the samples alone stay
-    far under the rate shedding is released at."""
+def _sample_gap(snapshots: Snapshots, requests: int = 1) -> float:
+    """Seconds between sweeps of ``requests`` each: half a window, and slow enough that the
+    sweeps alone stay far under the rate shedding is released at."""
     load, shed = snapshots.profile.load, snapshots.profile.load_shedding
     release = load.release_threshold or load.shedding_threshold
-    return max(shed.window_seconds / 2, 4 / release if release else 0.0)
+    return max(shed.window_seconds / 2, 4 * requests / release if release else 0.0)
 
 
 def _hint_after_load(snapshots: Snapshots) -> AfterLoad:
-    """Several status polls once the load has passed (after the declared release condition):
-    the first that carries a ``polling`` member, if any. A target whose window trails ours
-    gets one window more before its first answer counts; every sample after it counts."""
+    """Several sweeps once the load has passed (after the declared release condition), each
+    over every snapshot form and environment: the first answer that carries a ``polling``
+    member, if any. A target whose window trails ours gets one window more before its first
+    answer counts; every sweep after it counts."""
     shed = snapshots.profile.load_shedding
+    space = _space(snapshots)
+    described = f"{len(space)} answers: " + ", ".join(f"{f} in {e}" for f, e in space)
     waited = _release_wait(snapshots)
     time.sleep(waited)
-    ids = ("POLL-HINT-GONE-AFTER-LOAD",)
-    body = snapshots.snapshot("development", ids)
-    if "polling" in body:  # one more window, in case the target's window trails ours
+    gap = _sample_gap(snapshots, len(space))
+    if _sweep(snapshots, space) is not None:  # one more window: the target's may trail ours
         time.sleep(shed.window_seconds)
         waited += shed.window_seconds
     else:
-        time.sleep(_sample_gap(snapshots))
+        time.sleep(gap)
     for index in range(1, SAMPLES + 1):
         if index > 1:
-            time.sleep(_sample_gap(snapshots))
-        body = snapshots.snapshot("development", ids)
-        if "polling" in body:
-            return AfterLoad(SAMPLES, index, body["polling"], round(waited, 2))
-    return AfterLoad(SAMPLES, waited_s=round(waited, 2))
+            time.sleep(gap)
+        carried = _sweep(snapshots, space)
+        if carried is not None:
+            where, value = carried
+            return AfterLoad(SAMPLES, described, index, where, value, round(waited, 2))
+    return AfterLoad(SAMPLES, described, waited_s=round(waited, 2))
 
 
 def _number(value: object) -> TypeGuard[int | float]:

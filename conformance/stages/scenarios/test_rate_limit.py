@@ -34,6 +34,7 @@ from conformance.stages.scenarios.rate_drains import (
     poll,
     retry_after_problem,
     retry_after_seconds,
+    sharing_callers,
     status_of,
     wait_out,
     windows,
@@ -225,17 +226,20 @@ def test_burst_is_limited_and_recovers(
 
 
 def anonymous_traffic(snapshots: Snapshots, alone: bool) -> Traffic:
-    """A drain without an instance id, then the wait for its bucket to refill (whatever the
-    verdict: the bucket is the anonymous callers', shared by every poll without an id)."""
+    """A drain without an instance id, its polls taking turns among the keys the declared scope
+    puts in one bucket, then the wait for that bucket to refill (whatever the verdict: the
+    bucket is the anonymous callers', shared by every poll without an id)."""
     refused: list[Record] = []
+    callers = sharing_callers(snapshots)
     try:
         watch = Evidence(snapshots, side_by_side=not alone)
-        offered = drain(snapshots, None, "no instance id", answer_time(snapshots), watch)
+        latency = answer_time(snapshots)
+        offered = drain(snapshots, None, "no instance id", latency, watch, callers)
         refusal = limited_status(snapshots)
         drained = sorted(offered.sent(DRAIN), key=lambda r: r.sent or 0.0)
         refused = [r for r in drained if r.status == refusal]
     finally:
-        wait_out(snapshots, refused, (snapshots.key("development").key, None))
+        wait_out(snapshots, refused, [key for key, _ in callers], None)
     return Traffic(offered)
 
 
@@ -243,15 +247,22 @@ def anonymous_traffic(snapshots: Snapshots, alone: bool) -> Traffic:
 def test_callers_without_an_id_share_a_bucket(
     request: pytest.FixtureRequest, snapshots: Snapshots
 ) -> None:
-    """Polls without an instance id, spread over several connections, drain one bucket.
+    """Polls without an instance id, spread over several connections (and, under ``rate_limit.
+    scope: instance``, taking turns among every SDK key), drain one bucket.
 
     One shared bucket serves no more than the declared budget over the drain, whichever
-    connection (server) each poll came from; a bucket per connection serves several budgets."""
+    connection (server) and key each poll came from; a bucket per connection, or per key where
+    the declared scope has one bucket for all keys, serves several budgets."""
     ids = ("LIMIT-RATE-SHARED-WITHOUT-ID",)
     offered = SIDE_BY_SIDE.take(request, snapshots).offered
     connections = {r.connection for r in offered.sent(DRAIN)}
+    keys = {r.planned.headers["authorization"] for r in offered.sent(DRAIN)}
     judge_drain(
-        snapshots, offered, ids, f"callers without an id on {len(connections)} connections"
+        snapshots,
+        offered,
+        ids,
+        f"callers without an id on {len(connections)} connections with {len(keys)} "
+        f"key{'s' if len(keys) != 1 else ''}",
     )  # a poll answered neither 200 nor 429 is judged however few connections it took
     if len(connections) < 2:
         raise NotMeasurable(f"the suite sent from {len(connections)} connection only")
