@@ -123,6 +123,16 @@ def test_rate_limit_per_instance_and_shared_without_one(make_api: Callable[..., 
     assert shared.status_code == 429
 
 
+def test_rate_scope_instance_keeps_one_bucket_for_every_key(make_api: Callable[..., Api]) -> None:
+    api = make_api(rate_burst=3, rate_refill=0.5, rate_scope="instance")
+    assert [api.status(**{"server-id": "a"}).status_code for _ in range(3)] == [200] * 3
+    assert api.status(key="development", **{"server-id": "a"}).status_code == 429  # any key
+    assert api.status(**{"server-id": "b"}).status_code == 200  # another instance: its own
+    # without server-id, every key from this IP spends one bucket
+    assert [api.status().status_code for _ in range(3)] == [200] * 3
+    assert api.status(key="development").status_code == 429
+
+
 def test_forced_shedding_always_carries_polling(make_api: Callable[..., Api]) -> None:
     api = make_api(force_shedding=True)
     for response in (api.status(), api.bootstrap()):

@@ -21,14 +21,14 @@ def load(path: Path) -> dict[str, Any]:
 
 
 def test_profile_is_valid_private_and_names_working_credentials(make_server: ServerFactory) -> None:
-    server = make_server(rate_burst=7, rate_refill=3.5, shed_threshold=300)
+    server = make_server(rate_burst=7, rate_refill=3.5, rate_scope="instance", shed_threshold=300)
     path = server.profile_path
     assert path.name.endswith(".db.profile.yaml")
     assert stat.S_IMODE(path.stat().st_mode) == 0o600
     profile = load(path)
     if SCHEMA.exists():
         jsonschema.validate(profile, json.loads(SCHEMA.read_text()))
-    assert profile["rate_limit"] == {"burst": 7, "refill_per_second": 3.5}
+    assert profile["rate_limit"] == {"burst": 7, "refill_per_second": 3.5, "scope": "instance"}
     assert profile["load_shedding"]["provoke"] == "burst"
     assert profile["load_shedding"]["burst_requests"] > 300
     assert all(profile["capabilities"].values())

@@ -108,7 +108,7 @@ def drain_plan(
 ) -> list[Planned]:
     """The drain's polls, taking turns among ``callers`` (default: the development key)."""
     count = math.ceil(drain_rate(snapshots) * HORIZON_SECONDS)
-    turns = list(callers) or [None]
+    turns: list[Caller | None] = [*callers] or [None]
     return [
         poll(snapshots, at, instance_id, caller=turns[n % len(turns)])
         for n, at in enumerate(uniform(count, HORIZON_SECONDS))
