@@ -21,7 +21,12 @@ from __future__ import annotations
 import statistics
 
 from conformance.stages.client.runs import ScenarioRun
-from conformance.stages.client.scenarios import HINT_JITTER, HINT_RELEASE, HONOUR_HINT
+from conformance.stages.client.scenarios import (
+    HINT_JITTER,
+    HINT_JITTER_PER_POLL,
+    HINT_RELEASE,
+    HONOUR_HINT,
+)
 from conformance.stages.client.spread_criterion import MIN_INSTANCES, MIN_WAITS, per_poll_spread
 from conformance.stages.client.timeline import Gap, gaps, hint_bound, hint_width, margin
 from conformance.verdict.finding import Finding, failed, passed, unmeasured
@@ -82,22 +87,27 @@ def judge_hint(run: ScenarioRun) -> list[Finding]:
 
 
 def judge_jitter(run: ScenarioRun) -> list[Finding]:
+    """The hinted waits' spread (spec 4.3 "spread by jitterRatio": wide enough, and no two
+    instances in lockstep), then whether each wait is a fresh draw (the convention of
+    ``HINT_JITTER_PER_POLL``: a spread drawn once per instance keeps the spec's words)."""
     reading = run.settings.jitter_reading
     per_instance = hinted(run)
     waits = [g.seconds for gs in per_instance.values() for g in gs]
     sample = next((g for gs in per_instance.values() for g in gs), None)
+    both = (HINT_JITTER, HINT_JITTER_PER_POLL)
     if sample is None or len(waits) < 6 or sample.hint is None:
-        return [unmeasured(HINT_JITTER, f"only {len(waits)} hinted waits (6 needed)")]
+        return [unmeasured(i, f"only {len(waits)} hinted waits (6 needed)") for i in both]
     interval, ratio = sample.hint
     width = hint_width(interval, ratio, reading)
     bound = hint_bound(interval, ratio, reading)
     if any(w < bound - margin(bound) for w in waits):
         return [
             unmeasured(
-                HINT_JITTER,
+                i,
                 "the waits do not honour the hint (POLL-CLIENT-HONOUR-HINT): their spread says "
                 "nothing about jitterRatio",
             )
+            for i in both
         ]
     quartiles = statistics.quantiles(waits, n=4)
     spread = quartiles[2] - quartiles[0]
@@ -111,7 +121,8 @@ def judge_jitter(run: ScenarioRun) -> list[Finding]:
                 f"an interquartile range of at least {SPREAD_SHARE * width:.3f}s",
                 f"interquartile range {spread:.3f}s over {len(waits)} waits: "
                 + ", ".join(f"{w:.3f}" for w in sorted(waits)[:12]),
-            )
+            ),
+            unmeasured(HINT_JITTER_PER_POLL, "the waits are not spread (POLL-CLIENT-HINT-JITTER)"),
         ]
     lockstep = _lockstep(per_instance, LOCKSTEP_S + LOCKSTEP_SHARE * interval)
     if lockstep is not None:
@@ -122,17 +133,24 @@ def judge_jitter(run: ScenarioRun) -> list[Finding]:
                 f"instances started together drift apart: at most half of the poll indices with "
                 f"all instances within {LOCKSTEP_S + LOCKSTEP_SHARE * interval:.3f}s",
                 lockstep,
-            )
+            ),
+            unmeasured(HINT_JITTER_PER_POLL, "the instances wait in lockstep"),
         ]
+    spread_found = passed(
+        HINT_JITTER,
+        "hint spread",
+        f"interquartile range {spread:.3f}s; no two instances in lockstep",
+    )
     per_poll = per_poll_spread([[g.seconds for g in gs] for gs in per_instance.values()])
     if not per_poll.judged:
         return [
+            spread_found,
             unmeasured(
-                HINT_JITTER,
+                HINT_JITTER_PER_POLL,
                 f"too few hinted waits to tell a spread per poll from one per instance: "
                 f"{MIN_INSTANCES} instances with {MIN_WAITS} each needed, waits per instance "
                 + ", ".join(str(len(gs)) for gs in per_instance.values()),
-            )
+            ),
         ]
     if per_poll.clustered:
         shown = "; ".join(
@@ -140,8 +158,9 @@ def judge_jitter(run: ScenarioRun) -> list[Finding]:
             for name, gs in per_instance.items()
         )
         return [
+            spread_found,
             failed(
-                HINT_JITTER,
+                HINT_JITTER_PER_POLL,
                 "the client's waits under the hint are spread across instances, not from poll "
                 "to poll (each instance keeps its own wait)",
                 "every hinted wait a fresh draw: the waits of one instance no more alike than "
@@ -149,15 +168,15 @@ def judge_jitter(run: ScenarioRun) -> list[Finding]:
                 f"of {per_poll.tried} permutations of the waits over the instances)",
                 f"none of {per_poll.tried} permutations reached the instances' clustering "
                 f"(waits per instance {list(per_poll.sizes)}): {shown}",
-            )
+            ),
         ]
     return [
+        spread_found,
         passed(
-            HINT_JITTER,
-            "hint spread",
-            f"interquartile range {spread:.3f}s; spread per poll (instances' clustering reached "
-            f"within {per_poll.tried} permutation(s))",
-        )
+            HINT_JITTER_PER_POLL,
+            "hint spread per poll",
+            f"instances' clustering reached within {per_poll.tried} permutation(s)",
+        ),
     ]
 
 

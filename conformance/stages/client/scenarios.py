@@ -19,6 +19,7 @@ from typing import Literal
 SEND_LAST_HASH = "POLL-CLIENT-SEND-LAST-HASH"
 HONOUR_HINT = "POLL-CLIENT-HONOUR-HINT"
 HINT_JITTER = "POLL-CLIENT-HINT-JITTER"
+HINT_JITTER_PER_POLL = "POLL-CLIENT-HINT-JITTER-PER-POLL"  # a convention
 HINT_RELEASE = "POLL-CLIENT-HINT-RELEASE"
 REFETCH_CHANGED = "POLL-CLIENT-REFETCH-CHANGED"
 RETRY_AFTER = "POLL-CLIENT-RETRY-AFTER"
@@ -168,7 +169,13 @@ SCENARIOS: tuple[Scenario, ...] = (
     Scenario(
         name="hint",
         title="honours the polling hint, spread by jitterRatio, and lets it go",
-        requirement_ids=(HONOUR_HINT, HINT_JITTER, HINT_RELEASE, *EVERY_REQUEST),
+        requirement_ids=(
+            HONOUR_HINT,
+            HINT_JITTER,
+            HINT_JITTER_PER_POLL,
+            HINT_RELEASE,
+            *EVERY_REQUEST,
+        ),
         judges=("hint", "hint-jitter", "hint-release", *EVERY_REQUEST_JUDGES),
         snapshots=_snapshots({1: 2}, {1: 3}),
         # The hint comes on 200s, then stays in force through 304s (a 304 has no body: it
