@@ -48,6 +48,12 @@ def unmeasured(requirement: str, note: str) -> Finding:
     return Finding(requirement, Outcome.NOT_MEASURABLE, note=note)
 
 
+def not_applicable(requirement: str, note: str) -> Finding:
+    """The requirement's condition never arose on this run (a rule about a header the target
+    never sent): nothing held or broke, and ``note`` says why; the verdict ignores it."""
+    return Finding(requirement, Outcome.NOT_APPLICABLE, note=note)
+
+
 def unconfigured(requirement: str, key: str, note: str) -> Finding:
     """The profile declares nothing to judge the requirement against: ``key`` would."""
     return Finding(requirement, Outcome.NOT_CONFIGURED, note=note, key=key)

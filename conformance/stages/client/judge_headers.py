@@ -20,7 +20,7 @@ from conformance.stages.client.scenarios import (
     INSTANCE_ID,
     NUMERIC_HEADER,
 )
-from conformance.verdict.finding import Finding, failed, passed, unmeasured
+from conformance.verdict.finding import Finding, failed, not_applicable, passed, unmeasured
 
 INSTANCE_ID_MAX = 128
 NUMERIC_MAX = 9007199254740991
@@ -89,7 +89,9 @@ def _numeric(run: ScenarioRun) -> Finding:
             f"0 < value <= {NUMERIC_MAX} (headers.numeric_grammar: {settings.numeric_grammar})",
             "; ".join(wrong[:4]),
         )
-    note = f"{len(sent)} requests carried it" if sent else "the client never sent it"
+    if not sent:  # "when a client sends it": a client that never does keeps nothing and breaks
+        return not_applicable(NUMERIC_HEADER, f"the client never sent {name}")  # nothing
+    note = f"{len(sent)} requests carried it"
     departs = [
         v for _, v, _ in sent if not reads_in_bounds(v, settings.numeric_grammar)
     ]  # in bounds for another reader only: the grammar left at its default, a convention

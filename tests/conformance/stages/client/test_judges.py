@@ -236,6 +236,9 @@ def test_instance_id_and_numeric_header_bounds() -> None:
     for bad in ("0", "9007199254740992", "-3", "many"):
         numeric = judge_headers(run_with({"project-id": bad}))
         assert verdict(numeric, "SDK-CLIENT-NUMERIC-HEADER") == FAIL, bad
+    # "when a client sends it": never sent, the rule neither held nor broke
+    unsent = judge_headers(run_with({"server-id": "a"}))
+    assert verdict(unsent, "SDK-CLIENT-NUMERIC-HEADER") == Outcome.NOT_APPLICABLE
 
 
 def test_the_numeric_header_judge_reads_the_declared_grammar() -> None:
