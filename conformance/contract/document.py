@@ -270,7 +270,7 @@ def _response_chain(
                 return [*_with_target(document, schema), resolved, *up]
         return None
     if part == "media":
-        media = _node(response.get("content", {})).get("application/json")
+        media = json_media_of(response)
         return [media, *up] if isinstance(media, dict) else up
     if part == "body":
         inner = _media_schema_chain(document, response, detail)
@@ -280,11 +280,25 @@ def _response_chain(
     )
 
 
+def json_media_of(holder: Node) -> object:
+    """The JSON media type entry of a response or request body: ``application/json``, else the
+    first ``application/*+json`` (RFC 6839: an error media type a profile declares, such as
+    ``application/problem+json``, is where a specialised contract keeps the error body)."""
+    content = _node(holder.get("content", {}))
+    if "application/json" in content:
+        return content["application/json"]
+    for name, media in content.items():
+        kind, _, subtype = str(name).split(";", 1)[0].strip().lower().partition("/")
+        if kind == "application" and subtype.endswith("+json"):
+            return media
+    return None
+
+
 def _media_schema_chain(
     document: Mapping[str, object], holder: Node, path: str
 ) -> list[Node] | None:
     """Schemas from the property at dotted ``path`` up to the JSON media type of ``holder``."""
-    media = _node(holder.get("content", {})).get("application/json")
+    media = json_media_of(holder)
     if not isinstance(media, dict) or "schema" not in media:
         return None
     current = _node(media["schema"])

@@ -43,6 +43,7 @@ from conformance.contract.profile_keys import (
     MAX_ITEMS,
     MAXIMUM,
     NAME,
+    PAGINATION,
     PROPERTY,
     STATUS,
     marks,
@@ -68,6 +69,9 @@ COVERS: dict[str, frozenset[str]] = {
     ENUM_VALUE: frozenset({"enum"}),
     MAXIMUM: frozenset({"maximum"}),
     MAX_ITEMS: frozenset({"maxItems"}),
+    # the paging form says which parameter a list takes, not which of its values are refused
+    # (an empty cursor read as "from the start" keeps every word of the spec)
+    PAGINATION: frozenset({REQUIRED, "type"}),
 }
 # Schema keywords that constrain an instance (annotations and structure are not constraints).
 SCHEMA_KEYWORDS = (
@@ -110,6 +114,13 @@ def _covers(key: str, keyword: str) -> bool:
     return covered is None or keyword in covered  # a structural form covers its whole element
 
 
+def _reaches_inside(key: str) -> bool:
+    """Whether a key on an element also declares what is inside it (its schema): a structural
+    form does (for the keywords it covers), a name or a bound does not."""
+    kind = rule_of(key)
+    return kind not in COVERS or kind == PAGINATION
+
+
 def _listed(node: Node, mark: str, keyword: str) -> bool:
     given = node.get(mark)
     return isinstance(given, list) and (keyword in given or ANY in given)
@@ -132,7 +143,7 @@ def level_of(chain: list[Node], keyword: str, profile: Profile) -> Level:
         keys = [
             key
             for key in marks(node)
-            if _covers(key, keyword) and (index < own or rule_of(key) not in COVERS)
+            if _covers(key, keyword) and (index < own or _reaches_inside(key))
         ]
         if keys:
             left = tuple(key for key in keys if not profile.declares(key))

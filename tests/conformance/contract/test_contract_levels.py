@@ -100,3 +100,32 @@ def test_an_answer_in_a_documented_range_is_judged_by_the_ranges_schema() -> Non
         (),
     )
     assert chain_of("getSdkStatus", "response:418") is None  # no range there: not described
+
+
+def test_an_error_body_under_a_declared_json_media_type_is_judged_by_its_own_marks() -> None:
+    """A profile that declares ``errors.media_type: application/problem+json`` gets its error
+    bodies under that type in the specialised contract: the code's pattern there is the same
+    unkeyed convention (drop-in) as under application/json, never an undescribed element judged
+    at the interface level (a server written from the spec alone was failed so)."""
+    profile = _profile("errors: {media_type: application/problem+json, code_field: code}\n")
+    document = specialise(load_contract(), profile)
+    for operation, status in (("getSdkStatus", "400"), ("getSdkStatus", "401")):
+        chain = chain_of(operation, f"response:{status}:body:code", document)
+        assert chain is not None, (operation, status)
+        assert level_of(chain, "pattern", profile).level == DROP_IN, (operation, status)
+        assert level_of(chain, "required", profile).level == INTERFACE, (operation, status)
+
+
+def test_the_paging_form_declares_the_cursor_not_which_cursors_are_refused() -> None:
+    """``experiment_payload.pagination: cursor`` declares that a list takes a cursor; the
+    cursor's value constraints (non-empty, only issued ones) stay the reference's convention."""
+    profile = _profile("experiment_payload: {pagination: cursor, cursor_param: after}\n")
+    document = specialise(load_contract(), profile)
+    chain = chain_of("listExperiments", "parameter:query:after", document)
+    assert chain is not None
+    assert level_of(chain, "required", profile).level == INTERFACE
+    assert level_of(chain, "minLength", profile).level == DROP_IN
+    assert level_of(chain, "value", profile).level == DROP_IN
+    production = _profile("conventions: production\n")
+    chain = chain_of("listExperiments", "parameter:query:cursor")
+    assert chain is not None and level_of(chain, "minLength", production).level == INTERFACE
