@@ -183,10 +183,9 @@ class Experiments:
     ) -> dict[str, object]:
         """A create body in the summary's names (``create`` sends it in the target's,
         ``experiment_payload.create``); ``required`` defaults to this test's own gate property."""
-        types = self.profile.experiments.unit_types
         return {
             "name": self.client.name(label),
-            "unitType": unit_type or ("user" if "user" in types else types[0]),
+            "unitType": unit_type or self.default_unit_type(),
             "assignmentMode": mode,
             "baseConfigurationId": base_configuration_id,
             "requiredProperties": [self.gate] if required is None else list(required),
@@ -489,6 +488,12 @@ class Experiments:
 
     # -------------------------------------------------------------- per-unit bootstrap
 
+    def default_unit_type(self) -> str:
+        """The unit type of an experiment (and a unit) a test does not choose: user when the
+        profile declares it, else the first declared (``experiments.unit_types``)."""
+        types = self.profile.experiments.unit_types
+        return "user" if "user" in types else types[0]
+
     def identity(
         self,
         unit_id: str | None,
@@ -497,12 +502,15 @@ class Experiments:
         context: Mapping[str, object] | None = None,
         gated: bool = True,
     ) -> dict[str, str]:
-        """Identity headers: the unit, its type, and a context carrying this test's gate."""
+        """Identity headers: the unit, its type (the default one unless given: a unit is sent
+        whole, since a target may refuse an id without its type), and a context carrying this
+        test's gate."""
         names = self.profile.headers
         sent: dict[str, str] = {}
         if unit_id is not None:
             sent[names.unit_id] = unit_id
-        if unit_type is not None:
+            sent[names.unit_type] = unit_type or self.default_unit_type()
+        elif unit_type is not None:
             sent[names.unit_type] = unit_type
         values: dict[str, object] = {self.gate: True} if gated else {}
         values.update(context or {})
