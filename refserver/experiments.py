@@ -18,7 +18,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import BaseRoute, Route
 
-from refserver import experiment_input, paging, snapshot
+from refserver import assignment_store, experiment_input, paging, snapshot
 from refserver import experiment_store as db
 from refserver.assignment import ACTIVE, MANUAL, UNENROLLED, WEIGHTED_HASH
 from refserver.auth import authorize_pat, require_environment
@@ -156,7 +156,9 @@ async def assignment_counts(request: Request) -> Response:
     call = await _call(request, write=False)
 
     def work(conn: sqlite3.Connection) -> dict[str, Any]:
-        counts = db.counts_by_experiment(conn, call.application_id, call.environment_id)
+        counts = assignment_store.counts_by_experiment(
+            conn, call.application_id, call.environment_id
+        )
         items = []
         for experiment_id, per in counts.items():
             active, unenrolled = per.get(ACTIVE, 0), per.get(UNENROLLED, 0)
@@ -202,7 +204,7 @@ async def experiment_assignment_counts(request: Request) -> Response:
 
     def work(conn: sqlite3.Connection) -> dict[str, Any]:
         experiment = call.experiment(conn, experiment_id)
-        counts = db.counts_by_group(conn, experiment_id)
+        counts = assignment_store.counts_by_group(conn, experiment_id)
         groups: list[dict[str, Any]] = [
             {
                 "groupId": g.id,
@@ -226,7 +228,7 @@ async def experiment_assignment_counts(request: Request) -> Response:
 
 
 def _assignment_pages(
-    render: Callable[[db.Assignment], dict[str, Any]],
+    render: Callable[[assignment_store.Assignment], dict[str, Any]],
 ) -> Handler:
     async def handler(request: Request) -> Response:
         call = await _call(request, write=False)
@@ -236,7 +238,9 @@ def _assignment_pages(
 
         def work(conn: sqlite3.Connection) -> dict[str, Any]:
             call.experiment(conn, experiment_id)
-            rows = db.assignments_page(conn, experiment_id, wanted.after, wanted.limit + 1, status)
+            rows = assignment_store.assignments_page(
+                conn, experiment_id, wanted.after, wanted.limit + 1, status
+            )
             return paging.page(rows, wanted, key=lambda a: a.id, render=render)
 
         return json_response(await call.read(work))
@@ -244,9 +248,9 @@ def _assignment_pages(
     return handler
 
 
-list_assignments = _assignment_pages(db.render_assignment)
+list_assignments = _assignment_pages(assignment_store.render_assignment)
 list_assignments.__doc__ = "GET .../{experimentId}/assignments -> {items: [assignment], ...}."
-list_members = _assignment_pages(db.render_member)
+list_members = _assignment_pages(assignment_store.render_member)
 list_members.__doc__ = "GET .../{experimentId}/members -> {items: [member], nextCursor}."
 
 
@@ -261,10 +265,10 @@ async def set_manual_assignment(request: Request) -> Response:
         transition(experiment.status, Action.ASSIGN_MANUALLY)
         if experiment.group(group_id) is None:
             raise ApiError(404, "GROUP_NOT_FOUND", f"group {group_id} is not in this experiment")
-        stored = db.put_assignment(
+        stored = assignment_store.put_assignment(
             conn, experiment_id, unit_id, group_id, ACTIVE, MANUAL, now_iso()
         )
-        return db.render_assignment(stored)
+        return assignment_store.render_assignment(stored)
 
     return json_response(await call.write(work))
 
@@ -278,13 +282,13 @@ def _member_status_change(action: Action, status: str) -> Handler:
         def work(conn: sqlite3.Connection) -> dict[str, Any]:
             experiment = call.experiment(conn, experiment_id)
             transition(experiment.status, action)
-            held = db.assignment_of(conn, experiment_id, unit_id)
+            held = assignment_store.assignment_of(conn, experiment_id, unit_id)
             if held is None:
                 raise ApiError(404, "UNIT_NOT_FOUND", "the unit has no assignment here")
-            stored = db.put_assignment(
+            stored = assignment_store.put_assignment(
                 conn, experiment_id, unit_id, held.group_id, status, held.source, now_iso()
             )
-            return db.render_assignment(stored)
+            return assignment_store.render_assignment(stored)
 
         return json_response(await call.write(work))
 

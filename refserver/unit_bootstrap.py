@@ -33,8 +33,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from refserver import assignment_store, snapshot
 from refserver import experiment_store as db
-from refserver import snapshot
 from refserver.assignment import ACTIVE, ROUND_ROBIN, Action, Held, Rules, decide
 from refserver.changeset import merge
 from refserver.hashing import snapshot_hash
@@ -133,11 +133,13 @@ def _evaluable(base: Base, unit_type: str, now: str) -> list[Running]:
     ]
 
 
-def _held(stored: db.Assignment | None) -> Held | None:
+def _held(stored: assignment_store.Assignment | None) -> Held | None:
     return None if stored is None else Held(stored.group_id, stored.status, stored.source)
 
 
-def _payload(base: Base, served: list[tuple[db.Experiment, db.Assignment]]) -> dict[str, Any]:
+def _payload(
+    base: Base, served: list[tuple[db.Experiment, assignment_store.Assignment]]
+) -> dict[str, Any]:
     """The per-unit payload with its hash, from the base and the unit's assignments."""
     changesets: dict[int, list[dict[str, Any]]] = {}
     assignments: list[dict[str, Any]] = []
@@ -181,7 +183,9 @@ def read(
     now = now_iso()
     base = bases.get(conn, application_id, environment_id, now)
     evaluable = _evaluable(base, unit_type, now)
-    held = db.assignments_of_unit(conn, [item.experiment.id for item in evaluable], unit_id)
+    held = assignment_store.assignments_of_unit(
+        conn, [item.experiment.id for item in evaluable], unit_id
+    )
     served = []
     for item in evaluable:
         stored = held.get(item.experiment.id)
@@ -209,7 +213,9 @@ def build(
         db.record_context(conn, application_id, environment_id, sorted(context), now)
     base = bases.get(conn, application_id, environment_id, now)
     evaluable = _evaluable(base, unit_type, now)
-    held = db.assignments_of_unit(conn, [item.experiment.id for item in evaluable], unit_id)
+    held = assignment_store.assignments_of_unit(
+        conn, [item.experiment.id for item in evaluable], unit_id
+    )
     served = []
     for item in evaluable:
         experiment = item.experiment
@@ -225,7 +231,7 @@ def build(
             if decision.uses_round_robin:
                 db.advance_round_robin(conn, experiment.id)
             status = ACTIVE if stored is None else stored.status
-            stored = db.store_assignment(
+            stored = assignment_store.store_assignment(
                 conn,
                 stored,
                 experiment.id,

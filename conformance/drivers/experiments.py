@@ -1,4 +1,4 @@
-"""Experiments as scenarios drive them: bodies, calls, paging, per-unit bootstrap.
+"""Experiments as scenarios drive them: calls, clean-up, paging (bodies and unit views inherited).
 
 ``Experiments`` (the scenarios' ``experiments`` fixture, built by ``experiments_for``) creates
 and drives experiments on the target for one test. Every name the specification does not show
@@ -16,12 +16,9 @@ Clean-up: what a test created is terminated when it ends, and by the session
 
 from __future__ import annotations
 
-import contextlib
-import json
 import secrets
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from fractions import Fraction
-from typing import TYPE_CHECKING, Any, TypedDict, Unpack
+from typing import TYPE_CHECKING, Any, Unpack
 
 import pytest
 
@@ -33,15 +30,14 @@ from conformance.checks.declared import (
 )
 from conformance.drivers.call_options import Environment, ManagementOptions
 from conformance.drivers.capabilities import require_capabilities
+from conformance.drivers.experiment_bodies import WEIGHTED, ExperimentBodies
 from conformance.drivers.experiment_cleanup import Registry, session_terminator
 from conformance.drivers.experiment_lists import MAX_PAGES, read_pages
 from conformance.drivers.experiment_names import inbound, outbound
+from conformance.drivers.experiment_views import ExperimentViews
 from conformance.drivers.sdk import Snapshots
 from conformance.drivers.steps import body_of, ok, setup_failed
-from conformance.drivers.unit_view import UnitView
 from conformance.json_types import JsonObject, JsonValue
-from conformance.oracles.experiment_changeset import as_json_patch
-from conformance.oracles.json_equality import same_json
 from conformance.profile.experiments import BootstrapPayload, ExperimentPayload
 from conformance.traffic.client import Client
 from conformance.traffic.sdk_options import UNSET
@@ -51,7 +47,6 @@ if TYPE_CHECKING:
     from conformance.session.cleanup import Cleanup
 
 UNKNOWN_EXPERIMENT_ID = 987_654_321
-WEIGHTED = "weightedHash"  # the one assignment mode whose groups carry weights
 
 
 SUMMARY_FIELDS = (
@@ -72,16 +67,10 @@ SUMMARY_FIELDS = (
 # ------------------------------------------------------------------ the driver
 
 
-class IdentityOptions(TypedDict, total=False):
-    """How a unit identifies itself in a bootstrap besides its id (``Experiments.identity``)."""
-
-    unit_type: str | None
-    context: Mapping[str, object] | None
-    gated: bool
-
-
-class Experiments:
-    """Create and drive experiments on the target for one test."""
+class Experiments(ExperimentBodies, ExperimentViews):
+    """Create and drive experiments on the target for one test: its bodies
+    (``experiment_bodies``) and what units and the snapshot show (``experiment_views``) are
+    inherited; the calls, the clean-up and the lists are here."""
 
     def __init__(self, client: Client, cleanup: Cleanup, environment: str = "development") -> None:
         self.client = client
@@ -110,99 +99,6 @@ class Experiments:
     @environment.setter
     def environment(self, alias: str) -> None:
         self._environment = alias
-
-    # -------------------------------------------------------------- names and bodies
-
-    def unit(self, label: str = "unit") -> str:
-        """A fresh unit id carrying the run prefix."""
-        return f"{self.client.run_prefix}-{label}-{secrets.token_hex(6)}"
-
-    def weights(self, shares: Sequence[int]) -> list[int]:
-        """Integer weights in the profile's total, proportional to ``shares`` (summing exactly);
-        with no fixed total (``experiments.weight_total: null``), the shares times 100."""
-        total = self.profile.experiments.weight_total
-        if total is None:
-            return [share * 100 for share in shares]
-        scale = sum(shares)
-        weights = [total * share // scale for share in shares]
-        weights[0] += total - sum(weights)
-        return weights
-
-    def shares(self, pairs: Sequence[tuple[object, object]]) -> list[tuple[object, object]]:
-        """(label, weight) pairs as a check compares them: the weights themselves, or, with no
-        fixed total (``experiments.weight_total: null``), each weight's share of their sum."""
-        weights = [w for _, w in pairs]
-        numeric = all(isinstance(w, int | float) and not isinstance(w, bool) for w in weights)
-        if self.profile.experiments.weight_total is not None or not numeric:
-            return list(pairs)
-        total = sum(Fraction(str(w)) for w in weights)
-        return [(label, Fraction(str(w)) / total if total else w) for label, w in pairs]
-
-    def same_weights(self, seen: Mapping[Any, Any], wanted: Mapping[Any, Any]) -> bool:
-        """Group id (or label) -> weight, as the profile judges them: the same weights, or with
-        no fixed total (``experiments.weight_total: null``) the same shares of their sums."""
-        if set(map(repr, seen)) != set(map(repr, wanted)):
-            return False
-        keys = sorted(wanted, key=repr)
-        by = {repr(k): v for k, v in seen.items()}
-        got = self.shares([(k, by[repr(k)]) for k in keys])
-        want = self.shares([(k, wanted[k]) for k in keys])
-        return all(
-            (isinstance(a, Fraction) and a == b) or same_json(a, b)
-            for (_, a), (_, b) in zip(got, want, strict=True)
-        )
-
-    def groups(
-        self,
-        changesets: Sequence[Sequence[Mapping[str, object]]],
-        shares: Sequence[int] | None = None,
-        mode: str = WEIGHTED,
-    ) -> list[dict[str, object]]:
-        """Group inputs labelled g0, g1, ...; weights only in the weighted mode (in every mode
-        when the target declares ``experiment_payload.manual_weights``)."""
-        shares = shares if shares is not None else [1] * len(changesets)
-        weights = self.weights(shares)
-        groups = []
-        for index, changeset in enumerate(changesets):
-            group: dict[str, object] = {"label": f"g{index}", self.p.changeset: list(changeset)}
-            if mode == WEIGHTED or self.p.manual_weights:
-                group["weight"] = weights[index]
-            groups.append(group)
-        return groups
-
-    def body(
-        self,
-        label: str,
-        base_configuration_id: object,
-        groups: Sequence[Mapping[str, object]],
-        *,
-        unit_type: str | None = None,
-        mode: str = WEIGHTED,
-        required: Sequence[str] | None = None,
-        **extra: object,
-    ) -> dict[str, object]:
-        """A create body in the summary's names (``create`` sends it in the target's,
-        ``experiment_payload.create``); ``required`` defaults to this test's own gate property."""
-        return {
-            "name": self.client.name(label),
-            "unitType": unit_type or self.default_unit_type(),
-            "assignmentMode": mode,
-            "baseConfigurationId": base_configuration_id,
-            "requiredProperties": [self.gate] if required is None else list(required),
-            "groups": [self._declared_group(g, base_configuration_id) for g in groups],
-            **extra,
-        }
-
-    def _declared_group(self, group: Mapping[str, object], base_id: object) -> dict[str, object]:
-        """The group with its changeset in the format the target declares."""
-        declared = dict(group)
-        changeset = declared.get(self.p.changeset)
-        if self.p.changeset_format == "json-patch" and isinstance(changeset, list):
-            base = self._base_content.get(base_id, {})
-            # a malformed changeset a scenario sends on purpose goes as it is
-            with contextlib.suppress(KeyError, TypeError, AttributeError):
-                declared[self.p.changeset] = as_json_patch(base, changeset)
-        return declared
 
     # -------------------------------------------------------------- calls
 
@@ -485,96 +381,6 @@ class Experiments:
             raise setup_failed("read the id of the new base configuration", reply)
         self._base_content[record["id"]] = dict(content)
         return record
-
-    # -------------------------------------------------------------- per-unit bootstrap
-
-    def default_unit_type(self) -> str:
-        """The unit type of an experiment (and a unit) a test does not choose: user when the
-        profile declares it, else the first declared (``experiments.unit_types``)."""
-        types = self.profile.experiments.unit_types
-        return "user" if "user" in types else types[0]
-
-    def identity(
-        self,
-        unit_id: str | None,
-        *,
-        unit_type: str | None = None,
-        context: Mapping[str, object] | None = None,
-        gated: bool = True,
-    ) -> dict[str, str]:
-        """Identity headers: the unit, its type (the default one unless given: a unit is sent
-        whole, since a target may refuse an id without its type), and a context carrying this
-        test's gate."""
-        names = self.profile.headers
-        sent: dict[str, str] = {}
-        if unit_id is not None:
-            sent[names.unit_id] = unit_id
-            sent[names.unit_type] = unit_type or self.default_unit_type()
-        elif unit_type is not None:
-            sent[names.unit_type] = unit_type
-        values: dict[str, object] = {self.gate: True} if gated else {}
-        values.update(context or {})
-        if values:
-            sent[names.unit_context] = json.dumps(values, separators=(",", ":"))
-        return sent
-
-    def bootstrap(self, unit_id: str | None, **kw: Unpack[IdentityOptions]) -> Reply:
-        headers = self.identity(unit_id, **kw) if unit_id is not None else {}
-        return self.snapshots.bootstrap(self.environment, headers=headers)
-
-    def unit_view(
-        self, unit_id: str, ids: Sequence[str] = (), **kw: Unpack[IdentityOptions]
-    ) -> UnitView:
-        """A 200 bootstrap for the unit; anything else violates ``ids`` (none: the test's)."""
-        reply = self.bootstrap(unit_id, **kw)
-        body = body_of(reply)
-        if reply.status != 200 or not isinstance(body, dict):
-            if ids:
-                expect(
-                    False,
-                    ids,
-                    "bootstrap with identity failed",
-                    "HTTP 200 with a JSON object",
-                    reply.describe(),
-                    reply,
-                )
-            raise setup_failed("bootstrap with identity", reply)
-        return UnitView(body, reply, self.p, self.b)
-
-    def base_view(self) -> UnitView:
-        reply = self.bootstrap(None)
-        body = body_of(reply)
-        if reply.status != 200 or not isinstance(body, dict):
-            raise setup_failed("bootstrap without identity", reply)
-        return UnitView(body, reply, self.p, self.b)
-
-    # -------------------------------------------------------------- snapshot
-
-    def summary(
-        self, experiment_id: object, ids: Sequence[str] = ()
-    ) -> tuple[str | None, JsonObject | None, JsonObject]:
-        """(unit type array it is in, its summary, the snapshot) from a status read."""
-        snapshot = self.snapshot()
-        arrays = snapshot.get("experiments")
-        if not isinstance(arrays, dict):
-            raise setup_failed("read the snapshot's experiments object")
-        for unit_type, entries in arrays.items():
-            for entry in entries if isinstance(entries, list) else ():
-                if isinstance(entry, dict) and same_json(entry.get("id"), experiment_id):
-                    return str(unit_type), entry, snapshot
-        return None, None, snapshot
-
-    def snapshot(self) -> JsonObject:
-        """A 200 status snapshot (a failure is the status requirements' business)."""
-        reply = self.snapshots.status(self.environment)
-        body = body_of(reply)
-        if reply.status != 200 or not isinstance(body, dict):
-            raise setup_failed("read the status snapshot", reply)
-        return body
-
-    def stable_hash(self, ids: Sequence[str] = ()) -> str:
-        """The snapshot hash once two reads in a row agree (``Snapshots.stable_hash``)."""
-        return self.snapshots.stable_hash(self.environment, ids)
 
     def finish(self) -> None:
         """Terminate what this test created (the test's end; the session backstop remains)."""

@@ -235,6 +235,12 @@ def on_status(
     return handler
 
 
+def scope_ignored(ctx: Context) -> Callable[[Request, Response], Request | Response]:
+    """A refusal of an SDK request answered again under the all-scope key: the key's
+    environment scope ignored (``on_status(..., 403, scope_ignored(ctx))``)."""
+    return lambda r, resp: r.with_header("authorization", ctx.all_key) if SDK(r) else resp
+
+
 def json_edit_items(edit: Callable[[dict[str, Any]], Any]) -> Callable[[Any, Request], Any]:
     """An ``edit_json`` function applying ``edit`` to each element of ``items`` (in place)."""
 

@@ -4,8 +4,8 @@ Snapshots that carry too much or too little, conditional requests (``If-None-Mat
 answered wrongly, hashes and ETags that lie (differing from the body, unstable, frozen at their
 first value, salted with a write counter, global across environments) or are no entity-tag, a
 Content-Type that is no media-type, the environment header's aliases and key scope ignored,
-numeric and instance-id headers bounded wrongly, and a bootstrap without identity that disagrees
-with the status.
+numeric and instance-id headers bounded wrongly (those header entries are ``faulty.sdk_headers``'s),
+and a bootstrap without identity that disagrees with the status.
 """
 
 from __future__ import annotations
@@ -15,14 +15,13 @@ import itertools
 from collections.abc import Callable
 from typing import Any
 
-from faulty import sdk_properties
+from faulty import sdk_headers, sdk_properties
 from faulty.asgi import Forward, Handler, Request, Response, error_response
 from faulty.context import Context
 from faulty.recipes import (
     BOOTSTRAP,
     CREATE,
     PATCH,
-    SDK,
     SNAPSHOT,
     STATUS,
     Fault,
@@ -38,6 +37,7 @@ from faulty.recipes import (
     ok,
     on_status,
     quoted,
+    scope_ignored,
     sha,
     unquoted,
     without_identity,
@@ -125,54 +125,6 @@ async def any_hash_is_current(request: Request, forward: Forward) -> Response:
             return Response(304, {"etag": current.headers["etag"]}, b"")
         return current
     return await forward(request)
-
-
-def _numeric_limit(limit: int) -> Callable[[Request], Response | None]:
-    def make(request: Request) -> Response | None:
-        value = request.header("project-id")
-        if value is not None and value.isdigit() and int(value) > limit:
-            return error_response(400, "INVALID_PROJECT_ID")
-        return None
-
-    return make
-
-
-def _numeric_out_of_bounds_dropped(request: Request) -> Request:
-    value = request.header("project-id")
-    if value is not None and (not value.isdigit() or not 0 < int(value) <= 2**53 - 1):
-        return request.with_header("project-id", None)
-    return request
-
-
-def _instance_id_limit(request: Request) -> Response | None:
-    value = request.header("server-id")
-    if value is not None and len(value) > 64:
-        return error_response(400, "INVALID_SERVER_ID")
-    return None
-
-
-def _instance_id_truncated(request: Request) -> Request:
-    value = request.header("server-id")
-    return request.with_header("server-id", value[:128]) if value else request
-
-
-def _alias(mapping: dict[str | None, str | None]) -> Callable[[Request], Request]:
-    def edit(request: Request) -> Request:
-        alias = request.header("environment")
-        return request.with_header("environment", mapping[alias]) if alias in mapping else request
-
-    return edit
-
-
-def _unknown_alias_is_development(request: Request) -> Request:
-    alias = request.header("environment")
-    if alias is not None and alias not in ("production", "development", "studio"):
-        return request.with_header("environment", "development")
-    return request
-
-
-def _scope_ignored(ctx: Context) -> Callable[[Request, Response], Request | Response]:
-    return lambda r, resp: r.with_header("authorization", ctx.all_key) if SDK(r) else resp
 
 
 def _duplicate_first(data: Any, request: Request) -> Any:
@@ -407,67 +359,7 @@ def sdk() -> tuple[Fault, ...]:
             _production_leaks,
         ),
         # ------------------------------------------------------------ SDK headers
-        fault(
-            "alias-default-production",
-            "SDK-HDR-ENV-DEFAULT-DEVELOPMENT",
-            "A missing environment alias defaults to production.",
-            edit_request(SDK, _alias({None: "production"})),
-        ),
-        fault(
-            "production-alias-ignored",
-            "SDK-HDR-ENV-PRODUCTION SDK-HDR-ENV-OUT-OF-SCOPE-403",
-            "The production alias selects development.",
-            edit_request(SDK, _alias({"production": "development"})),
-        ),
-        fault(
-            "studio-refused",
-            "SDK-HDR-ENV-STUDIO-SYNONYM SDK-HDR-ENV-OUT-OF-SCOPE-403",
-            "`studio` is not accepted (400).",
-            answer(
-                SDK,
-                lambda r: (
-                    error_response(400, "INVALID_ENVIRONMENT")
-                    if r.header("environment") == "studio"
-                    else None
-                ),
-            ),
-        ),
-        fault(
-            "unknown-alias-is-development",
-            "SDK-HDR-ENV-UNKNOWN-VALUE",
-            "An empty or unknown alias is served as development.",
-            edit_request(SDK, _unknown_alias_is_development),
-        ),
-        fault(
-            "status-scope-ignored",
-            "SDK-HDR-ENV-OUT-OF-SCOPE-403",
-            "Status ignores the key's environment scope.",
-            lambda ctx: on_status(STATUS, 403, _scope_ignored(ctx)),
-        ),
-        fault(
-            "numeric-header-int32",
-            "SDK-HDR-NUMERIC-IN-BOUNDS",
-            "The numeric header refuses values above 2^31-1.",
-            answer(SDK, _numeric_limit(2**31 - 1)),
-        ),
-        fault(
-            "numeric-header-zero-accepted",
-            "SDK-HDR-NUMERIC-OUT-OF-BOUNDS",
-            "A numeric header of 0 (or out of bounds) is ignored instead of refused.",
-            edit_request(SDK, _numeric_out_of_bounds_dropped),
-        ),
-        fault(
-            "instance-id-max-64",
-            "SDK-HDR-INSTANCE-ID-LENGTH",
-            "Instance ids longer than 64 characters are refused.",
-            answer(SDK, _instance_id_limit),
-        ),
-        fault(
-            "instance-id-129-accepted",
-            "SDK-HDR-INSTANCE-ID-OUT-OF-BOUNDS",
-            "A 129-character instance id is accepted (cut to 128).",
-            edit_request(SDK, _instance_id_truncated),
-        ),
+        *sdk_headers.headers(),
         # ------------------------------------------------------------ bootstrap
         fault(
             "bootstrap-not-json",
@@ -512,7 +404,7 @@ def sdk() -> tuple[Fault, ...]:
             "bootstrap-scope-ignored",
             "SDK-BOOTSTRAP-ENV-SCOPE-403",
             "Bootstrap ignores the key's environment scope.",
-            lambda ctx: on_status(BOOTSTRAP, 403, _scope_ignored(ctx)),
+            lambda ctx: on_status(BOOTSTRAP, 403, scope_ignored(ctx)),
         ),
         # ------------------------------------------------------------ over a rule's space
         *sdk_properties.properties(),

@@ -6,7 +6,7 @@ import json
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from refserver import experiment_store, snapshot, unit_bootstrap
+from refserver import assignment_store, experiment_store, snapshot, unit_bootstrap
 from refserver.assignment import hash_bucket
 from refserver.experiment_input import parse_create
 from refserver.store import Store
@@ -70,7 +70,7 @@ def test_assignment_persists_and_content_merges(store: Store) -> None:
     assert document["configuration"]["motd"] == expected.label.upper()
     assert _build(store, "u-1") == first
     with store.read() as conn:
-        stored = experiment_store.assignment_of(conn, experiment.id, "u-1")
+        stored = assignment_store.assignment_of(conn, experiment.id, "u-1")
     assert stored is not None and stored.group_id == expected.id
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from variants import (
     combined,
     limits,
+    management_statements,
     names,
     payloads,
     spelling,
@@ -24,6 +25,7 @@ VARIANTS: tuple[Variant, ...] = (
     *limits.VARIANTS,
     *unkeyed.VARIANTS,
     *statements.VARIANTS,
+    *management_statements.VARIANTS,
     *combined.VARIANTS,
 )
 BY_NAME = {v.name: v for v in VARIANTS}

@@ -1,114 +1,36 @@
 """Scenarios: the experiment endpoints' refusals and credentials (spec 4.2, 5, 7).
 
-``ENDPOINTS`` is the table of the 15 operations of 4.2 with the body each is called with; the
-credential scenarios walk it. Create refusals are case tables whose description is the failure
-message; each also checks that nothing was created.
+``ENDPOINTS`` (``experiment_endpoints``) is the table of the 15 operations of 4.2 with the body
+each is called with; the credential scenarios walk it. Create refusals are case tables whose
+description is the failure message; each also checks that nothing was created.
 """
 
 from __future__ import annotations
 
 import secrets
 from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Unpack
 
 import pytest
 
 from conformance.checks import IndependentChecks, expect, json_object, media_expected, media_problem
 from conformance.checks.declared import status_expectation, status_holds, status_received
 from conformance.drivers.call_options import ManagementOptions
-from conformance.drivers.experiments import UNKNOWN_EXPERIMENT_ID, Experiments, group_ids
+from conformance.drivers.experiments import UNKNOWN_EXPERIMENT_ID, Experiments
 from conformance.drivers.steps import body_of, ok
 from conformance.errors import NotConfigured
 from conformance.json_types import JsonObject, JsonValue
 from conformance.oracles.json_equality import same_json
-from conformance.traffic.sdk_options import UNSET
-from conformance.traffic.transcript import Reply
+from conformance.stages.scenarios.experiment_endpoints import (
+    BASE,
+    ENDPOINTS,
+    MORE_GOLD,
+    PER_EXPERIMENT,
+    Subject,
+    send,
+    subject_of,
+)
 
 requirement = pytest.mark.requirement
-
-BASE: JsonObject = {"economy": {"startingGold": 100}}
-MORE_GOLD: list[JsonObject] = [{"op": "set", "path": ["economy", "startingGold"], "value": 200}]
-
-
-@dataclass
-class Subject:
-    """What the endpoint table is called about: an experiment, its groups, a unit, a base."""
-
-    experiment_id: JsonValue
-    group_id: JsonValue
-    unit: str
-    base_id: JsonValue
-    create_body: dict[str, object]
-
-
-Body = Callable[[Experiments, Subject], object]
-
-
-def _no_body(experiments: Experiments, subject: Subject) -> object:
-    return UNSET
-
-
-# (operationId, method, path suffix with {id}, body)
-ENDPOINTS: list[tuple[str, str, str, Body]] = [
-    ("listExperiments", "GET", "", _no_body),
-    ("createExperiment", "POST", "", lambda e, s: s.create_body),
-    ("getAnalyticsCatalog", "GET", "/analytics-catalog", _no_body),
-    ("getAssignmentCounts", "GET", "/assignment-counts", _no_body),
-    ("listContextProperties", "GET", "/context-properties", _no_body),
-    ("getExperiment", "GET", "/{id}", _no_body),
-    ("getExperimentAssignmentCounts", "GET", "/{id}/assignment-counts", _no_body),
-    ("listAssignments", "GET", "/{id}/assignments", _no_body),
-    (
-        "setManualAssignment",
-        "POST",
-        "/{id}/assignments",
-        lambda e, s: {e.p.unit_id: s.unit, e.p.group_id: s.group_id},
-    ),
-    ("unenrollMember", "POST", "/{id}/assignments/unenroll", lambda e, s: {e.p.unit_id: s.unit}),
-    ("listMembers", "GET", "/{id}/members", _no_body),
-    (
-        "reactivateMember",
-        "POST",
-        "/{id}/assignments/reactivate",
-        lambda e, s: {e.p.unit_id: s.unit},
-    ),
-    ("getRollout", "GET", "/{id}/rollout", _no_body),
-    ("changeRollout", "PATCH", "/{id}/rollout", lambda e, s: {e.p.percentage: 50}),
-    ("terminateExperiment", "POST", "/{id}/terminate", lambda e, s: {}),
-]
-PER_EXPERIMENT = [entry for entry in ENDPOINTS if "{id}" in entry[2]]
-
-
-def _subject(experiments: Experiments, label: str, assigned: bool = True) -> Subject:
-    base = experiments.base(BASE)
-    groups = experiments.groups([[], MORE_GOLD])
-    record = experiments.create_ok(label, base["id"], groups)
-    unit = experiments.unit(label)
-    first = group_ids(record)[0]
-    if assigned:
-        experiments.assign_ok(record["id"], unit, first)
-    body = experiments.body(f"{label}-made", base["id"], groups)
-    return Subject(record["id"], first, unit, base["id"], body)
-
-
-def _send(
-    experiments: Experiments,
-    entry: tuple[str, str, str, Body],
-    subject: Subject,
-    experiment_id: object = None,
-    **kw: Unpack[ManagementOptions],
-) -> Reply:
-    _, method, suffix, body = entry
-    path = suffix.replace(
-        "{id}", str(subject.experiment_id if experiment_id is None else experiment_id)
-    )
-    reply = experiments.call(method, path, json_body=body(experiments, subject), **kw)
-    created = body_of(reply) if entry[0] == "createExperiment" and ok(reply) else None
-    new_id = created.get("id") if isinstance(created, dict) else None
-    if isinstance(new_id, int):
-        experiments.track(new_id, experiments.environment)  # terminated at the end
-    return reply
 
 
 def _names(experiments: Experiments, ids: tuple[str, ...]) -> dict[str, JsonObject]:
@@ -122,13 +44,13 @@ def _names(experiments: Experiments, ids: tuple[str, ...]) -> dict[str, JsonObje
 def test_every_endpoint_answers_the_owner_in_json(experiments: Experiments) -> None:
     accepted = ("AUTH-EXP-PAT-ACCEPTED",)
     media = ("EXP-RESPONSE-CONTENT-TYPE-JSON",)
-    subject = _subject(experiments, "tour", assigned=False)
+    subject = subject_of(experiments, "tour", assigned=False)
     refused = set(experiments.profile.errors.missing_credentials_status) | {
         experiments.profile.errors.forbidden_status
     }
     with IndependentChecks() as independent:
         for entry in ENDPOINTS:
-            reply = _send(experiments, entry, subject)
+            reply = send(experiments, entry, subject)
             independent.check(
                 ok(reply) and reply.status not in refused,
                 accepted,
@@ -163,14 +85,14 @@ def _refused_everywhere(
     """Every endpoint called with each set of bad ``credentials`` answers a status in ``wanted``
     (``errors.missing_credentials_status``, at the level the profile gives it), and none of the
     refused writes (create, assign, unenroll, rollout, terminate) took effect."""
-    subject = _subject(experiments, label)
+    subject = subject_of(experiments, label)
     before = _before(experiments, subject)
     key = "errors.missing_credentials_status"
     expected = status_expectation(key, wanted, experiments.profile)
     with IndependentChecks() as independent:
         for what, extra in credentials.items():
             for entry in ENDPOINTS:
-                reply = _send(experiments, entry, subject, **extra)
+                reply = send(experiments, entry, subject, **extra)
                 title = f"{entry[0]} {what} was not refused"
                 independent.check(
                     status_holds(reply, experiments.profile, key, wanted, ids, title),
@@ -297,12 +219,12 @@ def test_another_owners_project_is_forbidden(experiments: Experiments) -> None:
             "the profile names no foreign project (project.foreign_application_id"
             " and project.foreign_environment_id)",
         )
-    subject = _subject(experiments, "foreign", assigned=False)
+    subject = subject_of(experiments, "foreign", assigned=False)
     key = "errors.foreign_project_status"
     refused = experiments.profile.errors.foreign_project_status
     with IndependentChecks() as independent:
         for entry in ENDPOINTS:
-            reply = _send(
+            reply = send(
                 experiments,
                 entry,
                 subject,
@@ -326,7 +248,7 @@ def test_another_owners_project_is_forbidden(experiments: Experiments) -> None:
 @requirement("EXP-UNKNOWN-ID")
 def test_unknown_experiment_is_not_found(experiments: Experiments) -> None:
     ids = ("EXP-UNKNOWN-ID",)
-    subject = _subject(experiments, "unknown", assigned=False)
+    subject = subject_of(experiments, "unknown", assigned=False)
     listed = {item.get("id") for item in experiments.listed(ids)}
     unknown = UNKNOWN_EXPERIMENT_ID
     while unknown in listed:
@@ -334,7 +256,7 @@ def test_unknown_experiment_is_not_found(experiments: Experiments) -> None:
     wanted = experiments.profile.errors.not_found_status
     with IndependentChecks() as independent:
         for entry in PER_EXPERIMENT:
-            reply = _send(experiments, entry, subject, experiment_id=unknown)
+            reply = send(experiments, entry, subject, experiment_id=unknown)
             key, title = "errors.not_found_status", f"{entry[0]} on an unknown experiment"
             independent.check(
                 status_holds(reply, experiments.profile, key, wanted, ids, title),

@@ -9,13 +9,13 @@ import pytest
 
 from conformance.checks import IndependentChecks, conventions, expect, json_object
 from conformance.checks.declared import status_expectation, status_holds
+from conformance.drivers.experiment_bodies import WEIGHTED
 from conformance.drivers.experiment_names import TOP as CREATE_NAMES
-from conformance.drivers.experiments import SUMMARY_FIELDS, WEIGHTED, Experiments, group_ids
+from conformance.drivers.experiments import SUMMARY_FIELDS, Experiments, group_ids
 from conformance.drivers.steps import body_of, ok, setup_failed
 from conformance.json_types import JsonObject, JsonValue, objects_in
-from conformance.oracles import experiment_shapes
-from conformance.oracles.experiment_shapes import group_problems, summary_problems
 from conformance.oracles.json_equality import same_json
+from conformance.stages.scenarios.summary_judgement import judge_summary
 from conformance.traffic.transcript import Reply
 
 requirement = pytest.mark.requirement
@@ -224,79 +224,7 @@ def test_snapshot_summary_describes_the_experiment(experiments: Experiments) -> 
     slug keeps (capitals, a space): spec 2.5's name is any string."""
     base = experiments.base(BASE)
     for unit_type in experiments.profile.experiments.unit_types:
-        _judge_summary(experiments, base["id"], unit_type)
-
-
-def _judge_summary(experiments: Experiments, base_id: object, unit_type: str) -> None:
-    groups = experiments.groups([[], MORE_GOLD, []], [5, 3, 2])
-    required = [experiments.gate, f"{experiments.gate}-level"]
-    body = experiments.body("summary", base_id, groups, unit_type=unit_type, required=required)
-    body["name"] = f"{body['name']} Launch Test"
-    record = experiments.create_body_ok(body)
-    _, summary, snapshot = experiments.summary(record["id"])
-    expect(
-        summary is not None,
-        (),
-        "a running experiment is not in the status snapshot",
-        f"experiment {record['id']} summarised under experiments (EXP-SNAPSHOT-BY-UNIT-TYPE)",
-        f"experiments: {str(snapshot.get('experiments'))[:300]}",
-    )
-    assert summary is not None
-    with IndependentChecks() as independent:
-        found = summary_problems(summary)
-        independent.check(
-            not found,
-            ("EXP-SNAPSHOT-SUMMARY-FIELDS",),
-            "summary fields missing or mistyped",
-            "every field of spec 2.5 with its type",
-            "; ".join(found[:6]),
-        )
-        found = group_problems(summary, weighted=True)
-        independent.check(
-            not found,
-            ("EXP-SNAPSHOT-GROUP-FIELDS",),
-            "group fields missing or mistyped",
-            "id, label, weight, ordinal numbers/strings",
-            "; ".join(found[:6]),
-        )
-        conv = experiment_shapes.group_convention_problems(summary)
-        why = ("groups break a convention", "one group or more, distinct ordinals", "; ".join(conv))
-        independent.check(not conv, ("EXP-SNAPSHOT-GROUP-CONVENTIONS",), *why)
-        match = ("EXP-SNAPSHOT-MATCHES-EXPERIMENT",)
-        for name in ("name", "unitType", "assignmentMode", "baseConfigurationId"):
-            independent.check(
-                same_json(summary.get(name), body[name]),
-                match,
-                f"summary {name} differs",
-                repr(body[name]),
-                repr(summary.get(name, "(absent)")),
-            )
-        props = summary.get("requiredProperties")
-        independent.check(
-            isinstance(props, list) and sorted(map(str, props)) == sorted(required),
-            match,
-            "summary requiredProperties differ",
-            repr(sorted(required)),
-            repr(props),
-        )
-        sent = {str(g["label"]): g["weight"] for g in groups}
-        seen = {str(g.get("label")): g.get("weight") for g in objects_in(summary.get("groups"))}
-        independent.check(
-            experiments.same_weights(seen, sent),
-            match,
-            "summary groups differ (label, weight)",
-            repr(sorted(sent.items())),
-            repr(sorted(seen.items())),
-        )
-        top = snapshot.get("requiredProperties")
-        listed = set(top) if isinstance(top, list) else set()
-        independent.check(
-            set(required) <= listed,
-            ("EXP-SNAPSHOT-REQUIRED-PROPERTIES-UNION",),
-            "the experiment's required properties are missing at the top level",
-            f"requiredProperties including {sorted(required)}",
-            repr(top),
-        )
+        judge_summary(experiments, base["id"], unit_type, MORE_GOLD)
 
 
 def _expect_hash_moves(

@@ -16,7 +16,6 @@ import referencing
 import yaml
 from openapi_spec_validator import OpenAPIV31SpecValidator
 from referencing.jsonschema import DRAFT202012
-from test_openapi import CONTRACT_URI, _all_examples, _operations, _pointer, _walk
 
 from conformance.contract import document as contract
 from conformance.contract.profile_keys import (
@@ -38,6 +37,7 @@ from conformance.contract.schema_walk import property_nodes
 from conformance.contract.specialisation import default_profile, specialise
 from conformance.profile import Profile, parse
 from conformance.profile.defaults import DEFAULTS
+from tests.conformance.contract import openapi_walk as walk
 from tests.support.conformance_cli import run_conformance
 
 # A target that fills every gap a key names differently from the reference server.
@@ -123,10 +123,12 @@ def test_the_default_profile_gives_the_contract_back() -> None:
     specialised = specialise(original, default_profile())
     assert original == before  # the cached contract is not touched
     assert _without_values(specialised) == original
-    filled = [n for _t, n in _walk(specialised) if isinstance(n, dict) and VALUE_MARK in n]
+    filled = [n for _t, n in walk.nodes(specialised) if isinstance(n, dict) and VALUE_MARK in n]
     assert len(filled) >= 40
     assert not [
-        n for _t, n in _walk(specialised) if isinstance(n, dict) and n.get(DECLARED_MARK) is True
+        n
+        for _t, n in walk.nodes(specialised)
+        if isinstance(n, dict) and n.get(DECLARED_MARK) is True
     ]
 
 
@@ -135,18 +137,18 @@ def test_the_renamed_document_is_valid_openapi_with_true_examples(
 ) -> None:
     assert [e.message for e in OpenAPIV31SpecValidator(renamed).iter_errors()] == []
     registry: referencing.Registry[Any] = referencing.Registry().with_resource(
-        CONTRACT_URI, DRAFT202012.create_resource(renamed)
+        walk.CONTRACT_URI, DRAFT202012.create_resource(renamed)
     )
     failures = []
-    for tokens, label, example in _all_examples(renamed):
-        schema = {"$ref": f"{CONTRACT_URI}#{_pointer(tokens)}"}
+    for tokens, label, example in walk.all_examples(renamed):
+        schema = {"$ref": f"{walk.CONTRACT_URI}#{walk.pointer(tokens)}"}
         validator = jsonschema.Draft202012Validator(schema, registry=registry)
         failures += [f"{label}: {e.message}" for e in validator.iter_errors(example)]
     assert failures == []
 
 
 def _every_key(document: dict[str, Any]) -> set[str]:
-    return {key for _t, n in _walk(document) for key in marks(n)}
+    return {key for _t, n in walk.nodes(document) for key in marks(n)}
 
 
 def test_no_default_name_is_left_where_a_key_fills_one(renamed: dict[str, Any]) -> None:
@@ -156,7 +158,7 @@ def test_no_default_name_is_left_where_a_key_fills_one(renamed: dict[str, Any]) 
     assert _every_key(renamed) - {"errors.media_type"} == keys
     assert "errors.media_type" in _every_key(renamed)
     left = []
-    for tokens, node in _walk(renamed):
+    for tokens, node in walk.nodes(renamed):
         if not isinstance(node, dict):
             continue
         for key in marks(node):
@@ -181,7 +183,7 @@ def test_no_default_name_is_left_where_a_key_fills_one(renamed: dict[str, Any]) 
 
 
 def test_statuses_move_to_the_declared_ones(renamed: dict[str, Any]) -> None:
-    responses = {op["operationId"]: set(op["responses"]) for _p, _m, op in _operations(renamed)}
+    responses = {op["operationId"]: set(op["responses"]) for _p, _m, op in walk.operations(renamed)}
     assert {"200", "422", "401", "419", "451", "404", "410"} <= responses["createConfiguration"]
     assert "201" not in responses["createConfiguration"] | responses["createExperiment"]
     assert "202" in responses["createExperiment"]
@@ -382,7 +384,7 @@ def test_structural_choices_take_their_declared_form(structural: dict[str, Any])
     assert schemas["ExperimentGroup"]["example"]["changeset"] == [
         {"op": "add", "path": "/economy/startingGold", "value": 200}
     ]
-    operations = {op["operationId"]: op for _p, _m, op in _operations(structural)}
+    operations = {op["operationId"]: op for _p, _m, op in walk.operations(structural)}
     patching = operations["patchConfiguration"]
     if_match = [p for p in patching["parameters"] if p.get("name") == "If-Match"]
     assert len(if_match) == 1 and if_match[0][DECLARED_MARK] is True

@@ -9,11 +9,9 @@ import copy
 import hashlib
 import json
 import re
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import jsonschema
 import pytest
 import referencing
 from openapi_spec_validator import OpenAPIV31SpecValidator
@@ -21,9 +19,9 @@ from referencing.jsonschema import DRAFT202012
 
 from conformance.contract import document as contract
 from conformance.contract.profile_keys import marks, rule_of
+from tests.conformance.contract import openapi_walk as walk
 
 REPO = Path(__file__).resolve().parents[3]
-CONTRACT_URI = "urn:rces:contract"
 
 # The agreed operationIds (prompts/opids.md): operationId -> (METHOD, path).
 EXPERIMENTS = "/application/{applicationId}/v2/experiments"
@@ -81,11 +79,6 @@ REQUIRED_SCHEMAS = (
     "ErrorBody",
 )
 
-# Keys under which a Schema Object holds further Schema Objects (one schema, or a map/list).
-_SCHEMA_ONE = ("items", "additionalProperties", "propertyNames", "contentSchema", "not")
-_SCHEMA_MAP = ("properties", "$defs", "patternProperties")
-_SCHEMA_LIST = ("allOf", "anyOf", "oneOf", "prefixItems")
-
 
 @pytest.fixture(scope="module")
 def document() -> dict[str, Any]:
@@ -96,112 +89,9 @@ def document() -> dict[str, Any]:
 def registry(document: dict[str, Any]) -> referencing.Registry[Any]:
     resource: referencing.Resource[Any] = DRAFT202012.create_resource(document)
     registry: referencing.Registry[Any] = referencing.Registry().with_resource(
-        CONTRACT_URI, resource
+        walk.CONTRACT_URI, resource
     )
     return registry
-
-
-def _pointer(tokens: tuple[str, ...]) -> str:
-    return "".join("/" + t.replace("~", "~0").replace("/", "~1") for t in tokens)
-
-
-def _validator(registry: referencing.Registry[Any], tokens: tuple[str, ...]) -> Any:
-    schema = {"$ref": f"{CONTRACT_URI}#{_pointer(tokens)}"}
-    return jsonschema.Draft202012Validator(
-        schema, registry=registry, format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER
-    )
-
-
-def _resolve(document: dict[str, Any], node: Any) -> Any:
-    while isinstance(node, dict) and "$ref" in node:
-        target: Any = document
-        for token in node["$ref"][2:].split("/"):
-            target = target[token]
-        node = target
-    return node
-
-
-def _schema_examples(
-    node: Any, tokens: tuple[str, ...]
-) -> Iterator[tuple[tuple[str, ...], str, Any]]:
-    """(schema location, label, example) for every example inside a Schema Object tree."""
-    if not isinstance(node, dict):
-        return
-    if "example" in node:
-        yield tokens, _pointer((*tokens, "example")), node["example"]
-    for index, value in enumerate(node.get("examples", [])):
-        yield tokens, _pointer((*tokens, "examples", str(index))), value
-    for key in _SCHEMA_ONE:
-        yield from _schema_examples(node.get(key), (*tokens, key))
-    for key in _SCHEMA_MAP:
-        for name, child in node.get(key, {}).items():
-            yield from _schema_examples(child, (*tokens, key, name))
-    for key in _SCHEMA_LIST:
-        for index, child in enumerate(node.get(key, [])):
-            yield from _schema_examples(child, (*tokens, key, str(index)))
-
-
-def _holder_examples(
-    document: dict[str, Any], node: Any, tokens: tuple[str, ...]
-) -> Iterator[tuple[tuple[str, ...], str, Any]]:
-    """Examples of every object that holds a ``schema`` (media types, parameters, headers)."""
-    if isinstance(node, list):
-        for index, child in enumerate(node):
-            yield from _holder_examples(document, child, (*tokens, str(index)))
-        return
-    if not isinstance(node, dict):
-        return
-    if isinstance(node.get("schema"), dict):
-        schema_tokens = (*tokens, "schema")
-        if "example" in node:
-            yield schema_tokens, _pointer((*tokens, "example")), node["example"]
-        for name, example in node.get("examples", {}).items():
-            value = _resolve(document, example)["value"]
-            yield schema_tokens, _pointer((*tokens, "examples", name)), value
-        yield from _schema_examples(node["schema"], schema_tokens)
-    for key, child in node.items():
-        if key not in ("schema", "examples", "example", "links"):
-            yield from _holder_examples(document, child, (*tokens, key))
-
-
-def _all_examples(document: dict[str, Any]) -> list[tuple[tuple[str, ...], str, Any]]:
-    found = list(_holder_examples(document, document.get("paths", {}), ("paths",)))
-    components = document.get("components", {})
-    for section in ("parameters", "headers", "responses", "requestBodies"):
-        holder = components.get(section, {})
-        found += _holder_examples(document, holder, ("components", section))
-    for name, schema in components.get("schemas", {}).items():
-        found += _schema_examples(schema, ("components", "schemas", name))
-    return found
-
-
-def _walk(node: Any, tokens: tuple[str, ...] = ()) -> Iterator[tuple[tuple[str, ...], Any]]:
-    yield tokens, node
-    if isinstance(node, dict):
-        for key, child in node.items():
-            yield from _walk(child, (*tokens, str(key)))
-    elif isinstance(node, list):
-        for index, child in enumerate(node):
-            yield from _walk(child, (*tokens, str(index)))
-
-
-def _operations(document: dict[str, Any]) -> Iterator[tuple[str, str, dict[str, Any]]]:
-    for path, item in document["paths"].items():
-        for method, operation in item.items():
-            if method in contract.HTTP_METHODS:
-                yield path, method, operation
-
-
-def _operation(document: dict[str, Any], operation_id: str) -> dict[str, Any]:
-    for _path, _method, operation in _operations(document):
-        if operation["operationId"] == operation_id:
-            return operation
-    raise KeyError(operation_id)
-
-
-def _parameters(document: dict[str, Any], operation: dict[str, Any]) -> dict[str, dict[str, Any]]:
-    resolved = (_resolve(document, p) for p in operation.get("parameters", []))
-    return {p["name"]: p for p in resolved}
 
 
 # --- the document -----------------------------------------------------------------------------
@@ -221,10 +111,10 @@ def test_validator_rejects_a_broken_document(document: dict[str, Any]) -> None:
 
 def test_exactly_the_agreed_operations(document: dict[str, Any]) -> None:
     found = {
-        op["operationId"]: (method.upper(), path) for path, method, op in _operations(document)
+        op["operationId"]: (method.upper(), path) for path, method, op in walk.operations(document)
     }
     assert found == AGREED_OPERATIONS
-    assert len(list(_operations(document))) == 19
+    assert len(list(walk.operations(document))) == 19
 
 
 def test_servers_and_description(document: dict[str, Any]) -> None:
@@ -247,7 +137,7 @@ def test_security_schemes_and_their_use(document: dict[str, Any]) -> None:
         schemes["sdkKey"] | {"type": "apiKey", "in": "header", "name": "authorization"}
         == (schemes["sdkKey"])
     )
-    for _path, _method, operation in _operations(document):
+    for _path, _method, operation in walk.operations(document):
         expected = "sdkKey" if operation["operationId"] in SDK_OPERATIONS else "personalAccessToken"
         assert operation["security"] == [{expected: []}], operation["operationId"]
 
@@ -276,12 +166,12 @@ def test_patch_operations_are_one_of_per_op_kind(document: dict[str, Any]) -> No
 def test_every_example_validates_against_its_schema(
     document: dict[str, Any], registry: referencing.Registry[Any]
 ) -> None:
-    examples = _all_examples(document)
+    examples = walk.all_examples(document)
     assert len(examples) >= 60, "the example walker lost track of the document"
     failures = [
         f"{label}: {error.message} at {error.json_path}"
         for tokens, label, example in examples
-        for error in _validator(registry, tokens).iter_errors(example)
+        for error in walk.validator(registry, tokens).iter_errors(example)
     ]
     assert failures == []
 
@@ -290,7 +180,7 @@ def test_main_schemas_and_request_bodies_carry_examples(document: dict[str, Any]
     schemas = document["components"]["schemas"]
     without = [n for n in REQUIRED_SCHEMAS if "example" not in schemas[n]]
     assert without == []
-    for _path, _method, operation in _operations(document):
+    for _path, _method, operation in walk.operations(document):
         if "requestBody" in operation:
             media = operation["requestBody"]["content"]["application/json"]
             assert "example" in media or "examples" in media, operation["operationId"]
@@ -302,9 +192,9 @@ def test_example_check_has_teeth(
     record = copy.deepcopy(document["components"]["schemas"]["ConfigurationRecord"]["example"])
     record["deletedAt"] = 5
     del record["contentHash"]
-    validator = _validator(registry, ("components", "schemas", "ConfigurationRecord"))
+    validator = walk.validator(registry, ("components", "schemas", "ConfigurationRecord"))
     assert len(list(validator.iter_errors(record))) == 2
-    status = _validator(registry, ("components", "schemas", "StatusSnapshot"))
+    status = walk.validator(registry, ("components", "schemas", "StatusSnapshot"))
     snapshot = copy.deepcopy(document["components"]["schemas"]["StatusSnapshot"]["example"])
     snapshot["experiments"]["user"][0]["groups"][0]["weight"] = "half"
     assert list(status.iter_errors(snapshot)) != []
@@ -326,8 +216,8 @@ def test_every_not_shown_header_of_the_reference_choices_is_marked(
     headers = _reference_choice_headers()
     assert len(headers) >= 8 and "server-id" in headers
     declared: dict[str, list[dict[str, Any]]] = {}
-    for _path, _method, operation in _operations(document):
-        for name, parameter in _parameters(document, operation).items():
+    for _path, _method, operation in walk.operations(document):
+        for name, parameter in walk.parameters(document, operation).items():
             if parameter["in"] == "header":
                 declared.setdefault(name, []).append(parameter)
     problems = []
@@ -343,8 +233,8 @@ def test_every_not_shown_header_of_the_reference_choices_is_marked(
 
 
 def test_sdk_header_bounds(document: dict[str, Any]) -> None:
-    status = _parameters(document, _operation(document, "getSdkStatus"))
-    bootstrap = _parameters(document, _operation(document, "getSdkBootstrap"))
+    status = walk.parameters(document, walk.operation(document, "getSdkStatus"))
+    bootstrap = walk.parameters(document, walk.operation(document, "getSdkBootstrap"))
     assert status["environment"]["schema"]["enum"] == ["production", "development", "studio"]
     assert status["environment"]["schema"]["minLength"] == 1
     assert (
@@ -374,24 +264,26 @@ def test_sdk_header_bounds(document: dict[str, Any]) -> None:
 def test_environment_id_on_management_and_experiment_operations(
     document: dict[str, Any],
 ) -> None:
-    for _path, _method, operation in _operations(document):
+    for _path, _method, operation in walk.operations(document):
         if operation["operationId"] in SDK_OPERATIONS:
             continue
-        parameter = _parameters(document, operation)["environment_id"]
+        parameter = walk.parameters(document, operation)["environment_id"]
         assert parameter["in"] == "header" and parameter["required"] is True
         assert parameter["schema"]["type"] == "integer" and parameter["schema"]["minimum"] == 1
 
 
 def test_list_endpoints_page(document: dict[str, Any]) -> None:
     for operation_id in ("listExperiments", "listAssignments", "listMembers"):
-        parameters = _parameters(document, _operation(document, operation_id))
+        parameters = walk.parameters(document, walk.operation(document, operation_id))
         limit = parameters["limit"]["schema"]
         assert (parameters["limit"]["in"], limit["minimum"], limit["maximum"]) == ("query", 1, 100)
         assert parameters["cursor"]["in"] == "query"
 
 
 def test_marks_are_known_values_and_links_carry_none(document: dict[str, Any]) -> None:
-    marks = [(t, n["x-spec"]) for t, n in _walk(document) if isinstance(n, dict) and "x-spec" in n]
+    marks = [
+        (t, n["x-spec"]) for t, n in walk.nodes(document) if isinstance(n, dict) and "x-spec" in n
+    ]
     assert len(marks) > 40
     assert [(t, m) for t, m in marks if m not in MARKS] == []
     in_links = [t for t, _m in marks if "links" in t]
@@ -402,13 +294,13 @@ def test_profile_keys_exist_in_the_profile_schema(document: dict[str, Any]) -> N
     profile_schema = json.loads(
         (REPO / "conformance" / "profile" / "profile.schema.json").read_text()
     )
-    keys = {key for _t, n in _walk(document) for key in marks(n)}
+    keys = {key for _t, n in walk.nodes(document) for key in marks(n)}
     assert len(keys) >= 20
     missing = []
     for key in sorted(keys):
         node = profile_schema
         for part in key.split("."):
-            node = _resolve(profile_schema, node)
+            node = walk.resolve(profile_schema, node)
             node = node.get("properties", {}).get(part)
             if node is None:
                 missing.append(key)
@@ -419,22 +311,17 @@ def test_profile_keys_exist_in_the_profile_schema(document: dict[str, Any]) -> N
 def test_every_profile_key_of_the_contract_has_a_specialisation_rule(
     document: dict[str, Any],
 ) -> None:
-    keys = {key for _t, n in _walk(document) for key in marks(n)}
+    keys = {key for _t, n in walk.nodes(document) for key in marks(n)}
     assert [key for key in sorted(keys) if rule_of(key) is None] == []
 
 
 # --- responses --------------------------------------------------------------------------------
 
 
-def _responses(document: dict[str, Any], operation_id: str) -> dict[str, dict[str, Any]]:
-    operation = _operation(document, operation_id)
-    return {code: _resolve(document, r) for code, r in operation["responses"].items()}
-
-
 def test_304_responses_have_no_content(document: dict[str, Any]) -> None:
     seen = 0
-    for _path, _method, operation in _operations(document):
-        for code, response in _responses(document, operation["operationId"]).items():
+    for _path, _method, operation in walk.operations(document):
+        for code, response in walk.responses(document, operation["operationId"]).items():
             if code == "304":
                 seen += 1
                 assert "content" not in response, operation["operationId"]
@@ -443,15 +330,15 @@ def test_304_responses_have_no_content(document: dict[str, Any]) -> None:
 
 def test_status_and_bootstrap_declare_etag_on_200_and_304(document: dict[str, Any]) -> None:
     for operation_id in SDK_OPERATIONS:
-        responses = _responses(document, operation_id)
+        responses = walk.responses(document, operation_id)
         for code in ("200", "304"):
-            header = _resolve(document, responses[code]["headers"]["ETag"])
+            header = walk.resolve(document, responses[code]["headers"]["ETag"])
             assert header["required"] is True, (operation_id, code)
 
 
 def test_error_responses_use_error_body(document: dict[str, Any]) -> None:
-    for _path, _method, operation in _operations(document):
-        for code, response in _responses(document, operation["operationId"]).items():
+    for _path, _method, operation in walk.operations(document):
+        for code, response in walk.responses(document, operation["operationId"]).items():
             if code.startswith("4"):
                 schema = response["content"]["application/json"]["schema"]
                 assert schema == {"$ref": "#/components/schemas/ErrorBody"}, (
@@ -465,7 +352,7 @@ def test_expected_statuses_per_operation(document: dict[str, Any]) -> None:
     # 3); a patch's conflict is the spec's 409 (4.1 rule 3).
     transitions = {"setManualAssignment", "reactivateMember", "unenrollMember", "changeRollout"}
     transitions |= {"terminateExperiment"}
-    for _path, _method, operation in _operations(document):
+    for _path, _method, operation in walk.operations(document):
         operation_id = operation["operationId"]
         codes = set(operation["responses"])
         expected = {"400", "401"}
@@ -483,19 +370,19 @@ def test_expected_statuses_per_operation(document: dict[str, Any]) -> None:
         if operation_id == "getSdkStatus":
             expected.add("429")
         assert codes == expected, operation_id
-    retry_after = _responses(document, "getSdkStatus")["429"]["headers"]
+    retry_after = walk.responses(document, "getSdkStatus")["429"]["headers"]
     assert "Retry-After" in retry_after
 
 
 def test_links_from_create_operations(document: dict[str, Any]) -> None:
-    links = _responses(document, "createConfiguration")["201"]["links"]
+    links = walk.responses(document, "createConfiguration")["201"]["links"]
     patch = next(iter(links.values()))
     assert patch["operationId"] == "patchConfiguration"
     assert patch["parameters"]["path.configurationId"] == "$response.body#/id"
     assert patch["requestBody"] == {"baseHash": "$response.body#/contentHash"}
     targets = {
         link["operationId"]
-        for link in _responses(document, "createExperiment")["201"]["links"].values()
+        for link in walk.responses(document, "createExperiment")["201"]["links"].values()
     }
     assert {"getExperiment", "getRollout", "terminateExperiment", "listMembers"} <= targets
 
