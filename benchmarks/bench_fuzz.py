@@ -42,8 +42,8 @@ from typing import Any
 
 import yaml
 
-from conformance.stages.fuzz import pytest_args
-from conformance.stages.fuzz.budget import tier
+from conformance.registry.fuzz import pytest_args
+from conformance.registry.fuzz_budget import tier
 
 ROOT = Path(__file__).resolve().parents[1]
 CONTRACT = ROOT / "openapi" / "openapi.yaml"
@@ -243,10 +243,10 @@ def replay_timing(count: int, work: Path) -> None:
     mixed_cases = importlib.import_module("corpus_cases").mixed_cases
 
     from conformance.profile import load
+    from conformance.registry.fuzz_budget import tier
     from conformance.stages.fuzz import corpus
     from conformance.stages.fuzz.aiming import FuzzTarget
     from conformance.stages.fuzz.answers import FuzzRun
-    from conformance.stages.fuzz.budget import tier
     from conformance.stages.fuzz.corpus.replay import replay_corpus
     from conformance.traffic.client import Client
 

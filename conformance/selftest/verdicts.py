@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 
 import pytest
 
+from conformance.registry import by_name
 from conformance.selftest.sides import Side
-from conformance.stages import by_name
 
 # What a fault's test records (record_property): its declared set, the set its stage failed, and
 # how long its own run took.

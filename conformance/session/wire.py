@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 
-from conformance.stages.declaration import Details  # a stage's details, JSON values
+from conformance.registry.declaration import Details  # a stage's details, JSON values
 
 RECORD_KEY = "conformance"  # a test record (``user_properties``)
 TARGET_KEY = "conformance-target"  # the target as the report describes it (``user_properties``)

@@ -22,9 +22,9 @@ import requests
 from schemathesis.core.failures import Failure, FailureGroup
 
 from conformance.redaction.placeholders import Redactor
+from conformance.registry.fuzz_budget import Tier
 from conformance.stages.fuzz.aiming import FuzzTarget
 from conformance.stages.fuzz.auth import AUTH_REQUIREMENTS, AuthMode, kind_of
-from conformance.stages.fuzz.budget import Tier
 from conformance.stages.fuzz.case_log import CaseLog
 from conformance.stages.fuzz.failure_level import judge
 from conformance.stages.fuzz.failures import Failures, SeenFailure, Sent

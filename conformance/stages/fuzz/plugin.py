@@ -37,14 +37,14 @@ import pytest
 
 from conformance.contract.document import operations
 from conformance.contract.specialisation import default_profile
+from conformance.registry.declaration import Details
+from conformance.registry.fuzz_budget import DEFAULT_SEED, DEFAULT_TIER, Tier, tier
 from conformance.session import wire
 from conformance.session.state import DEFAULT_REPORT_DIR, RUN_ID, target_of
-from conformance.stages.declaration import Details
 from conformance.stages.fuzz import results
 from conformance.stages.fuzz.aiming import FuzzTarget
 from conformance.stages.fuzz.answers import FuzzRun
 from conformance.stages.fuzz.auth import auth_requirements
-from conformance.stages.fuzz.budget import DEFAULT_SEED, DEFAULT_TIER, Tier, tier
 from conformance.stages.fuzz.corpus import DIRECTORY_NAME
 from conformance.stages.fuzz.corpus.capture import corpus_cases
 from conformance.stages.fuzz.corpus.keeping import CorpusRun

@@ -27,8 +27,8 @@ from conformance.verdict.records import TestRecord, record_of
 
 if TYPE_CHECKING:
     from conformance.json_types import JsonObject
+    from conformance.registry.fuzz_budget import Tier
     from conformance.stages.fuzz.answers import FuzzRun
-    from conformance.stages.fuzz.budget import Tier
     from conformance.stages.fuzz.failures import SeenFailure
     from conformance.stages.fuzz.tally import OperationTally
 

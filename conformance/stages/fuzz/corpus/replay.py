@@ -37,8 +37,8 @@ if TYPE_CHECKING:
     from schemathesis.specs.openapi.schemas import OpenApiCase
 
     from conformance.redaction.placeholders import Redactor
+    from conformance.registry.fuzz_budget import Tier
     from conformance.stages.fuzz.aiming import FuzzTarget
-    from conformance.stages.fuzz.budget import Tier
     from conformance.stages.fuzz.tally import OperationTally
 
 FAILS, FIXED, INCONCLUSIVE = "fails", "fixed", "inconclusive"

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from conformance.stages.fuzz import pytest_args
+from conformance.registry.fuzz import pytest_args
 
 ROOT = Path(__file__).resolve().parents[4]
 

@@ -179,9 +179,9 @@ def test_the_summary_names_regressions_fixes_and_new_cases() -> None:
 def fuzz_run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     """A ``FuzzRun`` against the reference server, with its configuration and experiment."""
     from conformance.profile import load
+    from conformance.registry.fuzz_budget import tier
     from conformance.stages.fuzz.aiming import FuzzTarget
     from conformance.stages.fuzz.answers import FuzzRun
-    from conformance.stages.fuzz.budget import tier
     from conformance.traffic.client import Client
     from refserver.runner import start_server
 
@@ -295,9 +295,9 @@ def test_a_case_is_kept_in_the_contracts_names_and_replayed_in_the_runs() -> Non
     from types import SimpleNamespace
 
     from conformance.profile import parse
+    from conformance.registry.fuzz_budget import tier
     from conformance.stages.fuzz.aiming import FuzzTarget
     from conformance.stages.fuzz.answers import FuzzRun
-    from conformance.stages.fuzz.budget import tier
     from conformance.stages.fuzz.corpus.capture import encode_steps
     from conformance.stages.fuzz.failures import Sent
 

@@ -14,11 +14,11 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from conformance.profile import load
+from conformance.registry.fuzz_budget import tier
 from conformance.stages.fuzz import engine
 from conformance.stages.fuzz.aiming import FuzzTarget
 from conformance.stages.fuzz.answers import FuzzRun
 from conformance.stages.fuzz.auth import AuthMode
-from conformance.stages.fuzz.budget import tier
 from conformance.stages.fuzz.engine import EngineErrors, EngineSchemas, fuzz
 from conformance.stages.fuzz.failures import Sent
 from conformance.stages.fuzz.response_checks import RuleFailure

@@ -13,7 +13,7 @@ from tests.support.import_cycles import find_cycle
 PACKAGE = "conformance.stages.fuzz"
 ROOT = Path(fuzz.__file__).parent
 # The run's side: what a fuzz run is, judges, records and publishes.
-RUN_SIDE = frozenset({"answers", "results", "engine", "plugin", "test_fuzz", "command"})
+RUN_SIDE = frozenset({"answers", "results", "engine", "plugin", "test_fuzz"})
 
 
 def _name(path: Path) -> str:

@@ -15,8 +15,9 @@ from schemathesis.openapi.checks import UndefinedStatusCode
 from conformance.contract.document import operations
 from conformance.errors import UsageError
 from conformance.profile.building import build
+from conformance.registry.fuzz import pytest_args
+from conformance.registry.fuzz_budget import TIERS, tier
 from conformance.run.folding import RequirementInfo, fold
-from conformance.stages.fuzz import pytest_args
 from conformance.stages.fuzz.aiming import FuzzTarget, RealObjects
 from conformance.stages.fuzz.answers import FuzzRun
 from conformance.stages.fuzz.auth import (
@@ -29,7 +30,6 @@ from conformance.stages.fuzz.auth import (
     kind_of,
     sdk_key_for,
 )
-from conformance.stages.fuzz.budget import TIERS, tier
 from conformance.stages.fuzz.failures import Failures, SeenFailure
 from conformance.stages.fuzz.response_checks import (
     BUILTIN_REQUIREMENTS,

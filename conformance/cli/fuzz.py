@@ -19,9 +19,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from conformance.errors import UsageError
+from conformance.registry.fuzz_budget import DEFAULT_SEED, tier
 from conformance.stages.fuzz import corpus
 from conformance.stages.fuzz.aiming import FuzzTarget
-from conformance.stages.fuzz.budget import DEFAULT_SEED, tier
 from conformance.stages.fuzz.settings import profile_corpus
 from conformance.target.resolution import new_run_id, preflight, resolve
 from conformance.traffic.client import Client
