@@ -3,7 +3,7 @@
 Thin on purpose: fixtures live in ``fixtures`` (registered through ``pytest_plugins``), the
 controller's collector in ``collector``, the stash keys in ``state``, the run's target in
 ``handover``, which stage a test belongs to and each stage's options and plugin in the stage
-registry (``conformance.stages``). Inert unless used: a run that collects no stage and names no
+registry (``conformance.registry``). Inert unless used: a run that collects no stage and names no
 target starts nothing until a fixture asks for one, and tests without the ``requirement`` marker
 are untouched. Every process of a run also registers ``OutputRedaction`` (no secret in any
 output) and keeps the run deadline (``deadline``).

@@ -1,7 +1,7 @@
 """The fuzz stage's pytest plugin: settings, items, the session's run, records, details.
 
 Registered by ``conformance.run.plugin`` for a run that collects the fuzz stage; its options are
-declared with the stage (``conformance.stages.fuzz``).
+declared with the stage (``conformance.registry.fuzz``).
 
 - ``--fuzz-tier`` / ``--fuzz-seed`` choose the budget (``settings_of``, kept in the config's
   stash), and the target profile (the run's hand-over) gives the terms the contract is fuzzed in.

@@ -9,7 +9,7 @@ engine on its share (``conformance.stages.fuzz.engine``):
 - ``test_fuzz_stateful``: scenarios that follow the contract's links and the inferred ones.
 
 Run it through ``conformance run --stage fuzz --tier smoke`` (or the pytest arguments of
-``conformance.stages.fuzz.pytest_args``); tier and seed come from
+``conformance.registry.fuzz.pytest_args``); tier and seed come from
 ``conformance.stages.fuzz.plugin``, which also declares the items: one ``pytest.param`` per
 operation for each ``fuzz_family`` (nothing is read from the plugin at import).
 """
