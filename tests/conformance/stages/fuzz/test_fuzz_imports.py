@@ -1,6 +1,6 @@
 """The fuzz stage's modules import each other without a cycle, every import counted (those under
 ``TYPE_CHECKING`` and inside functions too), and its corpus imports nothing of the run that fills
-it: the replay needs of a run only ``corpus.replay.ReplayRun``."""
+it: the replay needs of a run only ``corpus.replay.ReplayContext``."""
 
 from __future__ import annotations
 
