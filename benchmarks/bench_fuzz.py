@@ -42,8 +42,8 @@ from typing import Any
 
 import yaml
 
-from conformance.stages.fuzz import pytest_args
-from conformance.stages.fuzz.budget import tier
+from conformance.registry.fuzz import pytest_args
+from conformance.registry.fuzz_budget import tier
 
 ROOT = Path(__file__).resolve().parents[1]
 CONTRACT = ROOT / "openapi" / "openapi.yaml"
@@ -243,10 +243,10 @@ def replay_timing(count: int, work: Path) -> None:
     mixed_cases = importlib.import_module("corpus_cases").mixed_cases
 
     from conformance.profile import load
+    from conformance.registry.fuzz_budget import tier
     from conformance.stages.fuzz import corpus
     from conformance.stages.fuzz.aiming import FuzzTarget
-    from conformance.stages.fuzz.answers import FuzzRun
-    from conformance.stages.fuzz.budget import tier
+    from conformance.stages.fuzz.answers import FuzzCampaign
     from conformance.stages.fuzz.corpus.replay import replay_corpus
     from conformance.traffic.client import Client
 
@@ -259,17 +259,17 @@ def replay_timing(count: int, work: Path) -> None:
         target = FuzzTarget(server.base_url, profile, "cf-bench0-gw0")
         with Client(server.base_url, profile, run_prefix=target.run_prefix) as client:
             target.provision(client)
-        run_ = FuzzRun(tier("smoke"), 1, target)
+        run_ = FuzzCampaign(tier("smoke"), 1, target)
         started = time.perf_counter()
         results = replay_corpus(run_, directory)
         seconds = time.perf_counter() - started
     finally:
         server.stop()
-    verdicts = collections.Counter(result.verdict for result in results)
+    came_out = collections.Counter(result.came_out for result in results)
     print(
         f"replayed {len(results)} corpus cases in {seconds:.2f}s "
         f"({seconds / max(1, len(results)) * 1000:.0f} ms each; contract loaded once included): "
-        f"{dict(verdicts)}; load {load_average()}"
+        f"{dict(came_out)}; load {load_average()}"
     )
 
 

@@ -78,7 +78,7 @@ class Requirement:
     capability: str | None
     subject: str  # "server" | "client"
     # The stages whose run answers for it (``stages`` in the file, else ``default_stages`` of its
-    # subject); names of the stage registry (``conformance.stages``).
+    # subject); names of the stage registry (``conformance.registry``).
     stages: tuple[str, ...] = ()
     # A server rule the server stages judge by default: a run with no narrower scope (and the
     # self-tests of every server fault) answers for it; False for a client rule, and for a rule

@@ -2,8 +2,8 @@
 
 Each subcommand is a module with ``add_parser(subcommands)`` (its arguments) and ``main(options)``
 (a call into the room that does the work, returning the exit status): ``run``
-(``conformance.cli.run``), the commands of no stage (``GENERAL_COMMANDS``, each in this package)
-and each stage's own (``Stage.commands``, declared by the stage and kept in its package).
+(``conformance.cli.run``), the commands of no stage (``GENERAL_COMMANDS``) and each stage's own
+(``Stage.commands``, declared by the stage in the registry): every one a module of this package.
 Exit statuses: ``conformance.run.launch``.
 """
 
@@ -15,12 +15,12 @@ import sys
 from collections.abc import Sequence
 
 from conformance.errors import UsageError
+from conformance.registry import commands
 from conformance.run import launch
-from conformance.stages import commands
 
 RUN_COMMAND = "conformance.cli.run"  # ``conformance run``, the first subcommand
 # Subcommands of no stage: name -> module with add_parser(subparsers) and main(options) -> exit
-# status. A stage's own commands are declared by the stage (``Stage.commands``).
+# status. A stage's own commands are declared by the stage (``Stage.commands``), kept here too.
 GENERAL_COMMANDS: dict[str, str] = {
     "selftest": "conformance.cli.selftest",
     "flaky": "conformance.cli.flaky",

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import argparse
 
+from conformance.registry import REGISTRY
 from conformance.selftest.flakiness import flaky
-from conformance.stages import REGISTRY
 
 
 def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

@@ -5,10 +5,10 @@ from __future__ import annotations
 import argparse
 
 from conformance.cli import EPILOG
+from conformance.registry import REGISTRY, by_name
 from conformance.report.writer import RUN_FORMATS, run_formats
 from conformance.run import launch
 from conformance.session.deadline import seconds_option
-from conformance.stages import REGISTRY, by_name
 from conformance.verdict.run_verdict import Level
 
 

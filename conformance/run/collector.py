@@ -14,6 +14,8 @@ import yaml
 
 from conformance.profile.loading import written_keys
 from conformance.redaction.run_outputs import OutputRedaction
+from conformance.registry import Stage, answered_by, by_name, named
+from conformance.registry.declaration import Details
 from conformance.report import step_summary
 from conformance.report.headline import blocked_sentence, summary_line
 from conformance.report.model import Report
@@ -31,8 +33,6 @@ from conformance.session.state import (
     TARGET_INFO,
     target_of,
 )
-from conformance.stages import Stage, answered_by, by_name, named
-from conformance.stages.declaration import Details
 from conformance.target.resolution import Target
 from conformance.verdict.outcome import Outcome
 from conformance.verdict.records import TestRecord

@@ -21,6 +21,7 @@ from conformance.catalogue.requirements import load_catalogue
 from conformance.drivers import observation
 from conformance.errors import UsageError
 from conformance.profile import Profile
+from conformance.registry import Stage, answered_by, collected_by, default_answered
 from conformance.run import requirement_ids
 from conformance.session.state import (
     HANDED_OVER,
@@ -30,7 +31,6 @@ from conformance.session.state import (
     target_info,
     target_of,
 )
-from conformance.stages import Stage, answered_by, collected_by, default_answered
 from conformance.target.resolution import Target, establish
 from conformance.verdict.difference import Difference
 

@@ -28,6 +28,7 @@ from pathlib import Path
 import pytest
 
 from conformance.errors import UsageError
+from conformance.registry import REGISTRY, Stage, by_name
 from conformance.report.headline import blocked_sentence, summary_line
 from conformance.report.model import Report
 from conformance.report.writer import ALLURE, RUN_FORMATS
@@ -37,7 +38,6 @@ from conformance.run.handover import HandedOver, observe
 from conformance.run.selection_size import ONE_PROCESS_BELOW, narrowed, selected
 from conformance.run.workers import auto
 from conformance.session import stop_signals
-from conformance.stages import REGISTRY, Stage, by_name
 from conformance.target.resolution import Target, establish
 from conformance.verdict.outcome import DECLARED
 from conformance.verdict.run_verdict import Level, Verdict

@@ -3,7 +3,7 @@
 Thin on purpose: fixtures live in ``fixtures`` (registered through ``pytest_plugins``), the
 controller's collector in ``collector``, the stash keys in ``state``, the run's target in
 ``handover``, which stage a test belongs to and each stage's options and plugin in the stage
-registry (``conformance.stages``). Inert unless used: a run that collects no stage and names no
+registry (``conformance.registry``). Inert unless used: a run that collects no stage and names no
 target starts nothing until a fixture asks for one, and tests without the ``requirement`` marker
 are untouched. Every process of a run also registers ``OutputRedaction`` (no secret in any
 output) and keeps the run deadline (``deadline``).
@@ -31,6 +31,7 @@ from conformance.errors import (
 )
 from conformance.profile import reads as profile_reads
 from conformance.redaction.run_outputs import OutputRedaction
+from conformance.registry import add_pytest_options, collected_by, of_module
 from conformance.report.allure_labels import apply_allure_labels, attach_exchanges
 from conformance.report.body_cut import cut_exchange
 from conformance.run import failure_view, handover
@@ -51,7 +52,6 @@ from conformance.session.state import (
     TRANSCRIPT,
     add_secrets,
 )
-from conformance.stages import add_pytest_options, collected_by, of_module
 from conformance.target.resolution import Target, new_run_id
 from conformance.verdict.classification import classify
 from conformance.verdict.levels import at_their_levels

@@ -11,7 +11,7 @@ from difflib import get_close_matches
 
 from conformance.catalogue.requirements import Catalogue, load_catalogue
 from conformance.errors import UsageError
-from conformance.stages.declaration import Stage
+from conformance.registry.declaration import Stage
 
 CATALOGUE_FILE = "conformance/catalogue/requirements.yaml"
 

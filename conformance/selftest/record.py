@@ -17,7 +17,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from conformance.json_types import JsonObject, JsonValue
-from conformance.selftest.verdicts import EXACT, FaultReport, SideRun
+from conformance.selftest.catches import EXACT, FaultReport, SideResult
 
 FORMAT = "conformance-selftest-record/1"
 
@@ -32,11 +32,11 @@ def _entry(side: str, report: FaultReport) -> JsonObject:
         "name": report.name,
         "expected": _ids(report.declared),
         "failed": _ids(report.failed),
-        "exact": report.passed if report.correct else report.verdict == EXACT,
+        "exact": report.passed if report.correct else report.caught == EXACT,
     }
 
 
-def record(runs: Sequence[SideRun], selection: Mapping[str, JsonValue]) -> JsonObject:
+def record(runs: Sequence[SideResult], selection: Mapping[str, JsonValue]) -> JsonObject:
     """The record of these sides' runs; ``selection``: the options that chose the entries."""
     reports = sorted(
         ((run.side, r) for run in runs for r in (*run.faults, *run.correct)),
@@ -52,7 +52,9 @@ def record(runs: Sequence[SideRun], selection: Mapping[str, JsonValue]) -> JsonO
     }
 
 
-def write_record(path: Path, runs: Sequence[SideRun], selection: Mapping[str, JsonValue]) -> None:
+def write_record(
+    path: Path, runs: Sequence[SideResult], selection: Mapping[str, JsonValue]
+) -> None:
     path.write_text(json.dumps(record(runs, selection), indent=2) + "\n", "utf-8")
 
 

@@ -53,6 +53,7 @@ import pytest
 
 from conformance.errors import UsageError
 from conformance.report import step_summary
+from conformance.selftest.catches import SideResult, Tally, side_result
 from conformance.selftest.record import write_record
 from conformance.selftest.score import details, duration, exit_status, headline, score_table
 from conformance.selftest.sides import (
@@ -64,7 +65,6 @@ from conformance.selftest.sides import (
     check_checkout,
     checkout_root,
 )
-from conformance.selftest.verdicts import SideRun, Tally, side_run
 
 FULL_ENV = "RCES_SELFTEST_FULL"  # read by tests/faulty/harness.py
 ONLY_ENV = "RCES_SELFTEST_ONLY"  # read by each catalogue's test (tests/faulty/selection.py)
@@ -172,7 +172,7 @@ def pytest_args(side: Side, options: argparse.Namespace, root: Path, chosen: str
     return args
 
 
-def run_side(side: Side, options: argparse.Namespace, root: Path, position: str) -> SideRun:
+def run_side(side: Side, options: argparse.Namespace, root: Path, position: str) -> SideResult:
     chosen = selection(options)
     full = bool(getattr(options, "full", False)) and side.name == SERVER
     mode = " --full" if full else ""
@@ -187,7 +187,7 @@ def run_side(side: Side, options: argparse.Namespace, root: Path, position: str)
     quiet = {step_summary.ENV: ""}
     with environment({FULL_ENV: "1" if full else "", ONLY_ENV: chosen, **quiet}):
         code = pytest.main(pytest_args(side, options, root, chosen), plugins=[tally])
-    run = side_run(side, tally, time.monotonic() - started, int(code))
+    run = side_result(side, tally, time.monotonic() - started, int(code))
     if code == pytest.ExitCode.USAGE_ERROR or (
         tally.collection_errors and (chosen or options.faults)
     ):

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 
 import pytest
 
-from conformance.selftest.verdicts import EXACT, MISSED, OTHER, SideRun
+from conformance.selftest.catches import EXACT, MISSED, OTHER, SideResult
 
 # pytest's exit statuses a side's run may end with (failures are counted from the reports).
 EXPECTED_CODES = (
@@ -28,15 +28,15 @@ def _share(part: int, whole: int) -> str:
     return f"{part} ({100 * part / whole:.0f}%)" if whole else str(part)
 
 
-def _passed(runs: Sequence[SideRun]) -> int:
+def _passed(runs: Sequence[SideResult]) -> int:
     return sum(1 for run in runs for c in run.correct if c.passed)
 
 
-def _variants(runs: Sequence[SideRun]) -> int:
+def _variants(runs: Sequence[SideResult]) -> int:
     return sum(len(run.correct) for run in runs)
 
 
-def score_table(runs: Sequence[SideRun]) -> list[str]:
+def score_table(runs: Sequence[SideResult]) -> list[str]:
     """The score by side, then a total row when several sides ran: faults caught exactly, and
     correct-but-different variants passed exactly, side by side."""
     head = (
@@ -90,7 +90,7 @@ def score_table(runs: Sequence[SideRun]) -> list[str]:
     return [line(head), *(line(row) for row in rows)]
 
 
-def details(runs: Sequence[SideRun]) -> list[str]:
+def details(runs: Sequence[SideResult]) -> list[str]:
     """What the table cannot say: correct variants, faults not caught exactly, run times, other
     failures."""
     lines: list[str] = []
@@ -103,8 +103,8 @@ def details(runs: Sequence[SideRun]) -> list[str]:
                 + (f"; FAILING: {failing}" if failing else "")
             )
         for fault in run.faults:
-            if fault.verdict != EXACT:
-                lines.append(f"  {run.side}: {fault.verdict.upper()}: {fault.explain()}")
+            if fault.caught != EXACT:
+                lines.append(f"  {run.side}: {fault.caught.upper()}: {fault.explain()}")
         unjudged = sum(1 for f in run.faults if f.failed is None)
         if unjudged:
             lines.append(
@@ -127,14 +127,14 @@ def details(runs: Sequence[SideRun]) -> list[str]:
     return lines
 
 
-def _side_score(run: SideRun) -> str:
+def _side_score(run: SideResult) -> str:
     parts = [f"{run.count(EXACT)}/{len(run.faults)}"] if run.faults or not run.correct else []
     if run.correct:
         parts.append(f"{_passed([run])}/{len(run.correct)} variants")
     return f"{run.side} " + " + ".join(parts)
 
 
-def headline(runs: Sequence[SideRun], seconds: float) -> str:
+def headline(runs: Sequence[SideResult], seconds: float) -> str:
     """The score in the form the README publishes: "215 of 215 faults caught exactly; 64 of 64
     variants passed exactly", then each side's."""
     shipped = sum(len(run.faults) for run in runs)
@@ -146,5 +146,5 @@ def headline(runs: Sequence[SideRun], seconds: float) -> str:
     )
 
 
-def exit_status(runs: Sequence[SideRun]) -> int:
+def exit_status(runs: Sequence[SideResult]) -> int:
     return 0 if all(run.ok for run in runs) else 1

@@ -21,14 +21,14 @@ from typing import Any
 
 import pytest
 
-from conformance.stages.declaration import Details  # a stage's details, JSON values
+from conformance.registry.declaration import Details  # a stage's details, JSON values
 
 RECORD_KEY = "conformance"  # a test record (``user_properties``)
 TARGET_KEY = "conformance-target"  # the target as the report describes it (``user_properties``)
 DETAILS_KEY = "conformance-stage"  # a worker's stage details (``workeroutput``)
 CARRIER_NAME = "conformance-wire"
 
-Record = dict[str, object]  # a test record as JSON (``TestRecord.to_json``)
+RecordJson = dict[str, object]  # a test record as JSON (``TestRecord.to_json``)
 _PUBLISHED = pytest.StashKey[dict[str, dict[str, Details]]]()  # stage -> source -> details
 
 
@@ -38,7 +38,7 @@ class Hooks:
     @pytest.hookspec(firstresult=True)
     def pytest_conformance_records(
         self, item: pytest.Item, call: pytest.CallInfo[None], report: pytest.TestReport
-    ) -> list[Record] | None:
+    ) -> list[RecordJson] | None:
         """The records (JSON) a stage sends for this test phase instead of the generic one;
         None: the generic record. Asked for every phase of a requirement-marked test that is
         recorded (a failed or skipped setup, the call)."""

@@ -90,7 +90,7 @@ LEDGER = Ledger()
 
 
 def sdk_bucket_key(base_url: str, bucket: tuple[str, str | None]) -> tuple[str, ...]:
-    """The ledger's key of the target's SDK bucket ``bucket`` (``RateLimit.bucket``)."""
+    """The ledger's key of the target's SDK bucket ``bucket`` (``SdkRateLimit.bucket``)."""
     return ("sdk", base_url.rstrip("/"), bucket[0], bucket[1] or "")
 
 

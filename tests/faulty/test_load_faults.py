@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from conformance.stages.load import STAGE
+from conformance.registry.load import STAGE
 from faulty.asgi import FaultyApp
 from faulty.catalogue import LOAD_SECTIONS
 from faulty.context import Context

@@ -1,7 +1,8 @@
 """conformance's own imports: at module level, except the heavy optional engines (schemathesis,
 Locust) and the modules that bring them in, and the one lazy start of the embedded reference
 server; no module reaches itself through its module-level imports; no module imports a floor
-above its own (``FLOORS``); and the low rooms load no stage machinery."""
+above its own (``FLOORS``: a module's floor is its folder's) and no folder reaches itself through
+another; and the low rooms load no stage machinery."""
 
 from __future__ import annotations
 
@@ -123,7 +124,7 @@ def test_no_import_cycle() -> None:
 def test_the_stage_declarations_stay_light() -> None:
     """What the registry imports never brings in a heavy engine (the scenarios stage alone must
     not pay for schemathesis or Locust)."""
-    assert not _heavy("conformance.stages")
+    assert not _heavy("conformance.registry")
     assert not _heavy("conformance.run.plugin")
     assert not _heavy("conformance.cli")
 
@@ -131,14 +132,16 @@ def test_the_stage_declarations_stay_light() -> None:
 # ------------------------------------------------------------------ floors
 
 # The rooms from the lowest floor up (ARCHITECTURE.md, "Floors"): a module imports only modules
-# of its own floor or below, at module level and inside functions alike. A floor may hold several
-# rooms (they may import each other) and a room may be cut in two floors (``FLOOR_OF``).
+# of its own floor or below, at module level and inside functions alike. A room is a folder of
+# ``conformance/`` (or a module at its top) and its floor is the folder's: no module is an
+# exception. A floor may hold several rooms (they may import each other, but no folder reaches
+# itself through another).
 FLOORS: tuple[tuple[str, ...], ...] = (
     ("conformance", "errors", "json_types", "redaction"),
     ("catalogue",),
     ("verdict",),  # outcomes, verdicts, levels, evidence, differences, records: what reports render
     ("report",),  # the model and its renderers: a stage's own lines and HTML reach them in it
-    ("registry",),  # the stage declarations: conformance.stages, its declaration, STAGE of each
+    ("registry",),  # the stage declarations: which stages exist, what each declares, fuzz tiers
     ("profile",),  # what a target declares: its sections, the loader, the keys a run read
     ("traffic",),
     ("target",),
@@ -147,54 +150,23 @@ FLOORS: tuple[tuple[str, ...], ...] = (
     ("contract",),
     ("session",),
     ("drivers",),
-    ("stages",),
+    ("stages",),  # each stage's machinery
     ("run",),
     ("selftest",),
-    ("cli",),
+    ("cli",),  # every subcommand, the stages' own included
 )
-# Modules on a floor other than their directory's, each with its reason.
-FLOOR_OF = {
-    "conformance.stages": (
-        "registry",
-        "the stage registry: names the stages, imports no stage's machinery",
-    ),
-    "conformance.stages.declaration": ("registry", "what a stage declares, names not imports"),
-    "conformance.stages.fuzz.budget": (
-        "registry",
-        "the fuzz tiers are the --fuzz-tier option's choices; it imports errors and json types",
-    ),
-}
 # Upward imports the code still has, each with its reason; one that is gone fails the test too.
 KNOWN_UPWARD: dict[tuple[str, str], str] = {}
 
 
-def _stage_declarations() -> set[str]:
-    return {
-        name
-        for name in MODULES
-        if name.count(".") == 2
-        and name.startswith("conformance.stages.")
-        and MODULES[name].name == "__init__.py"
-    }
-
-
-def _commands() -> set[str]:
-    """The stages' subcommands of ``conformance``: the CLI's floor (they start runs)."""
-    from conformance.stages import REGISTRY
-
-    return {command.module for stage in REGISTRY for command in stage.commands}
+def room_of(module: str) -> str:
+    """The folder (room) a module lives in: ``conformance.<room>...``, else the top module."""
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else "conformance"
 
 
 def floor_of(module: str) -> int:
-    if module in FLOOR_OF:
-        room = FLOOR_OF[module][0]
-    elif module in _commands():
-        room = "cli"
-    elif module in _stage_declarations():
-        room = "registry"
-    else:
-        parts = module.split(".")
-        room = parts[1] if len(parts) > 1 else "conformance"
+    room = room_of(module)
     (index,) = [i for i, rooms in enumerate(FLOORS) if room in rooms]
     return index
 
@@ -213,12 +185,33 @@ def upward(graph: dict[str, set[str]]) -> set[tuple[str, str]]:
     return {(m, t) for m, targets in graph.items() for t in targets if floor_of(t) > floor_of(m)}
 
 
+def folders(graph: dict[str, set[str]]) -> dict[str, set[str]]:
+    """The import graph drawn by folder: room -> the other rooms its modules import."""
+    drawn: dict[str, set[str]] = {}
+    for module, targets in graph.items():
+        drawn.setdefault(room_of(module), set()).update(room_of(t) for t in targets)
+    return {room: targets - {room} for room, targets in drawn.items()}
+
+
 def test_no_module_imports_a_floor_above_its_own() -> None:
     found = upward(_every_import())
     assert found - set(KNOWN_UPWARD) == set(), "an import reaches a floor above its module's"
     assert set(KNOWN_UPWARD) - found == set(), (
         "a known upward import is gone: drop it from the list"
     )
+
+
+def test_the_folder_graph_has_no_upward_edge_and_no_circle() -> None:
+    drawn = folders(_every_import())
+    assert {
+        (room, target)
+        for room, targets in drawn.items()
+        for target in targets
+        if floor_of(f"conformance.{target}") > floor_of(f"conformance.{room}")
+    } == set()
+    assert find_cycle(drawn) is None
+    planted = {**drawn, "errors": {*drawn["errors"], "redaction"}, "redaction": {"errors"}}
+    assert find_cycle(planted) is not None  # two rooms of one floor reaching each other
 
 
 def test_a_planted_upward_import_is_found() -> None:
@@ -238,7 +231,7 @@ def test_a_planted_upward_import_is_found() -> None:
 def test_imports_inside_functions_count_for_the_floors() -> None:
     """The fuzz command imports the engine's modules when it runs (a lazy import): the floors
     see that edge, which the module-level graph does not hold."""
-    lazy = ("conformance.stages.fuzz.command", "conformance.stages.fuzz.answers")
+    lazy = ("conformance.cli.fuzz", "conformance.stages.fuzz.answers")
     assert lazy[1] in _every_import()[lazy[0]] and lazy[1] not in _graph()[lazy[0]]
     swapped = {lazy[1]: {lazy[0]}}  # the engine's module reaching up to the command, lazily
     assert upward(swapped) == {(lazy[1], lazy[0])}
@@ -246,8 +239,8 @@ def test_imports_inside_functions_count_for_the_floors() -> None:
 
 def test_subcommands_are_parsed_on_the_cli_floor_only() -> None:
     """A subparser is added (``add_parser``, ``add_subparsers``) only in ``conformance/cli/``,
-    one module per subcommand, and in the stages' own commands (declared by their stage); every
-    module of ``conformance/cli/`` is a subcommand the CLI dispatches to."""
+    one module per subcommand (the stages' own commands, declared by their stage, among them);
+    every module of ``conformance/cli/`` is a subcommand the CLI dispatches to."""
     from conformance import cli
 
     parsing = {
@@ -258,18 +251,19 @@ def test_subcommands_are_parsed_on_the_cli_floor_only() -> None:
         and isinstance(node.func, ast.Attribute)
         and node.func.attr in ("add_parser", "add_subparsers")
     }
-    subcommands = {cli.RUN_COMMAND, *cli.GENERAL_COMMANDS.values()}
+    subcommands = {cli.RUN_COMMAND, *cli.command_modules().values()}
     cli_modules = {m for m in MODULES if m.startswith("conformance.cli.")} - {
         "conformance.cli.__main__"
     }
     assert cli_modules == subcommands
-    assert parsing - subcommands - _commands() == {"conformance.cli"}  # the top parser
+    assert parsing - subcommands == {"conformance.cli"}  # the top parser
 
 
 def test_every_room_is_on_a_floor() -> None:
     for module in MODULES:
         floor_of(module)  # one floor each, or ValueError
-    assert all(module in MODULES for module in FLOOR_OF), "a floor override names no module"
+    rooms = {room_of(module) for module in MODULES}
+    assert rooms == {room for floor in FLOORS for room in floor}, "a floor names no folder"
 
 
 # ------------------------------------------------------------------ what an import loads
@@ -277,7 +271,7 @@ def test_every_room_is_on_a_floor() -> None:
 LIGHT_ROOMS = (
     "conformance.catalogue",
     "conformance.report.model",
-    "conformance.stages",
+    "conformance.registry",
     "conformance.session.state",
     "conformance.session.wire",
 )
@@ -286,16 +280,11 @@ MACHINERY = ("uvicorn", "locust", "gevent", "schemathesis", "refserver")
 
 @pytest.mark.parametrize("room", LIGHT_ROOMS)
 def test_importing_a_low_room_loads_no_stage_machinery(room: str) -> None:
-    """In a fresh interpreter: no heavy engine, no ASGI server, and of the stages only their
-    declarations (the registry's floor)."""
+    """In a fresh interpreter: no heavy engine, no ASGI server, and no stage machinery (of the
+    stages, only their declarations in the registry)."""
     code = f"import json, sys; import {room}; print(json.dumps(sorted(sys.modules)))"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     loaded = set(json.loads(done.stdout))
     heavy = {name for name in loaded if name.split(".")[0] in MACHINERY}
-    machinery = {
-        name
-        for name in loaded
-        if name.startswith("conformance.stages.")
-        and floor_of(name) != floor_of("conformance.stages")
-    }
+    machinery = {name for name in loaded if room_of(name) in ("stages", "run", "cli")}
     assert heavy == set() and machinery == set()

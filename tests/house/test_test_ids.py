@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from conformance.contract.document import operations
-from conformance.stages.fuzz import pytest_args
+from conformance.registry.fuzz import pytest_args
 
 ROOT = Path(__file__).resolve().parents[2]
 FAMILIES = ("test_fuzz", "test_fuzz_credentials")

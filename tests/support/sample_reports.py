@@ -9,9 +9,9 @@ import sys
 from dataclasses import replace
 from pathlib import Path
 
+from conformance.registry import by_name
 from conformance.report.model import Report, RequirementResult, StageSummary, TestResult
 from conformance.report.writer import write_reports
-from conformance.stages import by_name
 from conformance.verdict.difference import Difference
 from conformance.verdict.evidence import Evidence, Exchange
 from conformance.verdict.outcome import Outcome

@@ -4,7 +4,7 @@ against the scripted server (``runs.run_scenarios``), before the first test judg
 Registered by ``conformance.run.plugin`` for a run that collects the client stage, whichever way
 pytest was started (``conformance run --stage client``, ``conformance client``, or
 ``pytest --pyargs conformance.stages.client --client-command "..."``); its options are declared
-with the stage (``conformance.stages.client``). Nothing heavy is imported until the fixture runs.
+with the stage (``conformance.registry.client``). Nothing heavy is imported until the fixture runs.
 """
 
 from __future__ import annotations

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from conformance.registry.declaration import Details
 from conformance.stages.client.evidence import read_intervals
-from conformance.stages.declaration import Details
 
 
 def merge_details(parts: Sequence[Details]) -> Details:

@@ -1,14 +1,14 @@
-"""One fuzz run, and how it judges each answer: counted, the declared bucket replayed, checked.
+"""The session's fuzz campaign and how it judges each answer: counted, bucket replayed, checked.
 
-``FuzzRun`` is the session's run (stateless, credentials and stateful items alike): the engine's
-hooks (``engine``) hand it every answer, which it counts in the tally of its mode
-(``answered``: a 429 the fuzzer's own pace caused, the declared bucket replayed, is excused);
-``counts_against`` and ``unprovoked`` say which checks speak on a rate-limit refusal; the suite's
-checks are bound to the target's error shape (``check_named``, ``credential_check``); ``note``
-judges a failure's level (``failure_level``) and keeps it in the run's ``Failures``, with its
-requirement ids, doubt and a redacted curl line. ``judge`` runs the checks of a mode on one
-answer counted in no tally (a corpus replay). What the run found becomes each test's record in
-``results``.
+``FuzzCampaign`` is the session's fuzzing (stateless, credentials and stateful items alike; not a
+``conformance run``, which holds it): the engine's hooks (``engine``) hand it every answer, which it
+counts in the tally of its mode (``answered``: a 429 the fuzzer's own pace caused, the declared
+bucket replayed, is excused); ``counts_against`` and ``unprovoked`` say which checks speak on a
+rate-limit refusal; the suite's checks are bound to the target's error shape (``check_named``,
+``credential_check``); ``note`` judges a failure's level (``failure_level``) and keeps it in the
+campaign's ``Failures``, with its requirement ids, doubt and a redacted curl line. ``judge`` runs
+the checks of a mode on one answer counted in no tally (a corpus replay). What the campaign found
+becomes each test's record in ``results``.
 """
 
 from __future__ import annotations
@@ -22,9 +22,9 @@ import requests
 from schemathesis.core.failures import Failure, FailureGroup
 
 from conformance.redaction.placeholders import Redactor
+from conformance.registry.fuzz_budget import Tier
 from conformance.stages.fuzz.aiming import FuzzTarget
 from conformance.stages.fuzz.auth import AUTH_REQUIREMENTS, AuthMode, kind_of
-from conformance.stages.fuzz.budget import Tier
 from conformance.stages.fuzz.case_log import CaseLog
 from conformance.stages.fuzz.failure_level import judge
 from conformance.stages.fuzz.failures import Failures, SeenFailure, Sent
@@ -78,8 +78,8 @@ class CredentialsNotRejected(RuleFailure):
 
 
 @dataclass(repr=False)  # its failures hold the requests as sent, credentials and all
-class FuzzRun:
-    """The session's fuzz run: its budget, tallies and failures, and its judgement of answers."""
+class FuzzCampaign:
+    """The session's fuzz campaign: its budget, tallies and failures, its judgement of answers."""
 
     tier: Tier
     seed: int
@@ -101,7 +101,8 @@ class FuzzRun:
         self.contract = contract_details(self.target.profile)
 
     def __repr__(self) -> str:
-        return f"FuzzRun(tier={self.tier.name!r}, seed={self.seed}, failures={len(self.failures)})"
+        failures = len(self.failures)
+        return f"FuzzCampaign(tier={self.tier.name!r}, seed={self.seed}, failures={failures})"
 
     # ------------------------------------------------------------------ one answer
 

@@ -4,7 +4,7 @@ The engine is the one behind ``schemathesis run``, with its phases and its feedb
 to generation. ``EngineSchemas`` holds the two schemas of a session (valid input in both
 generation modes; valid input only, for the credentials runs), built once. ``fuzz`` runs the
 engine on one item's share: one operation in one credentials mode, or every operation
-statefully (the failures noted for it: ``FuzzRun.failures``). The engine sends the cases
+statefully (the failures noted for it: ``FuzzCampaign.failures``). The engine sends the cases
 in its own thread; the kit takes part through hooks and checks that schemathesis keeps in
 process-wide registries, so they are registered once, here, and serve only the run in progress
 (``_ACTIVE``), keyed by the schema object it runs: any other schemathesis use in the process (the
@@ -12,10 +12,10 @@ corpus replay, a user's own tests) is left alone.
 
 - ``before_call`` aims the case at the target (``FuzzTarget.prepare``: real ids, credentials of
   the mode); the engine revalidates what the hook changed.
-- ``after_call`` counts the answer and replays the declared bucket (``FuzzRun.answered``).
+- ``after_call`` counts the answer and replays the declared bucket (``FuzzCampaign.answered``).
 - The suite's checks are registered under their own names and delegate to the run's, bound to
   the target's error shape; ``credentials_rejected`` and ``unprovoked_rate_limit`` likewise.
-- ``filter_failure`` notes every failure (``FuzzRun.note``, which judges its level) and lets
+- ``filter_failure`` notes every failure (``FuzzCampaign.note``, which judges its level) and lets
   only real ones (an interface constraint broken) reach the engine's record: a drop-in
   difference, a spec-doubt, or a check a 429 of the fuzzer's own pace silences is no failure.
 - ``continue_on_failure``: no failure stops an operation (as ``schemathesis run
@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING
 import schemathesis
 from schemathesis.engine import events, from_schema
 
-from conformance.stages.fuzz.answers import EXCLUDED_BUILTINS, UNPROVOKED, FuzzRun
+from conformance.stages.fuzz.answers import EXCLUDED_BUILTINS, UNPROVOKED, FuzzCampaign
 from conformance.stages.fuzz.auth import AuthMode
 from conformance.stages.fuzz.failures import Sent
 from conformance.stages.fuzz.response_checks import CUSTOM_BY_NAME, check_name_of, operation_id_of
@@ -68,7 +68,7 @@ class EngineErrors(Exception):
 class _Active:
     """The engine run in progress: whom the process-wide hooks and checks serve."""
 
-    run: FuzzRun
+    run: FuzzCampaign
     schema: BaseSchema
     mode: AuthMode
     kind: str  # the tally the cases count in: the mode's value, or "stateful"
@@ -159,7 +159,7 @@ class EngineSchemas:
     credentials: BaseSchema
 
     @classmethod
-    def of(cls, run: FuzzRun) -> EngineSchemas:
+    def of(cls, run: FuzzCampaign) -> EngineSchemas:
         tier, seed, profile = run.tier, run.seed, run.target.profile
         valid = build_schema(tier, seed, profile=profile)
         credentials = build_schema(
@@ -181,7 +181,7 @@ class EngineSchemas:
 
 
 def fuzz(
-    run: FuzzRun, schemas: EngineSchemas, operation_id: str | None, mode: AuthMode
+    run: FuzzCampaign, schemas: EngineSchemas, operation_id: str | None, mode: AuthMode
 ) -> list[str]:
     """Run the engine on one item's share: ``operation_id`` in ``mode`` (None: every operation,
     statefully). Returns the real failures noted for it; raises ``EngineErrors`` when the
@@ -240,7 +240,7 @@ def fuzz(
     return run.failures.real_lines(kind, operation_id)
 
 
-def _keep_chains(run: FuzzRun, active: _Active, recorder: ScenarioRecorder) -> None:
+def _keep_chains(run: FuzzCampaign, active: _Active, recorder: ScenarioRecorder) -> None:
     """Give each real stateful failure the calls that led to it (the engine links them)."""
     for case_id in recorder.failing_case_ids():
         node = recorder.cases.get(case_id)

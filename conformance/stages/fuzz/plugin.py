@@ -1,7 +1,7 @@
 """The fuzz stage's pytest plugin: settings, items, the session's run, records, details.
 
 Registered by ``conformance.run.plugin`` for a run that collects the fuzz stage; its options are
-declared with the stage (``conformance.stages.fuzz``).
+declared with the stage (``conformance.registry.fuzz``).
 
 - ``--fuzz-tier`` / ``--fuzz-seed`` choose the budget (``settings_of``, kept in the config's
   stash), and the target profile (the run's hand-over) gives the terms the contract is fuzzed in.
@@ -11,8 +11,9 @@ declared with the stage (``conformance.stages.fuzz``).
   the stateful test carries its ``fuzz_item`` marker itself. ``fuzz_item`` reads the marker.
 - ``--fuzz-corpus DIR``: the failure corpus (else the profile's ``fuzz.corpus``, else
   ``<report dir>/fuzz-corpus``).
-- ``fuzz_run``: the session's ``FuzzRun`` (provisions real objects first, replays the corpus
-  once per run before any case is generated, terminates the experiments it created at the end).
+- ``fuzz_campaign``: the session's ``FuzzCampaign`` (provisions real objects first, replays the
+  corpus once per run before any case is generated, terminates the experiments it created at the
+  end).
 - Records: a fuzz item's record (per requirement: pass, fail, spec-doubt, not measurable;
   ``results``) replaces the generic one through the wire's ``pytest_conformance_records`` hook,
   which answers records only; the replay's record (regressions fail their requirements) rides
@@ -37,17 +38,17 @@ import pytest
 
 from conformance.contract.document import operations
 from conformance.contract.specialisation import default_profile
+from conformance.registry.declaration import Details
+from conformance.registry.fuzz_budget import DEFAULT_SEED, DEFAULT_TIER, Tier, tier
 from conformance.session import wire
 from conformance.session.state import DEFAULT_REPORT_DIR, RUN_ID, target_of
-from conformance.stages.declaration import Details
 from conformance.stages.fuzz import results
 from conformance.stages.fuzz.aiming import FuzzTarget
-from conformance.stages.fuzz.answers import FuzzRun
+from conformance.stages.fuzz.answers import FuzzCampaign
 from conformance.stages.fuzz.auth import auth_requirements
-from conformance.stages.fuzz.budget import DEFAULT_SEED, DEFAULT_TIER, Tier, tier
 from conformance.stages.fuzz.corpus import DIRECTORY_NAME
 from conformance.stages.fuzz.corpus.capture import corpus_cases
-from conformance.stages.fuzz.corpus.keeping import CorpusRun
+from conformance.stages.fuzz.corpus.keeping import CorpusKeeper
 from conformance.stages.fuzz.corpus.replay import forget, replay_once
 from conformance.stages.fuzz.response_checks import operation_requirements
 from conformance.stages.fuzz.schema import HTTP_METHODS, contract_document
@@ -83,8 +84,8 @@ class FuzzSettings:
 
 
 SETTINGS = pytest.StashKey[FuzzSettings]()
-RUN = pytest.StashKey[FuzzRun]()
-CORPUS = pytest.StashKey[CorpusRun]()
+RUN = pytest.StashKey[FuzzCampaign]()
+CORPUS = pytest.StashKey[CorpusKeeper]()
 
 
 def settings_of(config: pytest.Config) -> FuzzSettings:
@@ -215,18 +216,21 @@ def pytest_collection_finish(session: pytest.Session) -> None:
 
 
 @pytest.fixture(scope="session")
-def fuzz_run(request: pytest.FixtureRequest, target: Target, run_prefix: str) -> Iterator[FuzzRun]:
-    """The session's FuzzRun against ``target``; experiments it created are terminated after."""
+def fuzz_campaign(
+    request: pytest.FixtureRequest, target: Target, run_prefix: str
+) -> Iterator[FuzzCampaign]:
+    """The session's ``FuzzCampaign`` against ``target``; the experiments it created are
+    terminated after it."""
 
     settings = settings_of(request.config)
     fuzz_target = FuzzTarget(target.base_url, target.profile, run_prefix)
     # One client creates the objects and cleans up after (a new one is costly to set up).
     client = Client(target.base_url, target.profile, run_prefix=run_prefix)
     fuzz_target.provision(client)
-    run = FuzzRun(settings.tier, settings.seed, fuzz_target)
+    run = FuzzCampaign(settings.tier, settings.seed, fuzz_target)
     # Replay first: the corpus is re-sent before this process generates any case.
     started = time.monotonic()
-    kept = CorpusRun(corpus_directory(request.config, target.profile))
+    kept = CorpusKeeper(corpus_directory(request.config, target.profile))
     kept.replayed, kept.owner = replay_once(run, kept.directory, request.config.stash[RUN_ID])
     kept.replay_seconds = time.monotonic() - started
     request.config.stash[CORPUS] = kept
@@ -245,7 +249,7 @@ def fuzz_run(request: pytest.FixtureRequest, target: Target, run_prefix: str) ->
 # ------------------------------------------------------------------ records, corpus, details
 
 
-# The tallies each family's items count in (``answers.FuzzRun.tally``).
+# The tallies each family's items count in (``answers.FuzzCampaign.tally``).
 MODES: dict[str, tuple[str, ...]] = {
     VALID: ("valid",),
     AUTH: ("missing", "wrong"),
@@ -255,7 +259,7 @@ MODES: dict[str, tuple[str, ...]] = {
 
 def pytest_conformance_records(
     item: pytest.Item, call: pytest.CallInfo[None], report: pytest.TestReport
-) -> list[wire.Record] | None:
+) -> list[wire.RecordJson] | None:
     """A fuzz item's records (``conformance.session.wire``): per requirement, from what the
     fuzzing found (``results.record_for``), plus the corpus replay's on the first report of the
     replaying process."""

@@ -27,14 +27,14 @@ from conformance.verdict.records import TestRecord, record_of
 
 if TYPE_CHECKING:
     from conformance.json_types import JsonObject
-    from conformance.stages.fuzz.answers import FuzzRun
-    from conformance.stages.fuzz.budget import Tier
+    from conformance.registry.fuzz_budget import Tier
+    from conformance.stages.fuzz.answers import FuzzCampaign
     from conformance.stages.fuzz.failures import SeenFailure
     from conformance.stages.fuzz.tally import OperationTally
 
 
 def record_for(
-    run: FuzzRun,
+    run: FuzzCampaign,
     test_id: str,
     operation_id: str | None,
     modes: tuple[str, ...],
@@ -157,9 +157,9 @@ def _reached(requirement_id: str, reached: set[str]) -> bool:
     return any(requirement_id in operation_requirements(op) for op in holders)
 
 
-def details(run: FuzzRun, corpus: JsonObject | None = None) -> dict[str, object]:
+def details(run: FuzzCampaign, corpus: JsonObject | None = None) -> dict[str, object]:
     """The stage summary: tier, seed, cases, duration, failures by check; ``corpus``: the
-    failure corpus's own (``corpus.keeping.CorpusRun.details``), None without one."""
+    failure corpus's own (``corpus.keeping.CorpusKeeper.details``), None without one."""
     by_check: Counter[str] = Counter()
     doubts: Counter[str] = Counter()
     differences: Counter[str] = Counter()

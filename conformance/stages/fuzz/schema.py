@@ -20,7 +20,7 @@ from conformance.contract.specialisation import (
     specialise,
 )
 from conformance.json_types import JsonObject
-from conformance.stages.fuzz.budget import Tier
+from conformance.registry.fuzz_budget import Tier
 
 REQUEST_TIMEOUT_S = 10.0  # one answer; slower is evidence against the target
 

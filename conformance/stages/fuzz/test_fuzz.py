@@ -9,7 +9,7 @@ engine on its share (``conformance.stages.fuzz.engine``):
 - ``test_fuzz_stateful``: scenarios that follow the contract's links and the inferred ones.
 
 Run it through ``conformance run --stage fuzz --tier smoke`` (or the pytest arguments of
-``conformance.stages.fuzz.pytest_args``); tier and seed come from
+``conformance.registry.fuzz.pytest_args``); tier and seed come from
 ``conformance.stages.fuzz.plugin``, which also declares the items: one ``pytest.param`` per
 operation for each ``fuzz_family`` (nothing is read from the plugin at import).
 """
@@ -19,7 +19,7 @@ from __future__ import annotations
 import allure
 import pytest
 
-from conformance.stages.fuzz.answers import FuzzRun
+from conformance.stages.fuzz.answers import FuzzCampaign
 from conformance.stages.fuzz.auth import AuthMode
 from conformance.stages.fuzz.engine import EngineSchemas, fuzz
 from conformance.stages.fuzz.plugin import (
@@ -37,8 +37,8 @@ pytestmark = [pytest.mark.xdist_group("fuzz")]
 
 
 @pytest.fixture(scope="session")
-def engine_schemas(fuzz_run: FuzzRun) -> EngineSchemas:
-    return EngineSchemas.of(fuzz_run)
+def engine_schemas(fuzz_campaign: FuzzCampaign) -> EngineSchemas:
+    return EngineSchemas.of(fuzz_campaign)
 
 
 @pytest.fixture(autouse=True)
@@ -51,24 +51,26 @@ def _allure_operation(request: pytest.FixtureRequest) -> None:
 
 
 @pytest.mark.fuzz_family(VALID)
-def test_fuzz(fuzz_item: FuzzItem, fuzz_run: FuzzRun, engine_schemas: EngineSchemas) -> None:
-    found = fuzz(fuzz_run, engine_schemas, fuzz_item.operation_id, AuthMode.VALID)
+def test_fuzz(
+    fuzz_item: FuzzItem, fuzz_campaign: FuzzCampaign, engine_schemas: EngineSchemas
+) -> None:
+    found = fuzz(fuzz_campaign, engine_schemas, fuzz_item.operation_id, AuthMode.VALID)
     assert not found, "fuzzing found: " + "; ".join(found)
 
 
 @pytest.mark.fuzz_family(AUTH)
 def test_fuzz_credentials(
-    fuzz_item: FuzzItem, fuzz_run: FuzzRun, engine_schemas: EngineSchemas
+    fuzz_item: FuzzItem, fuzz_campaign: FuzzCampaign, engine_schemas: EngineSchemas
 ) -> None:
-    found = fuzz(fuzz_run, engine_schemas, fuzz_item.operation_id, AuthMode.MISSING)
-    found += fuzz(fuzz_run, engine_schemas, fuzz_item.operation_id, AuthMode.WRONG)
+    found = fuzz(fuzz_campaign, engine_schemas, fuzz_item.operation_id, AuthMode.MISSING)
+    found += fuzz(fuzz_campaign, engine_schemas, fuzz_item.operation_id, AuthMode.WRONG)
     assert not found, "requests without valid credentials: " + "; ".join(found)
 
 
 @pytest.mark.fuzz_item(STATEFUL_ITEM)
 @pytest.mark.requirement(*STATEFUL_REQUIREMENTS)
-def test_fuzz_stateful(fuzz_run: FuzzRun, engine_schemas: EngineSchemas) -> None:
-    if fuzz_run.tier.stateful_examples == 0:
-        pytest.skip(f"the {fuzz_run.tier.name} tier runs no stateful scenarios")
-    found = fuzz(fuzz_run, engine_schemas, None, AuthMode.VALID)
+def test_fuzz_stateful(fuzz_campaign: FuzzCampaign, engine_schemas: EngineSchemas) -> None:
+    if fuzz_campaign.tier.stateful_examples == 0:
+        pytest.skip(f"the {fuzz_campaign.tier.name} tier runs no stateful scenarios")
+    found = fuzz(fuzz_campaign, engine_schemas, None, AuthMode.VALID)
     assert not found, "stateful scenarios found: " + "; ".join(found)

@@ -19,9 +19,9 @@ from pathlib import Path
 from typing import TextIO
 
 from conformance.errors import UsageError
+from conformance.registry.declaration import Values
+from conformance.registry.load import DEFAULT_PORT
 from conformance.session import stop_signals
-from conformance.stages.declaration import Values
-from conformance.stages.load import DEFAULT_PORT
 from conformance.stages.load.plan import DRAIN_SECONDS, Plan
 from conformance.stages.load.records import Results
 

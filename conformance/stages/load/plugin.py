@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from conformance.stages.load import DEFAULT_PORT
+from conformance.registry.load import DEFAULT_PORT
 from conformance.stages.load.engine import Fleet, default_workers
 
 

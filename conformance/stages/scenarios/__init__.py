@@ -1,11 +1,2 @@
-"""The scenarios stage: hand-written tests, one or more requirement ids each, against a server."""
-
-from __future__ import annotations
-
-from conformance.stages.declaration import Stage
-
-STAGE = Stage(
-    name="scenarios",
-    help="hand-written scenarios for every server requirement",
-    test_package="conformance.stages.scenarios",
-)
+"""The scenarios stage's tests: hand-written, one or more requirement ids each, against a server
+(declared in ``conformance.registry.scenarios``)."""

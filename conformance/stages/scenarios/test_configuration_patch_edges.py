@@ -14,7 +14,7 @@
 
 The expectations come from the ``jsonpatch`` oracle (``patching.oracle``), whose ``test``
 compares JSON types strictly; documents are compared as JSON text with their types kept
-(``patch_vectors.same``).
+(``json_equality.same_json``).
 """
 
 from __future__ import annotations

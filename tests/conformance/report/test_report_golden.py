@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
+from conformance.registry import by_name
 from conformance.report.json_report import dumps
 from conformance.report.markdown_report import render as render_markdown
 from conformance.report.stage_text import read_stages
-from conformance.stages import by_name
 from tests.support import sample_reports as samples
 
 GOLDEN = Path(__file__).parent / "golden"

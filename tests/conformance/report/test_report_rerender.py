@@ -9,11 +9,11 @@ from pathlib import Path
 import pytest
 
 from conformance.errors import UsageError
+from conformance.registry import by_name
 from conformance.report.html_report import render as render_html
 from conformance.report.markdown_report import render as render_markdown
 from conformance.report.rerender import load_report, rerender
 from conformance.report.writer import write_reports
-from conformance.stages import by_name
 from tests.support import sample_reports as samples
 
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from conformance.errors import UsageError
+from conformance.registry import by_name
 from conformance.run import requirement_ids
-from conformance.stages import by_name
 
 
 @pytest.mark.parametrize(

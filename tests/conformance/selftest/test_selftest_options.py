@@ -1,5 +1,5 @@
 """``conformance selftest`` options and score: which sides run, which options apply to which
-side (a usage error otherwise), what pytest is asked to run, each fault's verdict as the tally
+side (a usage error otherwise), what pytest is asked to run, how each fault was caught as the tally
 reads it from the test reports, and the score table built from them."""
 
 from __future__ import annotations
@@ -14,9 +14,9 @@ import pytest
 
 from conformance.cli import selftest as selftest_command
 from conformance.errors import UsageError
+from conformance.selftest import catches, score, sides
 from conformance.selftest import running as selftest
-from conformance.selftest import score, sides, verdicts
-from conformance.selftest.verdicts import EXACT, MISSED, OTHER, FaultReport, SideRun
+from conformance.selftest.catches import EXACT, MISSED, OTHER, FaultReport, SideResult
 
 ROOT = Path("/checkout")
 
@@ -177,8 +177,8 @@ def _report(
     return report
 
 
-def _tally(*reports: SimpleNamespace) -> verdicts.Tally:
-    tally = verdicts.Tally("test_fault_is_caught_exactly")
+def _tally(*reports: SimpleNamespace) -> catches.Tally:
+    tally = catches.Tally("test_fault_is_caught_exactly")
     for report in reports:
         tally.pytest_runtest_logreport(report)
     return tally
@@ -194,8 +194,8 @@ def test_the_tally_reads_each_faults_declared_and_failed_sets() -> None:
         _report("correct", fault_breaks=[], fault_failed=[]),
         _report("correct-failing", outcome="failed", fault_breaks=[], fault_failed=["A"]),
     )
-    verdicts = {name: report.verdict for name, report in tally.faults.items()}
-    assert verdicts == {
+    caught = {name: report.caught for name, report in tally.faults.items()}
+    assert caught == {
         "exact": EXACT,
         "wider": OTHER,
         "narrower": OTHER,
@@ -222,13 +222,13 @@ def test_the_tally_keeps_other_failures_apart_and_reads_the_reach() -> None:
             "requirements_breakable": 162,
         }),
     )  # fmt: skip
-    assert tally.faults["a"].verdict == EXACT
-    assert tally.faults["b"].verdict == MISSED and tally.faults["b"].declared is None
+    assert tally.faults["a"].caught == EXACT
+    assert tally.faults["b"].caught == MISSED and tally.faults["b"].declared is None
     assert tally.errors == [
         "tests/x.py::test_fault_is_caught_exactly[a]",
         "tests/x.py::test_slow_target",
     ]
-    run = verdicts.side_run(sides.SIDES["server"], tally, 10.0, pytest.ExitCode.TESTS_FAILED)
+    run = catches.side_result(sides.SIDES["server"], tally, 10.0, pytest.ExitCode.TESTS_FAILED)
     assert run.reach() == "160/162 breakable (3 not)"
     assert not run.ok
 
@@ -238,7 +238,7 @@ def test_a_module_that_does_not_import_fails_the_side_but_not_the_others() -> No
     for nodeid in ("tests/faulty/test_new.py", "tests/faulty/test_new.py"):  # once per worker
         tally.pytest_collectreport(SimpleNamespace(nodeid=nodeid, failed=True))
     tally.pytest_collectreport(SimpleNamespace(nodeid="tests/faulty/test_ok.py", failed=False))
-    run = verdicts.side_run(sides.SIDES["server"], tally, 1.0, pytest.ExitCode.TESTS_FAILED)
+    run = catches.side_result(sides.SIDES["server"], tally, 1.0, pytest.ExitCode.TESTS_FAILED)
     assert run.errors == ("tests/faulty/test_new.py (collection)",)
     assert run.count(EXACT) == 1 and not run.ok
     lines = score.details([run])
@@ -252,9 +252,9 @@ def test_a_strict_xfail_is_a_known_mismatch_and_not_exact() -> None:
     stale = _report("s", outcome="failed", fault_breaks=["A"], fault_failed=["A"])
     stale.wasxfail = "fixed since"  # XPASS(strict): caught exactly, the entry is stale
     tally = _tally(known, stale)
-    assert tally.faults["k"].known and tally.faults["k"].verdict == OTHER
+    assert tally.faults["k"].known and tally.faults["k"].caught == OTHER
     assert "known mismatch" in tally.faults["k"].explain()
-    assert tally.faults["s"].verdict == EXACT and not tally.faults["s"].passed
+    assert tally.faults["s"].caught == EXACT and not tally.faults["s"].passed
     assert tally.errors == ["tests/x.py::test_fault_is_caught_exactly[s]"]
 
 
@@ -265,7 +265,7 @@ def test_client_and_load_reach_is_the_faults_run_over_the_stages_requirements() 
                 fault_failed=["POLL-CLIENT-BACKOFF", "SDK-CLIENT-INSTANCE-ID"]),
         _report("correct", fault_breaks=[], fault_failed=[]),
     )  # fmt: skip
-    run = verdicts.side_run(sides.SIDES["client"], tally, 1.0, pytest.ExitCode.OK)
+    run = catches.side_result(sides.SIDES["client"], tally, 1.0, pytest.ExitCode.OK)
     assert run.reach() == "2/11"
     assert [f.name for f in run.faults] == ["a", "b"] and [c.name for c in run.correct] == [
         "correct"
@@ -287,8 +287,8 @@ def _fault(name: str, declared: set[str], failed: set[str] | None, **more: Any) 
     )
 
 
-def _runs() -> list[SideRun]:
-    server = SideRun(
+def _runs() -> list[SideResult]:
+    server = SideResult(
         "server",
         (
             _fault("s1", {"A"}, {"A"}, seconds=20.0),
@@ -301,7 +301,7 @@ def _runs() -> list[SideRun]:
         seconds=900.0,
         code=1,
     )
-    client = SideRun(
+    client = SideResult(
         "client",
         (_fault("c1", {"X"}, {"X"}), _fault("c2", {"X"}, set())),
         correct=(_fault("ok1", set(), set()), _fault("ok2", set(), {"X"})),
@@ -310,8 +310,10 @@ def _runs() -> list[SideRun]:
         seconds=290.0,
         code=1,
     )
-    load = SideRun("load", (_fault("l1", {"L"}, {"L"}),), covered=1, requirements=17, seconds=65.0)
-    variants = SideRun(
+    load = SideResult(
+        "load", (_fault("l1", {"L"}, {"L"}),), covered=1, requirements=17, seconds=65.0
+    )
+    variants = SideResult(
         "variants",
         (),
         correct=(
@@ -364,13 +366,15 @@ def test_exit_status_is_0_only_when_every_fault_is_caught_exactly() -> None:
     runs = _runs()
     assert score.exit_status(runs) == 1
     assert score.exit_status(runs[2:3]) == 0
-    clean_client = SideRun("client", (_fault("c1", {"X"}, {"X"}),), (_fault("ok", set(), set()),))
+    clean_client = SideResult(
+        "client", (_fault("c1", {"X"}, {"X"}),), (_fault("ok", set(), set()),)
+    )
     assert score.exit_status([clean_client]) == 0
-    failing_correct = SideRun("client", (), (_fault("ok2", set(), {"X"}),))
+    failing_correct = SideResult("client", (), (_fault("ok2", set(), {"X"}),))
     assert score.exit_status([failing_correct]) == 1
-    other_test_failed = SideRun("load", runs[2].faults, errors=("tests/x.py::test_reference",))
+    other_test_failed = SideResult("load", runs[2].faults, errors=("tests/x.py::test_reference",))
     assert score.exit_status([other_test_failed]) == 1
-    internal_error = SideRun("load", runs[2].faults, code=pytest.ExitCode.INTERNAL_ERROR)
+    internal_error = SideResult("load", runs[2].faults, code=pytest.ExitCode.INTERNAL_ERROR)
     assert score.exit_status([internal_error]) == 1
     headline = score.headline(runs, 1375.0)
     assert headline == (
@@ -378,6 +382,6 @@ def test_exit_status_is_0_only_when_every_fault_is_caught_exactly() -> None:
         "(server 1/3, client 1/2 + 1/2 variants, load 1/1, variants 2/3 variants) in 22m55s"
     )
     assert score.exit_status([runs[3]]) == 1  # a variant that did not pass exactly
-    passing = SideRun("variants", (), runs[3].correct[:2])
+    passing = SideResult("variants", (), runs[3].correct[:2])
     assert score.exit_status([passing]) == 0
     assert passing.state() == "2/2 correct variants passed"

@@ -11,12 +11,12 @@ import pytest
 
 from conformance.cli import selftest as selftest_command
 from conformance.selftest import running as selftest
+from conformance.selftest.catches import FaultReport, SideResult
 from conformance.selftest.record import FORMAT, exact_by_entry, read_record, record
 from conformance.selftest.sides import Side
-from conformance.selftest.verdicts import FaultReport, SideRun
 
 A, AB = frozenset({"A"}), frozenset({"A", "B"})
-SERVER = SideRun(
+SERVER = SideResult(
     "server",
     (
         FaultReport("exact", A, A, passed=True),
@@ -25,7 +25,7 @@ SERVER = SideRun(
         FaultReport("unjudged", A, None, passed=False),
     ),
 )
-VARIANTS = SideRun(
+VARIANTS = SideResult(
     "variants",
     (),
     correct=(
@@ -68,7 +68,7 @@ def test_a_file_that_is_not_a_record_is_refused(tmp_path: Path) -> None:
 def test_the_command_writes_the_record_after_the_score(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    def run_side(side: Side, options: argparse.Namespace, root: Path, position: str) -> SideRun:
+    def run_side(side: Side, options: argparse.Namespace, root: Path, position: str) -> SideResult:
         return SERVER
 
     monkeypatch.setattr(selftest, "check_checkout", lambda sides, root: None)

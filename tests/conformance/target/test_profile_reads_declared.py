@@ -61,16 +61,16 @@ DRIVING = {
     "headers.instance_id": "the SDK request's environment alias and instance id",
     # ... and tells a rate-limit refusal (judged against the suite's own traffic) from an answer.
     "errors.rate_limited_status": "telling a rate-limit refusal from an answer, on every request",
-    # checks/management.py: the configurations (and content changes) scenarios stand on.
+    # drivers/management.py: the configurations (and content changes) scenarios stand on.
     "bodies.create.content": "creating the configurations a scenario stands on",
     "statuses.create_configuration": "creating the configurations a scenario stands on",
     "bodies.patch.operations": "changing a configuration's content to move its hash",
     "bodies.patch.base_hash_transport": "how any patch names its base (if at all)",
     "bodies.path_syntax": "how any path the suite sends is spelled",
     "bodies.private_path_syntax": "how any private path the suite sends is spelled",
-    # checks/sdk.py: reading stored documents back through bootstrap.
+    # drivers/sdk.py: reading stored documents back through bootstrap.
     "bootstrap_payload.document": "reading stored content back through bootstrap",
-    # checks/experiments.py: the experiments scenarios stand on, and whole lists read page by
+    # drivers/experiments.py: the experiments scenarios stand on, and whole lists read page by
     # page.
     "statuses.create_experiment": "creating the experiments a scenario stands on",
     "experiment_payload.changeset": "creating the experiments a scenario stands on",

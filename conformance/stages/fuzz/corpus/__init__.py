@@ -2,7 +2,7 @@
 
 The subpackage keeps the corpus apart from the run that fills it: ``capture`` turns a test's
 failures into cases, ``replay`` re-sends a case and judges its check again (needing of the run
-only ``replay.ReplayRun``), ``keeping`` is the corpus in one process of a run (replay first,
+only ``replay.ReplayContext``), ``keeping`` is the corpus in one process of a run (replay first,
 the replay's record, the new cases written).
 
 A corpus case (``corpus.schema.json``) holds the steps to send (one for a stateless failure,

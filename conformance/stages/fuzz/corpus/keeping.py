@@ -1,6 +1,6 @@
 """The corpus in a fuzz run: replay first, report regressions and fixes, keep new failures.
 
-``CorpusRun`` is what one process of a run knows about the corpus: where it is, what the replay
+``CorpusKeeper`` is what one process of a run knows about the corpus: where it is, what the replay
 found (``replay.replay_once``: once per run whatever the number of workers), which new cases this
 process wrote. ``record`` is the replay's ``TestRecord``: a regression fails its requirements
 with the original and the new evidence, a fixed case passes them; ``details`` goes into the
@@ -23,7 +23,9 @@ REPLAY_TEST_ID = "conformance.stages.fuzz.test_fuzz::corpus_replay"
 
 
 @dataclass
-class CorpusRun:
+class CorpusKeeper:
+    """One process's keeping of the corpus: the replay's results, the cases it wrote."""
+
     directory: Path
     replayed: list[Replayed] = field(default_factory=list)
     replay_seconds: float = 0.0
@@ -34,7 +36,7 @@ class CorpusRun:
 
     def regressed(self) -> set[tuple[str, str, str]]:
         """(operation, mode, check) of every case that failed again: found again, not new."""
-        return {result.key for result in self.replayed if result.verdict == FAILS}
+        return {result.key for result in self.replayed if result.came_out == FAILS}
 
     def keep(self, cases: list[corpus.Case]) -> list[str]:
         """Write the new failures of one test; one that failed again on replay is not new."""
@@ -64,10 +66,10 @@ class CorpusRun:
         evidence: dict[str, Evidence] = {}
         messages = []
         for result in self.replayed:
-            if result.verdict == INCONCLUSIVE:
+            if result.came_out == INCONCLUSIVE:
                 messages.append(f"{result.path}: inconclusive ({result.reason})")
                 continue
-            if result.verdict != FAILS:
+            if result.came_out != FAILS:
                 findings += [passed(rid) for rid in result.requirement_ids]
                 continue
             found = _evidence(result)
@@ -87,8 +89,8 @@ class CorpusRun:
         )
 
     def details(self) -> JsonObject:
-        def by(verdict: str) -> JsonArray:
-            return [r.path for r in self.replayed if r.verdict == verdict]
+        def by(came_out: str) -> JsonArray:
+            return [r.path for r in self.replayed if r.came_out == came_out]
 
         return {
             "directory": str(self.directory),

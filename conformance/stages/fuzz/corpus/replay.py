@@ -1,13 +1,13 @@
 """Replaying corpus cases: re-send each case's steps against a target and judge its check again.
 
-``replay_case`` rebuilds each step as a schemathesis case of the same operation in the terms of
-the run's profile (a case keeps the contract's names; references filled in from this target:
-the objects the fuzz run created, the profile's project and credentials, fresh instance ids and
-run prefix, what earlier steps received), sends it, and runs
-the checks of the case's credentials mode on the last answer, exactly as the stage does. The
-verdict: ``fails`` (the recorded check fails again: a regression), ``fixed`` (it passes), or
-``inconclusive`` (the answer was a 429 the replay caused, or a reference could not be bound).
-``replay_once`` replays a whole corpus once per run, whatever the number of xdist workers.
+``replay_case`` rebuilds each step as a schemathesis case of the same operation in the terms of the
+run's profile (a case keeps the contract's names; references filled in from this target: the objects
+the fuzz run created, the profile's project and credentials, fresh instance ids and run prefix, what
+earlier steps received), sends it, and runs the checks of the case's credentials mode on the last
+answer, exactly as the stage does. How it came out (``Replayed.came_out``): ``fails`` (the recorded
+check fails again: a regression), ``fixed`` (it passes), or ``inconclusive`` (the answer was a 429
+the replay caused, or a reference could not be bound). ``replay_once`` replays a whole corpus once
+per run, whatever the number of xdist workers.
 """
 
 from __future__ import annotations
@@ -37,17 +37,17 @@ if TYPE_CHECKING:
     from schemathesis.specs.openapi.schemas import OpenApiCase
 
     from conformance.redaction.placeholders import Redactor
+    from conformance.registry.fuzz_budget import Tier
     from conformance.stages.fuzz.aiming import FuzzTarget
-    from conformance.stages.fuzz.budget import Tier
     from conformance.stages.fuzz.tally import OperationTally
 
 FAILS, FIXED, INCONCLUSIVE = "fails", "fixed", "inconclusive"
 
 
-class ReplayRun(Protocol):
-    """What a replay needs of the fuzz run it replays in (``answers.FuzzRun`` is one): the
-    target and the session to send on, the tier and seed its schema is built with, and the
-    run's own judgement of one answer, counted in no tally."""
+class ReplayContext(Protocol):
+    """What a replay needs of the fuzz campaign it replays in (``answers.FuzzCampaign`` is one):
+    the target and the session to send on, the tier and seed its schema is built with, and the
+    campaign's own judgement of one answer, counted in no tally."""
 
     tier: Tier
     seed: int
@@ -73,14 +73,14 @@ class ReplayedExchange(TypedDict):
 
 @dataclass
 class Replayed:
-    """One case replayed: the verdict of its check, and what was sent and received."""
+    """One case replayed: how its check came out, and what was sent and received."""
 
     path: str
     case_id: str
     operation_id: str
     check: str
     requirement_ids: list[str]
-    verdict: str
+    came_out: str  # FAILS, FIXED or INCONCLUSIVE: how the replay came out
     title: str
     reason: str = ""  # the new failure's message, or why the replay is inconclusive
     status: int | None = None
@@ -101,7 +101,7 @@ class Replayed:
         return asdict(self)
 
 
-def bindings(run: ReplayRun) -> dict[str, object]:
+def bindings(run: ReplayContext) -> dict[str, object]:
     """What this target has for each reference a case may carry."""
     target = run.target
     objects = target.objects
@@ -154,7 +154,7 @@ def _meta(generation: corpus.Generation | None) -> CaseMetadata | None:
 
 
 def _case(
-    schema: BaseSchema, step: corpus.Step, bound: dict[str, object], run: ReplayRun
+    schema: BaseSchema, step: corpus.Step, bound: dict[str, object], run: ReplayContext
 ) -> OpenApiCase:
     """One step as a case of the run's schema, in the names the run's profile declares (a case
     keeps the contract's own)."""
@@ -183,7 +183,7 @@ def _case(
     return case
 
 
-def replay_case(run: ReplayRun, schema: BaseSchema, path: Path, data: corpus.Case) -> Replayed:
+def replay_case(run: ReplayContext, schema: BaseSchema, path: Path, data: corpus.Case) -> Replayed:
     """Send one case's steps to ``run``'s target and judge its check on the last answer."""
     started = time.perf_counter()
     result = Replayed(
@@ -192,7 +192,7 @@ def replay_case(run: ReplayRun, schema: BaseSchema, path: Path, data: corpus.Cas
         operation_id=data["operation_id"],
         check=data["check"],
         requirement_ids=list(data["requirement_ids"]),
-        verdict=INCONCLUSIVE,
+        came_out=INCONCLUSIVE,
         title=data["title"],
         found=dict(data["found"]),
         kind=data["kind"],
@@ -233,17 +233,17 @@ def replay_case(run: ReplayRun, schema: BaseSchema, path: Path, data: corpus.Cas
     ]
     result.other_failures = sorted({check_name_of(f) for f in failures} - {data["check"]})
     if mine:
-        result.verdict = FAILS
+        result.came_out = FAILS
         result.reason = run.redactor.text(mine[0].message)
     elif tally.rate_limited:
         result.reason = "answered 429 after the replay's own traffic: " + tally.own_pace
     else:
-        result.verdict = FIXED
+        result.came_out = FIXED
     result.seconds = round(time.perf_counter() - started, 4)
     return result
 
 
-def _exchange(run: ReplayRun, response: Response) -> ReplayedExchange:
+def _exchange(run: ReplayContext, response: Response) -> ReplayedExchange:
     body = response.content[:2000].decode("utf-8", "replace") if response.content else ""
     return {
         "request": run.curl_of(response),
@@ -254,7 +254,7 @@ def _exchange(run: ReplayRun, response: Response) -> ReplayedExchange:
 
 
 def replay_corpus(
-    run: ReplayRun, directory: Path, schema: BaseSchema | None = None
+    run: ReplayContext, directory: Path, schema: BaseSchema | None = None
 ) -> list[Replayed]:
     """Every case of ``directory`` replayed in file order; an unreadable file is inconclusive."""
     paths = corpus.files(directory)
@@ -284,13 +284,13 @@ def _unreadable(path: Path, reason: str) -> Replayed:
     return Replayed(path.name, "", "", "", [], INCONCLUSIVE, "unreadable case", reason=reason)
 
 
-def replay_schema(run: ReplayRun) -> BaseSchema:
+def replay_schema(run: ReplayContext) -> BaseSchema:
     """The contract in the terms of the run's profile: the replay is judged as the run judges."""
 
     return build_schema(run.tier, run.seed, profile=run.target.profile)
 
 
-def replay_once(run: ReplayRun, directory: Path, run_id: str) -> tuple[list[Replayed], bool]:
+def replay_once(run: ReplayContext, directory: Path, run_id: str) -> tuple[list[Replayed], bool]:
     """Replay the corpus once per run: the first process to get here replays, the others wait
     for its results. Returns the results and whether this process replayed them."""
     shared = Path(tempfile.gettempdir()) / f"rces-fuzz-replay-{run_id}"

@@ -8,7 +8,7 @@ import argparse
 
 from conformance import cli
 from conformance.catalogue.requirements import load_catalogue
-from conformance.stages import named, of_module
+from conformance.registry import named, of_module
 from conformance.stages.client.scenarios import SCENARIOS, requirement_ids
 
 

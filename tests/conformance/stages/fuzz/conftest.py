@@ -12,7 +12,7 @@ import schemathesis
 
 from conformance.profile.building import build
 from conformance.profile.defaults import DEFAULTS
-from conformance.stages.fuzz.budget import tier
+from conformance.registry.fuzz_budget import tier
 from conformance.stages.fuzz.response_checks import custom_checks
 from conformance.stages.fuzz.schema import build_schema
 

@@ -2,7 +2,7 @@
 
 Used by the end-to-end tests of ``tests/conformance/stages/fuzz``: ``serve(tmp_path, wrap=...)``
 starts the reference server (optionally wrapped in a one-defect ASGI middleware) on 127.0.0.1:0, and
-``run_stage(...)`` runs ``conformance.stages.fuzz.pytest_args`` against it and returns the parsed
+``run_stage(...)`` runs ``conformance.registry.fuzz.pytest_args`` against it and returns the parsed
 ``conformance.json``.
 """
 
@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from conformance.stages.fuzz import pytest_args
+from conformance.registry.fuzz import pytest_args
 
 ROOT = Path(__file__).resolve().parents[4]
 

@@ -11,7 +11,7 @@ import pytest
 import requests
 import schemathesis
 
-from conformance.stages.fuzz.budget import tier
+from conformance.registry.fuzz_budget import tier
 from conformance.stages.fuzz.case_log import PLACEHOLDER, CaseLog
 from conformance.stages.fuzz.schema import build_schema
 

@@ -176,12 +176,12 @@ def test_the_summary_names_regressions_fixes_and_new_cases() -> None:
 
 
 @pytest.fixture(scope="module")
-def fuzz_run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
-    """A ``FuzzRun`` against the reference server, with its configuration and experiment."""
+def fuzz_campaign(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    """A ``FuzzCampaign`` against the reference server, with its configuration and experiment."""
     from conformance.profile import load
+    from conformance.registry.fuzz_budget import tier
     from conformance.stages.fuzz.aiming import FuzzTarget
-    from conformance.stages.fuzz.answers import FuzzRun
-    from conformance.stages.fuzz.budget import tier
+    from conformance.stages.fuzz.answers import FuzzCampaign
     from conformance.traffic.client import Client
     from refserver.runner import start_server
 
@@ -190,7 +190,7 @@ def fuzz_run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
     target = FuzzTarget(server.base_url, profile, "cf-unit00-gw0")
     with Client(server.base_url, profile, run_prefix=target.run_prefix) as client:
         target.provision(client)
-    run = FuzzRun(tier("smoke"), 1, target)
+    run = FuzzCampaign(tier("smoke"), 1, target)
     try:
         yield run
     finally:
@@ -198,21 +198,21 @@ def fuzz_run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
         server.stop()
 
 
-def test_a_corpus_of_100_cases_replays_in_seconds(fuzz_run: Any, tmp_path: Path) -> None:
+def test_a_corpus_of_100_cases_replays_in_seconds(fuzz_campaign: Any, tmp_path: Path) -> None:
     for data in mixed_cases(100):
         corpus.write(tmp_path, data)
     started = time.perf_counter()
-    results = replay.replay_corpus(fuzz_run, tmp_path)
+    results = replay.replay_corpus(fuzz_campaign, tmp_path)
     seconds = time.perf_counter() - started
     print(f"replayed 100 corpus cases in {seconds:.2f}s")
-    assert [r.verdict for r in results] == [replay.FIXED] * 100, [
-        (r.path, r.reason) for r in results if r.verdict != replay.FIXED
+    assert [r.came_out for r in results] == [replay.FIXED] * 100, [
+        (r.path, r.reason) for r in results if r.came_out != replay.FIXED
     ]
     assert seconds < 20  # about 1 s here; a tier's budget is 60 s and more
     sent = "".join(e["request"] for r in results for e in r.exchanges)
-    assert f"/configuration/{fuzz_run.target.objects.configuration_id}" in sent
-    assert f"/experiments/{fuzz_run.target.objects.experiment_id}" in sent
-    assert "$RCES_PAT" in sent and fuzz_run.target.profile.credentials.pat not in sent
+    assert f"/configuration/{fuzz_campaign.target.objects.configuration_id}" in sent
+    assert f"/experiments/{fuzz_campaign.target.objects.experiment_id}" in sent
+    assert "$RCES_PAT" in sent and fuzz_campaign.target.profile.credentials.pat not in sent
 
 
 def test_a_call_sequence_refers_to_what_earlier_steps_received() -> None:
@@ -281,11 +281,11 @@ def test_a_call_sequence_refers_to_what_earlier_steps_received() -> None:
 
 
 def test_a_corpus_that_cannot_be_written_is_reported_not_fatal(tmp_path: Path) -> None:
-    from conformance.stages.fuzz.corpus.keeping import CorpusRun
+    from conformance.stages.fuzz.corpus.keeping import CorpusKeeper
 
     blocked = tmp_path / "file-not-dir"
     blocked.write_text("", "utf-8")
-    kept = CorpusRun(blocked / "corpus")
+    kept = CorpusKeeper(blocked / "corpus")
     assert kept.keep(mixed_cases(1)) == []
     assert kept.problems and corpus.file_name(mixed_cases(1)[0]) in kept.problems[0]
     assert any("not kept:" in line for line in summary_lines({"corpus": kept.details()}))
@@ -295,9 +295,9 @@ def test_a_case_is_kept_in_the_contracts_names_and_replayed_in_the_runs() -> Non
     from types import SimpleNamespace
 
     from conformance.profile import parse
+    from conformance.registry.fuzz_budget import tier
     from conformance.stages.fuzz.aiming import FuzzTarget
-    from conformance.stages.fuzz.answers import FuzzRun
-    from conformance.stages.fuzz.budget import tier
+    from conformance.stages.fuzz.answers import FuzzCampaign
     from conformance.stages.fuzz.corpus.capture import encode_steps
     from conformance.stages.fuzz.failures import Sent
 
@@ -364,7 +364,7 @@ def test_a_case_is_kept_in_the_contracts_names_and_replayed_in_the_runs() -> Non
         ),
         "cf-def456-gw0",
     )
-    run = FuzzRun(tier("smoke"), 1, replaying)
+    run = FuzzCampaign(tier("smoke"), 1, replaying)
     try:
         schema = replay.replay_schema(run)
         bound = {"application_id": 1, "step1.id": 9}

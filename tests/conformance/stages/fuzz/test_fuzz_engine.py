@@ -14,11 +14,11 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from conformance.profile import load
+from conformance.registry.fuzz_budget import tier
 from conformance.stages.fuzz import engine
 from conformance.stages.fuzz.aiming import FuzzTarget
-from conformance.stages.fuzz.answers import FuzzRun
+from conformance.stages.fuzz.answers import FuzzCampaign
 from conformance.stages.fuzz.auth import AuthMode
-from conformance.stages.fuzz.budget import tier
 from conformance.stages.fuzz.engine import EngineErrors, EngineSchemas, fuzz
 from conformance.stages.fuzz.failures import Sent
 from conformance.stages.fuzz.response_checks import RuleFailure
@@ -33,24 +33,26 @@ if TYPE_CHECKING:
     from refserver.runner import RunningServer
 
 
-def provisioned_run(base_url: str, profile_path: Path, **tier_changes: Any) -> FuzzRun:
+def provisioned_run(base_url: str, profile_path: Path, **tier_changes: Any) -> FuzzCampaign:
     profile = load(profile_path)
     target = FuzzTarget(base_url, profile, "cf-engine0")
     with Client(base_url, profile, run_prefix=target.run_prefix) as client:
         target.provision(client)
-    return FuzzRun(dataclasses.replace(tier("smoke"), **tier_changes), 7, target)
+    return FuzzCampaign(dataclasses.replace(tier("smoke"), **tier_changes), 7, target)
 
 
 @pytest.fixture
-def run(fresh_reference_server: RunningServer) -> Iterator[FuzzRun]:
-    fuzz_run = provisioned_run(
+def run(fresh_reference_server: RunningServer) -> Iterator[FuzzCampaign]:
+    fuzz_campaign = provisioned_run(
         fresh_reference_server.base_url, Path(fresh_reference_server.profile_path)
     )
-    yield fuzz_run
-    fuzz_run.session.close()
+    yield fuzz_campaign
+    fuzz_campaign.session.close()
 
 
-def test_an_item_fuzzes_its_own_operation_and_the_reference_server_passes(run: FuzzRun) -> None:
+def test_an_item_fuzzes_its_own_operation_and_the_reference_server_passes(
+    run: FuzzCampaign,
+) -> None:
     schemas = EngineSchemas.of(run)
 
     assert fuzz(run, schemas, "getSdkStatus", AuthMode.VALID) == []
@@ -62,7 +64,7 @@ def test_an_item_fuzzes_its_own_operation_and_the_reference_server_passes(run: F
     assert not engine._ACTIVE, "the run in progress is forgotten when the item ends"
 
 
-def test_credentials_items_count_in_their_mode_and_are_refused(run: FuzzRun) -> None:
+def test_credentials_items_count_in_their_mode_and_are_refused(run: FuzzCampaign) -> None:
     schemas = EngineSchemas.of(run)
 
     assert fuzz(run, schemas, "getSdkStatus", AuthMode.MISSING) == []
@@ -72,7 +74,7 @@ def test_credentials_items_count_in_their_mode_and_are_refused(run: FuzzRun) -> 
     assert counts.cases > 0 and set(counts.statuses) <= refusing, counts.statuses
 
 
-def test_the_stateful_item_follows_links_across_operations(run: FuzzRun) -> None:
+def test_the_stateful_item_follows_links_across_operations(run: FuzzCampaign) -> None:
     schemas = EngineSchemas.of(run)
 
     assert fuzz(run, schemas, None, AuthMode.VALID) == []
@@ -81,7 +83,7 @@ def test_the_stateful_item_follows_links_across_operations(run: FuzzRun) -> None
     assert len(stateful) > 1, run.tallies
 
 
-def test_the_kit_leaves_every_other_schema_alone(run: FuzzRun) -> None:
+def test_the_kit_leaves_every_other_schema_alone(run: FuzzCampaign) -> None:
     mine = EngineSchemas.of(run).valid
     other = build_schema(run.tier, 1)
     case = other["/sdk/v2/status"]["GET"].Case(headers={"x-own": "1"})
@@ -130,7 +132,7 @@ def test_a_target_that_refuses_connections_fails_the_item(
     closed_port_url: str, reference_server: RunningServer
 ) -> None:
     profile = load(Path(reference_server.profile_path))
-    run = FuzzRun(tier("smoke"), 7, FuzzTarget(closed_port_url, profile, "cf-engine1"))
+    run = FuzzCampaign(tier("smoke"), 7, FuzzTarget(closed_port_url, profile, "cf-engine1"))
     schemas = EngineSchemas.of(run)
 
     with pytest.raises(EngineErrors) as raised:
@@ -150,7 +152,7 @@ def planted(check: str, case: Any) -> RuleFailure:
     )  # fmt: skip
 
 
-def test_what_a_traceback_shows_of_a_run_holds_no_credential(run: FuzzRun) -> None:
+def test_what_a_traceback_shows_of_a_run_holds_no_credential(run: FuzzCampaign) -> None:
     # pytest prints a failing item's arguments (the session's run among them) with their repr.
     schemas = EngineSchemas.of(run)
     fuzz(run, schemas, "getSdkStatus", AuthMode.VALID)
@@ -163,7 +165,7 @@ def test_what_a_traceback_shows_of_a_run_holds_no_credential(run: FuzzRun) -> No
     assert not [name for name in secrets if str(name) in shown]
 
 
-def test_a_stateful_failure_keeps_the_calls_that_led_to_it(run: FuzzRun) -> None:
+def test_a_stateful_failure_keeps_the_calls_that_led_to_it(run: FuzzCampaign) -> None:
     from schemathesis.engine.recorder import ScenarioRecorder
 
     schema = EngineSchemas.of(run).valid
@@ -199,7 +201,7 @@ def test_a_stateful_failure_keeps_the_calls_that_led_to_it(run: FuzzRun) -> None
 
 
 def test_the_stateful_record_speaks_only_for_operations_its_scenarios_reached(
-    run: FuzzRun,
+    run: FuzzCampaign,
 ) -> None:
     ids = ("ERR-NO-SERVER-ERROR", "SDK-STATUS-ETAG-EQUALS-HASH")
     run.tally("createConfiguration", "stateful").cases = 3

@@ -1,6 +1,6 @@
 """The fuzz stage's modules import each other without a cycle, every import counted (those under
 ``TYPE_CHECKING`` and inside functions too), and its corpus imports nothing of the run that fills
-it: the replay needs of a run only ``corpus.replay.ReplayRun``."""
+it: the replay needs of a run only ``corpus.replay.ReplayContext``."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from tests.support.import_cycles import find_cycle
 PACKAGE = "conformance.stages.fuzz"
 ROOT = Path(fuzz.__file__).parent
 # The run's side: what a fuzz run is, judges, records and publishes.
-RUN_SIDE = frozenset({"answers", "results", "engine", "plugin", "test_fuzz", "command"})
+RUN_SIDE = frozenset({"answers", "results", "engine", "plugin", "test_fuzz"})
 
 
 def _name(path: Path) -> str:

@@ -21,7 +21,7 @@ from conformance.contract.document import load_contract
 from conformance.profile import Profile
 from conformance.profile.building import build
 from conformance.profile.defaults import DEFAULTS
-from conformance.stages.fuzz.budget import tier
+from conformance.registry.fuzz_budget import tier
 from conformance.stages.fuzz.failure_level import DOUBT, DROP_IN, INTERFACE, judge
 from conformance.stages.fuzz.response_checks import RuleFailure, check_name_of, custom_checks
 from conformance.stages.fuzz.schema import build_schema
@@ -198,14 +198,14 @@ def test_the_numeric_header_is_a_number_as_the_specification_says() -> None:
 
 
 def test_a_drop_in_failure_is_a_difference_in_the_record_never_a_fail(schema: Any) -> None:
+    from conformance.registry.fuzz_budget import tier as tier_of
     from conformance.stages.fuzz.aiming import FuzzTarget
-    from conformance.stages.fuzz.answers import FuzzRun
-    from conformance.stages.fuzz.budget import tier as tier_of
+    from conformance.stages.fuzz.answers import FuzzCampaign
     from conformance.stages.fuzz.results import details, record_for
     from conformance.stages.fuzz.tally import OperationTally
     from conformance.verdict.outcome import Outcome
 
-    run = FuzzRun(tier_of("smoke"), 5, FuzzTarget("http://127.0.0.1:1", NONE, "cf-unit"))
+    run = FuzzCampaign(tier_of("smoke"), 5, FuzzTarget("http://127.0.0.1:1", NONE, "cf-unit"))
     run.tallies[("getExperiment", "valid")] = OperationTally(cases=3)
     case = _case(schema, "GET", EXPERIMENT)
     kebab = _answer(case, 404, {"errorCode": "experiment-not-found", "message": "no"})
@@ -294,9 +294,9 @@ def test_an_accepted_invalid_body_is_judged_by_the_keywords_it_breaks(
 
 
 def test_a_failure_on_an_error_answer_never_lands_on_a_success_requirement(schema: Any) -> None:
+    from conformance.registry.fuzz_budget import tier as tier_of
     from conformance.stages.fuzz.aiming import FuzzTarget
-    from conformance.stages.fuzz.answers import FuzzRun
-    from conformance.stages.fuzz.budget import tier as tier_of
+    from conformance.stages.fuzz.answers import FuzzCampaign
     from conformance.stages.fuzz.response_checks import (
         BUILTIN_REQUIREMENTS,
         CUSTOM_CHECKS,
@@ -318,7 +318,7 @@ def test_a_failure_on_an_error_answer_never_lands_on_a_success_requirement(schem
         "SDK-STATUS-200-SNAPSHOT",
     )
     # A plain-text 400 of the status endpoint fails its error answers' JSON body, not the 200.
-    run = FuzzRun(tier_of("smoke"), 5, FuzzTarget("http://127.0.0.1:1", NONE, "cf-unit"))
+    run = FuzzCampaign(tier_of("smoke"), 5, FuzzTarget("http://127.0.0.1:1", NONE, "cf-unit"))
     run.tallies[("getSdkStatus", "valid")] = OperationTally(cases=3)
     case = _case(schema, "GET", "/sdk/v2/status")
     answer = _answer(case, 400, b"error: bad", media="text/plain")

@@ -15,10 +15,11 @@ from schemathesis.openapi.checks import UndefinedStatusCode
 from conformance.contract.document import operations
 from conformance.errors import UsageError
 from conformance.profile.building import build
+from conformance.registry.fuzz import pytest_args
+from conformance.registry.fuzz_budget import TIERS, tier
 from conformance.run.folding import RequirementInfo, fold
-from conformance.stages.fuzz import pytest_args
 from conformance.stages.fuzz.aiming import FuzzTarget, RealObjects
-from conformance.stages.fuzz.answers import FuzzRun
+from conformance.stages.fuzz.answers import FuzzCampaign
 from conformance.stages.fuzz.auth import (
     AUTH_REQUIREMENTS,
     WRONG_PAT,
@@ -29,7 +30,6 @@ from conformance.stages.fuzz.auth import (
     kind_of,
     sdk_key_for,
 )
-from conformance.stages.fuzz.budget import TIERS, tier
 from conformance.stages.fuzz.failures import Failures, SeenFailure
 from conformance.stages.fuzz.response_checks import (
     BUILTIN_REQUIREMENTS,
@@ -299,7 +299,7 @@ def test_curl_line_redacts_secrets_as_variables(profile: Any) -> None:
 
 
 def test_record_gives_each_requirement_the_evidence_of_its_own_check(profile: Any) -> None:
-    run = FuzzRun(tier("smoke"), 5, FuzzTarget("http://127.0.0.1:1", profile, "cf-unit"))
+    run = FuzzCampaign(tier("smoke"), 5, FuzzTarget("http://127.0.0.1:1", profile, "cf-unit"))
     run.tallies[("getSdkStatus", "valid")] = OperationTally(cases=4)
 
     def seen(check: str, ids: tuple[str, ...], doubt: str | None, curl: str) -> SeenFailure:
@@ -351,7 +351,7 @@ def test_a_429_the_fuzzer_did_not_cause_fails_and_its_own_excess_is_excused(
     """The declared bucket (burst 60, refill 30/s) replayed: one request cannot spend it (a
     fail, with the figure), a burst over it can (not measurable, with the figure)."""
     target = FuzzTarget("http://127.0.0.1:1", profile, "cf-unit")
-    run = FuzzRun(tier("smoke"), 5, target, ledger=Ledger())
+    run = FuzzCampaign(tier("smoke"), 5, target, ledger=Ledger())
     case = status_case(schema)
     limited = response(429, b'{"errorCode": "RATE_LIMITED", "message": "m"}', {"Retry-After": "1"})
     first = run._replay(case, limited, AuthMode.VALID, sent_at=100.0)
@@ -378,7 +378,7 @@ def test_the_fuzzer_counts_in_the_process_ledger_under_the_clients_keys(
     sending the same key and instance id would, so the two count together."""
     from conformance.traffic.client import Client
 
-    run = FuzzRun(tier("smoke"), 5, FuzzTarget("http://127.0.0.1:9/", profile, "cf-unit"))
+    run = FuzzCampaign(tier("smoke"), 5, FuzzTarget("http://127.0.0.1:9/", profile, "cf-unit"))
     assert run.ledger is LEDGER
     first = run._replay(status_case(schema), response(200, b"{}"), AuthMode.VALID, 5000.0)
     assert first is not None

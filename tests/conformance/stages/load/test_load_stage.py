@@ -10,7 +10,8 @@ from typing import Any
 import pytest
 import yaml
 
-from conformance.stages.load import STAGE, objectives
+from conformance.registry.load import STAGE
+from conformance.stages.load import objectives
 from tests.support.conformance_cli import start_conformance
 from tests.support.ports import free_port
 from tests.support.report_outcomes import requirement_outcomes

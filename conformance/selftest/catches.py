@@ -1,10 +1,10 @@
-"""What one side's test reports say: each fault's verdict, and the side's row of the score.
+"""What one side's test reports say: how each fault was caught, and the side's row of the score.
 
 Each fault's test records (``record_property``) the set it declares (``fault_breaks``), the set
 its stage failed (``fault_failed``) and how long its run took (``fault_seconds``). ``Tally`` is
-the pytest plugin that gathers them on the controller into ``FaultReport``s (verdict: caught
-exactly, caught with another set, missed); ``side_run`` folds a tally into a ``SideRun``, the
-side's row, with the requirements broken by a fault over the side's requirements.
+the pytest plugin that gathers them on the controller into ``FaultReport``s (``caught``: exactly,
+with another set, missed); ``side_result`` folds a tally into a ``SideResult``, the side's row,
+with the requirements broken by a fault over the side's requirements.
 """
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 
 import pytest
 
+from conformance.registry import by_name
 from conformance.selftest.sides import Side
-from conformance.stages import by_name
 
 # What a fault's test records (record_property): its declared set, the set its stage failed, and
 # how long its own run took.
@@ -37,11 +37,11 @@ def _names(value: object) -> frozenset[str] | None:
 
 @dataclass(frozen=True)
 class FaultReport:
-    """One entry's verdict: what it declares and what its stage failed."""
+    """How one entry was caught: what it declares and what its stage failed."""
 
     name: str
     declared: frozenset[str] | None  # None: not recorded (the test broke before it started)
-    failed: frozenset[str] | None  # None: no verdict (no report, or the run raised)
+    failed: frozenset[str] | None  # None: nothing to judge it by (no report, or the run raised)
     passed: bool  # its test passed
     known: bool = False  # a strict xfail: a documented mismatch
     seconds: float | None = None
@@ -52,7 +52,7 @@ class FaultReport:
         return self.declared == frozenset()
 
     @property
-    def verdict(self) -> str:
+    def caught(self) -> str:
         if self.failed is None or self.declared is None:
             return MISSED
         if self.failed == self.declared:
@@ -107,13 +107,13 @@ class Tally:
             known=known and bool(report.skipped),
             seconds=float(seconds) if isinstance(seconds, (int, float)) else None,
         )
-        if report.failed and self.faults[name].verdict == EXACT:
+        if report.failed and self.faults[name].caught == EXACT:
             self.errors.append(report.nodeid)  # exact, yet failed: a stale xfail, or unjudged
 
 
 @dataclass(frozen=True)
-class SideRun:
-    """One side's run as the score table shows it."""
+class SideResult:
+    """One side's result as the score table shows it."""
 
     side: str
     faults: tuple[FaultReport, ...]
@@ -125,12 +125,12 @@ class SideRun:
     seconds: float = 0.0
     code: int = 0  # pytest's exit status
 
-    def count(self, verdict: str) -> int:
-        return sum(1 for f in self.faults if f.verdict == verdict)
+    def count(self, caught: str) -> int:
+        return sum(1 for f in self.faults if f.caught == caught)
 
     @property
     def exact(self) -> bool:
-        return all(f.verdict == EXACT for f in self.faults)
+        return all(f.caught == EXACT for f in self.faults)
 
     @property
     def ok(self) -> bool:
@@ -166,7 +166,7 @@ class SideRun:
         return f"{self.covered}/{self.requirements}{self.note}"
 
 
-def side_run(side: Side, tally: Tally, seconds: float, code: int) -> SideRun:
+def side_result(side: Side, tally: Tally, seconds: float, code: int) -> SideResult:
     """Fold a side's tally into its row of the table."""
     reports = list(tally.faults.values())
     faults = tuple(f for f in reports if not f.correct)
@@ -186,7 +186,7 @@ def side_run(side: Side, tally: Tally, seconds: float, code: int) -> SideRun:
         scope = requirements_of()
         broken = set().union(*(f.declared or frozenset() for f in faults))
         covered, requirements = len(scope & broken), len(scope)
-    return SideRun(
+    return SideResult(
         side.name,
         faults,
         correct,

@@ -1,4 +1,4 @@
-"""Fuzz budgets: the named tiers (examples per operation, time, stateful steps) and the seed.
+"""The fuzz stage's budgets: the named tiers (examples, time, stateful steps) and the seed.
 
 A tier is data; nothing here runs anything. ``max_examples`` is what bounds the work (the
 schemathesis CLI's ``--max-time`` is a budget it fills, not a cap); ``time_budget_s`` is a cap the

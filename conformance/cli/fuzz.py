@@ -19,15 +19,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from conformance.errors import UsageError
+from conformance.registry.fuzz_budget import DEFAULT_SEED, tier
 from conformance.stages.fuzz import corpus
 from conformance.stages.fuzz.aiming import FuzzTarget
-from conformance.stages.fuzz.budget import DEFAULT_SEED, tier
 from conformance.stages.fuzz.settings import profile_corpus
 from conformance.target.resolution import new_run_id, preflight, resolve
 from conformance.traffic.client import Client
 
 if TYPE_CHECKING:  # schemathesis comes in only when a replay runs
-    from conformance.stages.fuzz.answers import FuzzRun
+    from conformance.stages.fuzz.answers import FuzzCampaign
 
 EXIT_PASS, EXIT_FAILS, EXIT_USAGE, EXIT_INCONCLUSIVE = 0, 1, 2, 3
 DEFAULT_CORPUS = Path("reports") / "fuzz-corpus"  # as a run with the default --report-dir
@@ -59,9 +59,9 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 @contextmanager
-def fuzz_run(options: argparse.Namespace) -> Iterator[FuzzRun]:
-    """A ``FuzzRun`` against the chosen target, with the objects cases refer to created."""
-    from conformance.stages.fuzz.answers import FuzzRun
+def fuzz_campaign(options: argparse.Namespace) -> Iterator[FuzzCampaign]:
+    """A ``FuzzCampaign`` against the chosen target, with the objects cases refer to created."""
+    from conformance.stages.fuzz.answers import FuzzCampaign
 
     target = resolve(options.base_url, options.profile)
     try:
@@ -70,7 +70,7 @@ def fuzz_run(options: argparse.Namespace) -> Iterator[FuzzRun]:
         fuzz_target = FuzzTarget(target.base_url, target.profile, prefix)
         with Client(target.base_url, target.profile, run_prefix=prefix) as client:
             fuzz_target.provision(client)
-            run = FuzzRun(tier("smoke"), DEFAULT_SEED, fuzz_target)
+            run = FuzzCampaign(tier("smoke"), DEFAULT_SEED, fuzz_target)
             try:
                 yield run
             finally:
@@ -94,7 +94,7 @@ def replay_one(options: argparse.Namespace) -> int:
         data = corpus.read(path)
     except (OSError, ValueError) as error:
         raise UsageError(f"cannot read {path}: {error}", "pass a file of a fuzz corpus") from None
-    with fuzz_run(options) as run:
+    with fuzz_campaign(options) as run:
         result = replay_case(run, replay_schema(run), path, data)
     print(f"{path.name}: [{result.check}] {result.title} ({', '.join(result.requirement_ids)})")
     found = result.found
@@ -108,33 +108,33 @@ def replay_one(options: argparse.Namespace) -> int:
             print(f"< {name}: {value}")
         if exchange["body"]:
             print(f"< {exchange['body']}")
-    verdict = {FAILS: "FAILS AGAIN", FIXED: "passes (fixed)"}.get(result.verdict, "inconclusive")
-    print(f"\nverdict: {result.check} {verdict}" + (f"\n{result.reason}" if result.reason else ""))
+    said = {FAILS: "FAILS AGAIN", FIXED: "passes (fixed)"}.get(result.came_out, "inconclusive")
+    print(f"\nverdict: {result.check} {said}" + (f"\n{result.reason}" if result.reason else ""))
     if result.other_failures:
         print(f"other checks failing on this answer: {', '.join(result.other_failures)}")
     print(f"\nreproduce (export the RCES_* variables first):\n{result.curl}")
-    return {FAILS: EXIT_FAILS, FIXED: EXIT_PASS}.get(result.verdict, EXIT_INCONCLUSIVE)
+    return {FAILS: EXIT_FAILS, FIXED: EXIT_PASS}.get(result.came_out, EXIT_INCONCLUSIVE)
 
 
 def prune(options: argparse.Namespace) -> int:
     from conformance.stages.fuzz.corpus.replay import FAILS, FIXED, replay_corpus
 
-    with fuzz_run(options) as run:
+    with fuzz_campaign(options) as run:
         directory = options.corpus or profile_corpus(run.target.profile) or DEFAULT_CORPUS
         if not corpus.files(directory):
             print(f"{directory}: no corpus cases")
             return EXIT_PASS
         results = replay_corpus(run, directory)
     for result in results:
-        if result.verdict == FIXED:
+        if result.came_out == FIXED:
             if not options.dry_run:
                 (directory / result.path).unlink(missing_ok=True)
             print(f"{'would remove' if options.dry_run else 'removed'} {result.path} (fixed)")
-        elif result.verdict == FAILS:
+        elif result.came_out == FAILS:
             print(f"kept {result.path}: fails again [{result.check}]")
         else:
             print(f"kept {result.path}: inconclusive ({result.reason})", file=sys.stderr)
-    verdicts = {result.verdict for result in results}
-    if FAILS in verdicts:
+    came_out = {result.came_out for result in results}
+    if FAILS in came_out:
         return EXIT_FAILS
-    return EXIT_INCONCLUSIVE if verdicts - {FIXED} else EXIT_PASS
+    return EXIT_INCONCLUSIVE if came_out - {FIXED} else EXIT_PASS

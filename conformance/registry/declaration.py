@@ -1,10 +1,11 @@
 """What a stage declares about itself: the one record the CLI, the plugin and the run read.
 
-A stage is one package under ``conformance/stages/`` whose ``__init__`` defines ``STAGE``, a
-``Stage``; the registry (``conformance.stages``) lists them. The declaration must stay cheap to
-import: it names, never imports, the stage's machinery (its plugin, commands, option check, details
-merge, summary lines and HTML, each by dotted name ``module:attribute``), loaded only when a run,
-a command or a report needs it.
+Each stage's declaration is a module of the registry (``conformance.registry.<stage>``) defining
+``STAGE``, a ``Stage``; the registry (``conformance.registry``) lists them. The declaration must
+stay cheap to import: it names, never imports, the stage's machinery (its plugin, option check,
+details merge, summary lines and HTML under ``conformance/stages/<stage>/``, its commands under
+``conformance/cli/``, each by dotted name ``module:attribute``), loaded only when a run, a command
+or a report needs it.
 """
 
 from __future__ import annotations
@@ -51,8 +52,9 @@ class Option:
 
 @dataclass(frozen=True)
 class Command:
-    """A subcommand a stage brings to ``conformance``: a module with ``add_parser(subparsers)``
-    and ``main(options) -> exit status``, imported only when the parser is built."""
+    """A subcommand a stage brings to ``conformance``: a module of ``conformance/cli/`` with
+    ``add_parser(subparsers)`` and ``main(options) -> exit status``, imported only when the parser
+    is built."""
 
     name: str
     module: str

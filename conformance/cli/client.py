@@ -13,8 +13,8 @@ import argparse
 import shutil
 
 from conformance.errors import UsageError
+from conformance.registry.client import STAGE
 from conformance.run import launch
-from conformance.stages.client import STAGE
 from conformance.stages.client.settings import settings_from
 
 EXAMPLES = """\
