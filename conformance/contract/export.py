@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from conformance.profile import Profile
 
 # What a profile must hold to load, for a profile written only to declare names and statuses.
+UNSET_CREDENTIAL = "-"  # a credential the environment does not set: never sent by this command
 PLACEHOLDERS: dict[str, str] = {
     "credentials": 'credentials: {pat: "-", sdk_keys: [{key: "-", environments: [development]}]}',
     "project": "project: {application_id: 1, environments: {development: 1}}",
@@ -57,7 +58,8 @@ def write_contract(profile_path: str | None, level: str, output: Path | None) ->
 
 def _load(path: Path) -> Profile:
     """The profile at ``path``; credentials and project, when absent, get placeholders (added
-    after its last line, so every error still names the key and the line of the file)."""
+    after its last line, so every error still names the key and the line of the file), and a
+    credential's unset environment reference reads as a placeholder (nothing is sent)."""
 
     try:
         text = path.read_text("utf-8")
@@ -67,6 +69,6 @@ def _load(path: Path) -> Profile:
     if not isinstance(data, dict):
         return load(path)
     missing = [line for key, line in PLACEHOLDERS.items() if key not in data]
-    if not missing:
-        return load(path)
-    return parse(text.rstrip("\n") + "\n" + "\n".join(missing) + "\n", str(path), path)
+    if missing:
+        text = text.rstrip("\n") + "\n" + "\n".join(missing) + "\n"
+    return parse(text, str(path), path, unset_credentials=UNSET_CREDENTIAL)

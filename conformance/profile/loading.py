@@ -58,16 +58,36 @@ def _where(source: str, path: KeyPath, lines: dict[KeyPath, int]) -> str:
     return f"{source}, line {line}" if line is not None else source
 
 
-def _substitute(value: object, path: KeyPath, source: str, lines: dict[KeyPath, int]) -> object:
+def _substitute(
+    value: object,
+    path: KeyPath,
+    source: str,
+    lines: dict[KeyPath, int],
+    unset_credentials: str | None = None,
+) -> object:
+    """Environment references replaced by their values; ``unset_credentials``: what an unset
+    one under ``credentials`` reads as (None: it is a usage error)."""
     if isinstance(value, dict):
-        return {k: _substitute(v, (*path, k), source, lines) for k, v in value.items()}
+        return {
+            k: _substitute(v, (*path, k), source, lines, unset_credentials)
+            for k, v in value.items()
+        }
     if isinstance(value, list):
-        return [_substitute(v, (*path, i), source, lines) for i, v in enumerate(value)]
+        return [
+            _substitute(v, (*path, i), source, lines, unset_credentials)
+            for i, v in enumerate(value)
+        ]
     if not isinstance(value, str) or "${" not in value:
         return value
 
     def read(match: re.Match[str]) -> str:
         name = match.group(1)
+        if (
+            name not in os.environ
+            and unset_credentials is not None
+            and path[:1] == ("credentials",)
+        ):
+            return unset_credentials
         if name not in os.environ:
             raise UsageError(
                 f"{_where(source, path, lines)}: key {_dotted(path)} refers to ${{{name}}}, "
@@ -126,8 +146,15 @@ def _did_you_mean(key: object, allowed: Iterable[str]) -> str:
     return f"; did you mean {close[0]}?" if close else ""
 
 
-def parse(text: str, source: str = "<profile>", base: Path | None = None) -> Profile:
-    """Parse, substitute, validate and type a profile given as YAML text."""
+def parse(
+    text: str,
+    source: str = "<profile>",
+    base: Path | None = None,
+    unset_credentials: str | None = None,
+) -> Profile:
+    """Parse, substitute, validate and type a profile given as YAML text; ``unset_credentials``:
+    what a credential's unset environment reference reads as, for a command that sends nothing
+    (else an unset reference is a usage error naming the key and the line)."""
     try:
         node = yaml.compose(text, Loader=_MarkedLoader)
         data = yaml.load(text, Loader=_MarkedLoader)
@@ -151,7 +178,7 @@ def parse(text: str, source: str = "<profile>", base: Path | None = None) -> Pro
             f"{source}: the target profile must be a YAML mapping, got {type(data).__name__}",
             "start from the example in docs/target-profile.md",
         )
-    data = _substitute(data, (), source, lines)
+    data = _substitute(data, (), source, lines, unset_credentials)
     _validate(data, source, lines)
     merged = _merge(DEFAULTS, data)
     if not isinstance(merged, dict):  # a mapping over the defaults' mapping stays one
