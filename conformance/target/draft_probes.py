@@ -339,14 +339,23 @@ class Prober:
                     reply.status,
                     f"POST /experiments answered {reply.status}",
                 )
-                self.found.saw(
-                    "experiment_payload.changeset",
-                    name,
-                    f"a create whose groups carry `{name}` was taken",
-                )
                 record = _object(reply)
-                ident = record.get("id")
                 groups = record.get("groups")
+                echoed = bool(groups) and isinstance(groups[0], dict) and name in groups[0]
+                if echoed:  # taken alone says nothing: a target may ignore unknown members
+                    self.found.saw(
+                        "experiment_payload.changeset",
+                        name,
+                        f"a create whose groups carry `{name}` was taken, its record's group "
+                        f"carries `{name}` back",
+                    )
+                else:
+                    self.found.missed(
+                        "experiment_payload.changeset",
+                        f"a create whose groups carry `{name}` was taken, but its record's group "
+                        f"does not carry `{name}` back (an unknown member may be ignored)",
+                    )
+                ident = record.get("id")
                 group = groups[0].get("id") if groups and isinstance(groups[0], dict) else None
                 return (ident, group) if isinstance(ident, int) else None
         self.found.notes.append("experiments: no create was taken; nothing created")
