@@ -1,5 +1,6 @@
 """The simulated fleet on Locust: well-behaved instances, noisy ones, anonymous pollers, a writer,
-the ramp as a ``LoadTestShape``, and the records each worker streams to the master.
+the ramp as a ``LoadTestShape``, wired to Locust's events (one poll on the wire:
+``status_poll``; the records each worker streams to the master: ``relay``).
 
 Runs only inside Locust processes (``locust -f`` this file, master or worker): importing Locust
 patches the whole process for gevent. The master reads the plan from the file named by
@@ -132,7 +133,7 @@ class Polling(FastHttpUser):
             return
         planned = self.next_at
         self.next_at += 1 / rate
-        gevent.spawn(self._poll_at, planned, with_id)
+        gevent.spawn_raw(self._poll_at, planned, with_id)  # a bare greenlet: none waits on it
 
     def _poll_at(self, planned: float, with_id: bool) -> None:
         _, retry = self.poll_as(self.instance, self.state, planned, with_id)
@@ -234,7 +235,7 @@ class Instance(Polling):
                 at, index = heapq.heappop(self.heap)
                 member = self.members[index]
                 if at == member.next_at:  # else a stale entry: the member was rescheduled
-                    gevent.spawn(self.poll_member, member)
+                    gevent.spawn_raw(self.poll_member, member)  # bare: cheaper, none joins it
                 continue
             due = self.heap[0][0] if self.heap else end
             self.target = due if due < end else end + 60.0
