@@ -14,20 +14,29 @@ the generator) or the reference server in this process (``--target refserver``):
 (c) wrk on the same endpoint with the same headers (a 304 poll), ``-t1 -c64``, beside the
     requests/s each worker process reached in (b).
 
+With ``--baseline DIR`` (another checkout of this project, say ``git worktree add /tmp/before
+<rev>``) (b) runs that checkout's generator too (``PYTHONPATH=DIR``, in a child process started
+outside both checkouts), ``--rounds`` times, the two interleaved and alternating who goes first
+so background load hits both alike; the medians are printed side by side with their ratio
+(after / before), with the load average before each run.
+
 Locust runs only in child processes (``conformance.stages.load.engine``). Prints the machine
 load (``uptime``) before and after; see benchmarks/README.md, load section.
 
 Usage: python benchmarks/bench_load.py [--target bare|refserver] [--fleet 50000] [--cadence 30]
        [--hold 20] [--workers 2] [--sat-fleet 1000] [--sat-seconds 12]
-       [--skip-fleet] [--skip-scaling]
+       [--skip-fleet] [--skip-scaling] [--baseline DIR] [--rounds 3]
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import re
 import shutil
+import socket
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -44,7 +53,6 @@ from conformance.stages.load.records import Results
 from conformance.stages.load.series import percentile
 from refserver.runner import start_server
 
-PORT = 5590
 BARE_BODY = b'{"hash":"h1","configurations":[],"primaryConfigurationId":null,' + (
     b'"experiments":{"user":[],"server":[]},"requiredProperties":[]}'
 )
@@ -128,7 +136,7 @@ def fleet_case(profile: Any, base_url: str, options: argparse.Namespace) -> None
         timeout_s=10.0,
     )
     started = time.monotonic()
-    results = run_fleet(plan, Fleet(local_workers=options.workers, port=PORT, progress="-"))
+    results = run_fleet(plan, Fleet(local_workers=options.workers, port=free_port(), progress="-"))
     # Planned inside the held part: a poll planned after run_s is sent while the users stop
     # (Locust kills them at run_s), so it is reported apart, never in the p99.
     since = [p for p in results.polls if p.planned - results.started >= ramp]
@@ -161,6 +169,12 @@ def fleet_case(profile: Any, base_url: str, options: argparse.Namespace) -> None
     )
 
 
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
 def saturate(profile: Any, base_url: str, workers: int, options: argparse.Namespace) -> float:
     """Requests per worker CPU-second of a plan no worker can keep up with; prints the rates."""
     plan = bench_plan(
@@ -172,7 +186,7 @@ def saturate(profile: Any, base_url: str, workers: int, options: argparse.Namesp
         ramp_s=1.0,
         run_s=options.sat_seconds,
     )
-    results = run_fleet(plan, Fleet(local_workers=workers, port=PORT + workers, progress=""))
+    results = run_fleet(plan, Fleet(local_workers=workers, port=free_port(), progress=""))
     cpu = worker_cpu(results)
     sent = {name: int(w.get("sent", 0)) for name, w in results.workers.items()}
     per_cpu = sum(sent.values()) / max(1e-9, sum(cpu.values()))
@@ -180,9 +194,84 @@ def saturate(profile: Any, base_url: str, workers: int, options: argparse.Namesp
     print(
         f"(b) {workers} worker(s): {sum(sent.values())} requests, per worker process {rates}; "
         f"{per_cpu:.0f} requests per worker CPU-second (CPU-s "
-        f"{cpu})"
+        f"{cpu})",
+        flush=True,
     )
     return per_cpu
+
+
+def saturate_child(spec: str) -> None:
+    """``--saturate-child``: (b) for one worker count in this process, whichever kit
+    ``PYTHONPATH`` gives it; the figure as the last line, JSON."""
+    args = json.loads(spec)
+    options = argparse.Namespace(sat_fleet=args["sat_fleet"], sat_seconds=args["sat_seconds"])
+    profile = load_profile(Path(args["profile"]))
+    per_cpu = saturate(profile, args["base_url"], args["workers"], options)
+    print(json.dumps({"per_cpu": per_cpu}))
+
+
+def saturate_kit(
+    checkout: Path | None, profile_path: Path, base_url: str, workers: int,
+    options: argparse.Namespace,
+) -> float:  # fmt: skip
+    """(b) run by ``checkout``'s kit (None: this one) in a child process started in an empty
+    directory, so that neither checkout's working directory comes first on its path."""
+    env = dict(os.environ)
+    if checkout is not None:
+        env["PYTHONPATH"] = os.pathsep.join([str(checkout), env.get("PYTHONPATH", "")]).strip(
+            os.pathsep
+        )
+    spec = json.dumps(
+        {
+            "profile": str(profile_path),
+            "base_url": base_url,
+            "workers": workers,
+            "sat_fleet": options.sat_fleet,
+            "sat_seconds": options.sat_seconds,
+        }
+    )
+    with tempfile.TemporaryDirectory(prefix="bench-load-kit-") as folder:
+        result = subprocess.run(
+            [sys.executable, str(Path(__file__).resolve()), "--saturate-child", spec],
+            capture_output=True, text=True, check=False, env=env, cwd=folder,
+        )  # fmt: skip
+    lines = result.stdout.strip().splitlines()
+    if result.returncode != 0 or not lines:
+        raise SystemExit(f"(b) failed in a child: {result.stderr.strip()[-500:]}")
+    for line in lines[:-1]:
+        print(f"    {line}", flush=True)
+    return float(json.loads(lines[-1])["per_cpu"])
+
+
+def compare(profile_path: Path, base_url: str, options: argparse.Namespace) -> None:
+    """(b) for this checkout and ``--baseline``, interleaved over ``--rounds``; medians, ratios."""
+    baseline = options.baseline.resolve()
+    kits: list[tuple[str, Path | None]] = [("before", baseline), ("after", None)]
+    figures: dict[tuple[str, int], list[float]] = {}
+    for number in range(1, options.rounds + 1):
+        order = kits if number % 2 else list(reversed(kits))
+        for workers in (1, 2):
+            for name, checkout in order:
+                load = os.getloadavg()[0]
+                per_cpu = saturate_kit(checkout, profile_path, base_url, workers, options)
+                figures.setdefault((name, workers), []).append(per_cpu)
+                print(
+                    f"round {number} {name:6} {workers} worker(s): {per_cpu:6.0f} requests per "
+                    f"worker CPU-second, load average {load:.2f}",
+                    flush=True,
+                )
+    print()
+    for workers in (1, 2):
+        before = statistics.median(figures[("before", workers)])
+        after = statistics.median(figures[("after", workers)])
+        print(
+            f"(b) {workers} worker(s), median of {options.rounds}: before {before:.0f}, after "
+            f"{after:.0f} requests per worker CPU-second; after / before {after / before:.2f}"
+        )
+    for name, _ in kits:
+        one = statistics.median(figures[(name, 1)])
+        two = statistics.median(figures[(name, 2)])
+        print(f"(b) scaling {name}: two workers / one = {two / one:.2f} (target >= 0.85)")
 
 
 def wrk(base_url: str, headers: dict[str, str]) -> None:
@@ -210,11 +299,19 @@ def main() -> None:
     parser.add_argument("--skip-fleet", action="store_true")
     parser.add_argument("--skip-scaling", action="store_true")
     parser.add_argument("--target", choices=["bare", "refserver"], default="bare")
+    parser.add_argument("--baseline", type=Path, help="another checkout, (b) run beside this one")
+    parser.add_argument("--rounds", type=int, default=3, help="(b) rounds with --baseline")
     parser.add_argument("--serve-bare", type=int, default=0, help=argparse.SUPPRESS)
+    parser.add_argument("--saturate-child", default="", help=argparse.SUPPRESS)
     options = parser.parse_args()
     if options.serve_bare:
         serve_bare(options.serve_bare)
         return
+    if options.saturate_child:
+        saturate_child(options.saturate_child)
+        return
+    if options.baseline is not None and not (options.baseline / "conformance").is_dir():
+        parser.error(f"--baseline {options.baseline}: no conformance package there")
     print(f"machine before: {uptime()}")
     workdir = Path(tempfile.mkdtemp(prefix="bench-load-"))
     # A rate limit no instance reaches: the benchmark measures the generator, not the buckets.
@@ -230,7 +327,9 @@ def main() -> None:
     try:
         if not options.skip_fleet:
             fleet_case(profile, base_url, options)
-        if not options.skip_scaling:
+        if not options.skip_scaling and options.baseline is not None:
+            compare(server.profile_path, base_url, options)
+        elif not options.skip_scaling:
             one = saturate(profile, base_url, 1, options)
             two = saturate(profile, base_url, 2, options)
             print(f"(b) scaling: two workers / one = {two / one:.2f} (target >= 0.85)")

@@ -1,5 +1,6 @@
 """The simulated fleet on Locust: well-behaved instances, noisy ones, anonymous pollers, a writer,
-the ramp as a ``LoadTestShape``, and the records each worker streams to the master.
+the ramp as a ``LoadTestShape``, wired to Locust's events (one poll on the wire:
+``status_poll``; the records each worker streams to the master: ``relay``).
 
 Runs only inside Locust processes (``locust -f`` this file, master or worker): importing Locust
 patches the whole process for gevent. The master reads the plan from the file named by
@@ -19,38 +20,30 @@ import json
 import os
 import signal
 import socket
-import sys
 import time
 from argparse import Namespace
-from collections import Counter
 from types import FrameType
 from typing import Any
 
 import gevent
 import gevent.event
 from geventhttpclient.client import HTTPClientPool
+from geventhttpclient.url import URL
 from locust import FastHttpUser, LoadTestShape, User, argument_parser, events, task
 from locust.argument_parser import LocustArgumentParser
 from locust.env import Environment
-from locust.rpc import Message
 from locust.runners import MasterRunner, WorkerRunner
 
+from conformance.stages.load import relay
 from conformance.stages.load.plan import DRAIN_SECONDS, Plan
 from conformance.stages.load.records import ANONYMOUS, NOISY, TRANSPORT_ERROR, WELL_BEHAVED
-from conformance.stages.load.rules import (
-    PollerState,
-    error_body_problem,
-    read_snapshot,
-    retry_after_seconds,
-)
+from conformance.stages.load.rules import PollerState
+from conformance.stages.load.status_poll import STATUS, Answer, Exchange, Readings, outcome
 
-FLUSH_SECONDS = 0.5
-PROGRESS_SECONDS = 2.0
 POOL_CONNECTIONS = 256  # per worker: instances share connections, as proxies in front of a fleet do
-STATUS = "/sdk/v2/status"
 HOST = socket.gethostname()  # once: a uname call per poll is CPU the scheduler needs
 
-_state: dict[str, Any] = {"polls": [], "writes": [], "plan": None, "seq": 0}
+_state: dict[str, Any] = {"plan": None, "seq": 0}
 
 # A worker handling a spawn message builds Locust's whole argument parser once per option it
 # was sent (runners.py: ``k not in argument_parser.default_args_dict()`` in a comprehension),
@@ -83,6 +76,19 @@ def epoch_of(environment: Environment) -> float:
     )
 
 
+def _exchange_of(plan: Plan, pool: HTTPClientPool) -> tuple[Exchange | None, Readings]:
+    """The worker's status endpoint (None: polls go through Locust's session) and the 200 bodies
+    it has read, one of each per process."""
+    if "exchange" not in _state:
+        exchange = None
+        if Exchange.direct(plan.base_url):
+            headers = {"authorization": plan.sdk_key, plan.environment_header: plan.environment}
+            exchange = Exchange(pool.get_client(URL(plan.base_url)), plan.base_url, headers)
+        _state["exchange"] = exchange, Readings(plan.configuration_id)
+    pair: tuple[Exchange | None, Readings] = _state["exchange"]
+    return pair
+
+
 @events.init_command_line_parser.add_listener  # type: ignore[untyped-decorator]
 def _options(parser: LocustArgumentParser) -> None:
     # Filled in by the master (never on a command line, so never in a process list).
@@ -91,7 +97,8 @@ def _options(parser: LocustArgumentParser) -> None:
 
 
 class Polling(FastHttpUser):
-    """What every poller shares: one connection pool per worker, the plan, recording."""
+    """What every poller shares: one connection pool per worker, the plan, recording. A poll goes
+    to the pool's client directly (``status_poll``); Locust's session only follows redirects."""
 
     abstract = True
     client_pool = HTTPClientPool(concurrency=POOL_CONNECTIONS)
@@ -111,17 +118,11 @@ class Polling(FastHttpUser):
         self.instance = f"{plan.run_tag}-{index}-{self.kind}{_state['seq']}"
         self.state = PollerState(plan.cadence_s, plan.jitter_ratio, plan.min_interval_s)
         self.next_at = time.time()
+        self.exchange, self.readings = _exchange_of(plan, self.client_pool)
+        self.errors = (plan.code_field, plan.message_field, plan.rate_limited_status)
 
     def wait_time(self) -> float:
         return max(0.0, self.next_at - time.time())
-
-    def headers_of(self, instance: str | None, state: PollerState) -> dict[str, str]:
-        plan = self.plan
-        headers = {"authorization": plan.sdk_key, plan.environment_header: plan.environment}
-        if instance is not None:
-            headers[plan.instance_header] = instance
-        headers.update(state.request_headers())
-        return headers
 
     def send_due(self, rate: float, with_id: bool = True) -> None:
         """This user's own poll planned at ``next_at``, sent in a greenlet of its own (noisy and
@@ -132,7 +133,7 @@ class Polling(FastHttpUser):
             return
         planned = self.next_at
         self.next_at += 1 / rate
-        gevent.spawn(self._poll_at, planned, with_id)
+        gevent.spawn_raw(self._poll_at, planned, with_id)  # a bare greenlet: none waits on it
 
     def _poll_at(self, planned: float, with_id: bool) -> None:
         _, retry = self.poll_as(self.instance, self.state, planned, with_id)
@@ -144,50 +145,37 @@ class Polling(FastHttpUser):
     ) -> tuple[int, float | None]:
         """One status poll of ``instance`` planned at ``planned``, recorded; status, Retry-After."""
         sent = time.time()
-        problem, hint, seen, retry = "", 0, "", None
-        headers = self.headers_of(instance if with_id else None, state)
+        extra = state.request_headers()  # a fresh mapping: the last hash, if any
+        if with_id:
+            extra[self.plan.instance_header] = instance
+        answer = None if self.exchange is None else self.exchange.send(extra)
+        if answer is None:  # a redirect (or credentials in the base URL): Locust's session
+            answer = self._through_locust(extra)
+        latency = time.time() - sent
+        seen, hint, problem, retry = outcome(answer, state, self.readings, self.errors)
+        relay.OUTBOX.polls.append(
+            [planned, sent, latency, answer.status, self.kind, instance, seen, hint, problem,
+             retry, HOST]
+        )  # fmt: skip
+        return answer.status, retry
+
+    def _through_locust(self, extra: dict[str, str]) -> Answer:
+        """The poll sent through Locust's ``FastHttpSession``, which follows redirects."""
+        plan = self.plan
+        headers = {"authorization": plan.sdk_key, plan.environment_header: plan.environment}
         with self.client.get(
-            STATUS, headers=headers, catch_response=True, name=self.kind
+            STATUS, headers={**headers, **extra}, catch_response=True, name=self.kind
         ) as response:
-            latency = time.time() - sent
             status = int(response.status_code or TRANSPORT_ERROR)
             response.success()
             if status == TRANSPORT_ERROR:
-                problem = f"no answer: {type(response.error).__name__}"
-            elif status == 200:
-                reading = read_snapshot(response.content or b"", self.plan.configuration_id)
-                seen, hint, problem = (
-                    state.succeeded(200, reading) or "",
-                    int(reading.hint_present),
-                    reading.problem,
-                )
-            elif status == 304:
-                seen = state.succeeded(304, None) or ""
-            else:
-                problem = error_body_problem(
-                    response.content or b"",
-                    response.headers.get("content-type", ""),
-                    self.plan.code_field,
-                    self.plan.message_field,
-                )
-                if status == self.plan.rate_limited_status:
-                    retry = retry_after_seconds(response.headers.get("retry-after"))
-        _state["polls"].append(
-            [
-                planned,
-                sent,
-                latency,
+                return Answer(status, error=type(response.error).__name__)
+            return Answer(
                 status,
-                self.kind,
-                instance,
-                seen,
-                hint,
-                problem,
-                retry,
-                HOST,
-            ]
-        )
-        return status, retry
+                response.content or b"",
+                response.headers.get("content-type", ""),
+                response.headers.get("retry-after"),
+            )
 
     def sleep_until(self, start: float) -> bool:
         """Wait for a phase starting ``start`` s into the run; False once the run is over."""
@@ -247,7 +235,7 @@ class Instance(Polling):
                 at, index = heapq.heappop(self.heap)
                 member = self.members[index]
                 if at == member.next_at:  # else a stale entry: the member was rescheduled
-                    gevent.spawn(self.poll_member, member)
+                    gevent.spawn_raw(self.poll_member, member)  # bare: cheaper, none joins it
                 continue
             due = self.heap[0][0] if self.heap else end
             self.target = due if due < end else end + 60.0
@@ -361,7 +349,7 @@ class Writer(FastHttpUser):
                 problem = "patch answer is not JSON"
             if status != 200:
                 problem = problem or f"patch answered {status}"
-        _state["writes"].append([started, time.time(), status, content_hash, problem])
+        relay.OUTBOX.writes.append([started, time.time(), status, content_hash, problem])
         self.next_at += plan.write_interval_s
 
 
@@ -409,14 +397,15 @@ def _init(environment: Environment, **_: object) -> None:
             Noisy.fixed_count = plan.noisy
             Anonymous.fixed_count = plan.anonymous
             Writer.fixed_count = 1 if plan.write_interval_s else 0
-            _state["master"] = {"polls": [], "writes": [], "workers": {}, "users": []}
+            _state["master"] = relay.Store()
         if isinstance(runner, MasterRunner):
-            runner.register_message("rces_records", _received)
+            store = _state.setdefault("master", relay.Store())
+            runner.register_message(relay.MESSAGE, store.received)
             for number in (signal.SIGINT, signal.SIGTERM):
                 signal.signal(number, _stop_once)
     if isinstance(runner, WorkerRunner):
-        gc.callbacks.append(_gc_timer)
-        gevent.spawn(_flush_loop, environment)
+        gc.callbacks.append(relay.OUTBOX.gc_timer)
+        gevent.spawn(relay.flush_loop, environment, HOST, lambda: _state["plan"] is not None)
 
 
 @events.test_start.add_listener  # type: ignore[untyped-decorator]
@@ -424,93 +413,9 @@ def _test_start(environment: Environment, **_: object) -> None:
     if isinstance(environment.runner, MasterRunner):
         options = _options_of(environment)
         options.rces_epoch = time.time()
-        _state["started"] = options.rces_epoch
-        gevent.spawn(_progress_loop, environment)
-
-
-_gc_pause = [0.0, 0.0]  # start of the collection under way, seconds paused in all so far
-
-
-def _gc_timer(phase: str, _info: dict[str, int]) -> None:
-    if phase == "start":
-        _gc_pause[0] = time.perf_counter()
-    else:
-        _gc_pause[1] += time.perf_counter() - _gc_pause[0]
-
-
-def _run_delay() -> float:
-    """Seconds this process has waited for a core while runnable (Linux schedstat; else 0)."""
-    try:
-        with open("/proc/self/schedstat", encoding="ascii") as file:
-            return int(file.read().split()[1]) / 1e9
-    except (OSError, IndexError, ValueError):
-        return 0.0
-
-
-def _flush(environment: Environment) -> None:
-    polls, writes = _state["polls"], _state["writes"]
-    _state["polls"], _state["writes"] = [], []
-    runner = environment.runner
-    assert isinstance(runner, WorkerRunner), "flushed by workers only (_init spawns the loop)"
-    data = {
-        "worker": str(runner.worker_index),
-        "host": HOST,
-        "cpu": time.process_time(),
-        "run_delay": _run_delay(),
-        "gc_s": _gc_pause[1],
-        "polls": polls,
-        "writes": writes,
-    }
-    runner.send_message("rces_records", data)
-
-
-def _flush_loop(environment: Environment) -> None:
-    while True:
-        gevent.sleep(FLUSH_SECONDS)
-        if _state["polls"] or _state["writes"] or _state["plan"] is not None:
-            _flush(environment)
-
-
-def _received(environment: Environment, msg: Message, **_: object) -> None:
-    store = _state["master"]
-    data = msg.data
-    store["polls"].extend(data["polls"])
-    store["writes"].extend(data["writes"])
-    worker = store["workers"].setdefault(data["worker"], {"host": data["host"], "sent": 0})
-    for name in ("cpu", "run_delay", "gc_s"):  # so far; first: at the worker's first flush
-        worker[name] = data.get(name, 0.0)
-        worker.setdefault(f"first_{name}", worker[name])
-    worker["sent"] += len(data["polls"])
-
-
-def _progress_loop(environment: Environment) -> None:
-    runner = environment.runner
-    assert isinstance(runner, MasterRunner), "the master's progress (_test_start spawns it)"
-    target = os.environ.get("RCES_LOAD_PROGRESS", "-")
-    out = sys.stderr if target == "-" else open(target, "a", encoding="utf-8")  # noqa: SIM115
-    seen = 0
-    while True:
-        gevent.sleep(PROGRESS_SECONDS)
-        store = _state["master"]
-        polls = store["polls"]
-        fresh = polls[seen:]
-        seen = len(polls)
-        users = runner.user_count
-        store["users"].append([time.time(), users])
-        plan = _state["plan"]
-        others = plan.noisy + plan.anonymous + (1 if plan.write_interval_s else 0)
-        fleet = min(plan.fleet, max(0, users - others) * plan.shard)
-        statuses = Counter(p[3] for p in fresh)
-        hints = sum(p[7] for p in fresh)
-        ok = statuses[200] or 1
-        out.write(
-            f"load: {time.time() - _state['started']:5.1f}s fleet {fleet:6d} "
-            f"{len(fresh) / PROGRESS_SECONDS:7.0f} req/s"
-            f"  429 {statuses[429] / max(1, len(fresh)):.1%}"
-            f"  hint {hints / ok:.0%} of 200  5xx/none "
-            f"{sum(v for k, v in statuses.items() if k >= 500 or k == 0)}\n"
-        )
-        out.flush()
+        store = _state.setdefault("master", relay.Store())
+        store.started = options.rces_epoch
+        gevent.spawn(relay.progress_loop, environment, store, plan_of(environment))
 
 
 @events.quitting.add_listener  # type: ignore[untyped-decorator]
@@ -519,16 +424,5 @@ def _quitting(environment: Environment, **_: object) -> None:
         return
     path = os.environ.get("RCES_LOAD_RESULT")
     store = _state.get("master")
-    if not path or store is None:
-        return
-    result = {
-        "started": _state.get("started", 0.0),
-        "polls": store["polls"],
-        "writes": store["writes"],
-        "workers": store["workers"],
-        "users": store["users"],
-        "initial_hash": "",
-    }
-    with open(path + ".part", "w", encoding="utf-8") as file:
-        json.dump(result, file)
-    os.replace(path + ".part", path)
+    if path and store is not None:
+        store.write_result(path)
