@@ -341,7 +341,8 @@ class Prober:
                 )
                 record = _object(reply)
                 groups = record.get("groups")
-                echoed = bool(groups) and isinstance(groups[0], dict) and name in groups[0]
+                first = groups[0] if isinstance(groups, list) and groups else None
+                echoed = isinstance(first, dict) and name in first
                 if echoed:  # taken alone says nothing: a target may ignore unknown members
                     self.found.saw(
                         "experiment_payload.changeset",
