@@ -177,16 +177,26 @@ class NotConfigured(NotMeasurable):
 
 class NotApplicable(ConformanceError):
     """The requirement judges a capability the specification does not require (round-robin,
-    golden vectors of a hash function), and the profile does not claim it: *not applicable*,
-    neither judged nor a declared exception (an extended feature counts only where claimed)."""
+    golden vectors of a hash function), and the profile does not claim it, or its condition never
+    arose (``reason``: a rule about a header the client never sent): *not applicable*, neither
+    judged nor a declared exception (an extended feature counts only where claimed)."""
 
-    def __init__(self, key: str, value: object, requirement_ids: Sequence[str] = ()) -> None:
+    def __init__(
+        self,
+        key: str,
+        value: object,
+        requirement_ids: Sequence[str] = (),
+        passed: Sequence[str] = (),
+        reason: str | None = None,
+    ) -> None:
         self.key = key
         self.value = value
         self.requirement_ids = tuple(requirement_ids)  # empty: every id of the test
+        self.passed_ids = tuple(passed)  # judged in the same test, and held
         super().__init__(
-            f"not applicable: the profile declares {key}: {value}, and the specification does "
-            "not require this capability"
+            reason
+            or f"not applicable: the profile declares {key}: {value}, and the specification "
+            "does not require this capability"
         )
 
 

@@ -122,13 +122,18 @@ def _not_applicable(
     judged nor a declared exception; the note names the key."""
     ids = record.requirement_ids
     unclaimed = _named(error.requirement_ids, ids)
+    held = set(error.passed_ids) - unclaimed
     record.outcomes = {
-        i: Outcome.NOT_APPLICABLE if i in unclaimed else Outcome.NOT_MEASURABLE for i in ids
+        i: Outcome.NOT_APPLICABLE
+        if i in unclaimed
+        else (Outcome.PASS if i in held else Outcome.NOT_MEASURABLE)
+        for i in ids
     }
     record.message = str(error)
     record.note = {
         i: str(error) if i in unclaimed else "not run: its test needs an unclaimed capability"
         for i in ids
+        if i not in held
     }
     return True
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 
 from conformance.catalogue.requirements import sections_of
-from conformance.errors import ContractViolation, NotConfigured, NotMeasurable
+from conformance.errors import ContractViolation, NotApplicable, NotConfigured, NotMeasurable
 from conformance.verdict.finding import Finding
 from conformance.verdict.outcome import Outcome
 
@@ -25,8 +25,9 @@ def conclude(
     sections_of: Callable[[str], Sequence[str]] | None = None,
 ) -> None:
     """Raise what the findings add up to: each failed requirement with its own evidence; those
-    never judged are not configured (the profile key) or not measurable (the reason); nothing
-    raised when every one passed. A finding of ``EVERY`` requirement speaks for the whole test.
+    never judged are not configured (the profile key) or not measurable (the reason), or not
+    applicable (a rule whose condition never arose); nothing raised when every one passed. A
+    finding of ``EVERY`` requirement speaks for the whole test.
     Each failure cites ``sections``, or ``sections_of`` its requirement (``spec_sections``)."""
     __tracebackhide__ = True
     broken = _of(findings, Outcome.FAIL)
@@ -54,6 +55,9 @@ def conclude(
         raise NotConfigured(unset[0].key, _reasons(unset), _ids(unset), held)
     if open_:
         raise NotMeasurable(_reasons(open_), _ids(open_), held)
+    moot = [f for f in _of(findings, Outcome.NOT_APPLICABLE) if f.requirement not in held]
+    if moot:  # a rule whose condition never arose: neither held nor broken
+        raise NotApplicable(moot[0].key, None, _ids(moot), held, _reasons(moot))
 
 
 def _of(findings: Sequence[Finding], outcome: Outcome) -> list[Finding]:

@@ -4,10 +4,18 @@ from __future__ import annotations
 
 import pytest
 
-from conformance.errors import ContractViolation, NotConfigured, NotMeasurable
+from conformance.errors import ContractViolation, NotApplicable, NotConfigured, NotMeasurable
 from conformance.verdict.classification import classify
 from conformance.verdict.conclusion import conclude, spec_sections
-from conformance.verdict.finding import EVERY, Finding, failed, passed, unconfigured, unmeasured
+from conformance.verdict.finding import (
+    EVERY,
+    Finding,
+    failed,
+    not_applicable,
+    passed,
+    unconfigured,
+    unmeasured,
+)
 from conformance.verdict.outcome import Outcome
 from conformance.verdict.records import TestRecord
 
@@ -15,7 +23,7 @@ from conformance.verdict.records import TestRecord
 def concluded(ids: tuple[str, ...], findings: list[Finding]) -> TestRecord:
     try:
         conclude(findings, sections=("4.3",))
-    except (ContractViolation, NotMeasurable) as error:
+    except (ContractViolation, NotMeasurable, NotApplicable) as error:
         return classify("t", "client", ids, error, failed=isinstance(error, ContractViolation))
     return classify("t", "client", ids, None, failed=False)
 
@@ -84,3 +92,17 @@ def test_a_convention_failure_cites_no_spec_section() -> None:
     assert "(spec" not in rendered("POLL-CLIENT-BACKOFF")
     assert "(spec" not in rendered("POLL-CLIENT-RETRY-AFTER")
     assert "POLL-CLIENT-SEND-LAST-HASH (spec 4.3)" in rendered("POLL-CLIENT-SEND-LAST-HASH")
+
+
+def test_a_rule_whose_condition_never_arose_is_not_applicable_and_the_rest_holds() -> None:
+    """A client that never sends the numeric header neither keeps nor breaks its bounds: that
+    requirement is not applicable, never a pass without evidence; the others still pass."""
+    record = concluded(
+        ("A", "B"), [passed("A", "held"), not_applicable("B", "the client never sent it")]
+    )
+    assert record.outcomes == {"A": Outcome.PASS, "B": Outcome.NOT_APPLICABLE}
+    assert "never sent" in record.note["B"] and "A" not in record.note
+    failing = concluded(
+        ("A", "B"), [failed("A", "broke", "x", "y"), not_applicable("B", "never sent")]
+    )
+    assert failing.outcomes["A"] == Outcome.FAIL and failing.outcomes["B"] != Outcome.PASS
