@@ -17,7 +17,7 @@ from conformance.checks.declared import status_expectation, status_holds, status
 from conformance.drivers.call_options import ManagementOptions
 from conformance.drivers.experiments import UNKNOWN_EXPERIMENT_ID, Experiments
 from conformance.drivers.steps import body_of, ok
-from conformance.errors import NotConfigured
+from conformance.errors import NotApplicable, NotConfigured
 from conformance.json_types import JsonObject, JsonValue
 from conformance.oracles.json_equality import same_json
 from conformance.stages.scenarios.experiment_endpoints import (
@@ -308,9 +308,12 @@ def _put(field: str, value: Callable[[Experiments], object]) -> Mutation:
 def _weights(shares: Callable[[int], list[int]]) -> Mutation:
     def mutate(body: dict[str, object], experiments: Experiments) -> None:
         total = experiments.profile.experiments.weight_total
-        if total is None:  # no fixed total: the sums these cases send are no refusal
-            raise NotConfigured(
-                "experiments.weight_total", "null: the weights have no fixed total to miss"
+        if total is None:  # no fixed total: no sum can miss it (a choice, not an exception)
+            raise NotApplicable(
+                "experiments.weight_total",
+                "null",
+                reason="not applicable: the profile declares experiments.weight_total: null, "
+                "so the weights have no fixed total to miss",
             )
         groups = body["groups"]
         if not isinstance(groups, list):
