@@ -51,7 +51,8 @@ def _dialect(stage: tuple[str, ...], objectives: bool = False) -> Callable[[Path
         from dialect.harness import certify
 
         workdir = report_dir.parent / f"{report_dir.name}-work"
-        certify(workdir, stage, overrides=LOAD_OBJECTIVES if objectives else None)
+        every = ("--formats", "json,md,html,junit")  # the harness writes JSON alone otherwise
+        certify(workdir, (*stage, *every), overrides=LOAD_OBJECTIVES if objectives else None)
         shutil.copytree(workdir / "report", report_dir, dirs_exist_ok=True)
 
     return run
